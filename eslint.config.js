@@ -1,0 +1,99 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+
+const bannedLibraries = [
+  { name: 'js-yaml', message: 'Use yaml.' },
+  { name: 'redis', message: 'Use ioredis.' },
+  { name: 'axios', message: 'Use fetch.' },
+  { name: 'node-fetch', message: 'Use fetch.' },
+  { name: 'winston', message: 'Log through the kit logger.' },
+  { name: 'express', message: 'Use fastify.' },
+  { name: 'jest', message: 'Use vitest.' },
+];
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', 'coverage/**', 'test-artifacts/**', 'protos/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true },
+      ],
+      '@typescript-eslint/no-confusing-void-expression': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'max-params': ['error', 3],
+      'no-console': 'error',
+      'import-x/no-cycle': 'error',
+      'no-restricted-imports': ['error', { paths: bannedLibraries }],
+    },
+  },
+  {
+    files: ['lib/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: bannedLibraries,
+          patterns: [
+            {
+              group: [
+                '@portcullis/ratelimit',
+                '@portcullis/gateway',
+                '@portcullis/inbox',
+                '@portcullis/operator',
+              ],
+              message: 'lib/ never imports a service.',
+            },
+            { group: ['**/services/**', '**/operator/**'], message: 'lib/ never imports a service.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['services/*/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: bannedLibraries,
+          patterns: [
+            {
+              group: [
+                '@portcullis/ratelimit',
+                '@portcullis/gateway',
+                '@portcullis/inbox',
+                '@portcullis/operator',
+              ],
+              message: 'Services talk over the network, never by import.',
+            },
+            {
+              group: ['../../../lib/**', '../../lib/**'],
+              message: 'Import a workspace by its package name.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.test.ts', '**/test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      'max-params': 'off',
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

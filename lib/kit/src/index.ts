@@ -1,0 +1,15 @@
+export { PortcullisError, SettingsError } from './errors.js';
+export { parseDurationMs } from './duration.js';
+export { createEnvReader, type EnvReader, type EnvSource } from './env.js';
+export {
+  createLogger,
+  LOG_LEVELS,
+  type Logger,
+  type LogLevel,
+  type LogFormat,
+  type LogOptions,
+} from './log.js';
+export { createMetricsRegistry } from './metrics.js';
+export { createHealth, type Health } from './health.js';
+export { startParts, onShutdownSignal, type Part, type Running } from './lifecycle.js';
+export { withSpan } from './tracing.js';

@@ -1,0 +1,73 @@
+import type { Logger } from './log.js';
+
+/** One piece of a process: started in list order, closed in reverse. */
+export interface Part {
+  name: string;
+  start(): Promise<void> | void;
+  close(): Promise<void> | void;
+}
+
+export interface Running {
+  /** Closes every started part in reverse order; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the parts one after another. If one fails, the ones already started are closed before the error
+ * is rethrown, so a failed start-up leaves no port or connection behind.
+ */
+export async function startParts(parts: readonly Part[], log: Logger): Promise<Running> {
+  const started: Part[] = [];
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      for (const part of started.slice().reverse()) {
+        const t0 = performance.now();
+        try {
+          await part.close();
+          log.debug({ part: part.name, durationMs: Math.round(performance.now() - t0) }, 'part closed');
+        } catch (err: unknown) {
+          log.error({ part: part.name, err }, 'part failed to close');
+        }
+      }
+    })();
+    return closing;
+  };
+  for (const part of parts) {
+    try {
+      await part.start();
+    } catch (err: unknown) {
+      log.error({ part: part.name, err }, 'part failed to start');
+      await close();
+      throw err;
+    }
+    started.push(part);
+    log.debug({ part: part.name }, 'part started');
+  }
+  return { close };
+}
+
+/**
+ * Runs `handler` once on the first SIGINT or SIGTERM, then exits with code 0 (or 1 if it throws). A second
+ * signal while shutting down exits at once.
+ */
+export function onShutdownSignal(handler: (signal: NodeJS.Signals) => Promise<void>, log: Logger): void {
+  let shuttingDown = false;
+  const listener = (signal: NodeJS.Signals): void => {
+    if (shuttingDown) {
+      log.warn({ signal }, 'second signal, exiting now');
+      process.exit(1);
+    }
+    shuttingDown = true;
+    log.info({ signal }, 'shutting down');
+    handler(signal).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', listener);
+  process.on('SIGTERM', listener);
+}

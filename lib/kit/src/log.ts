@@ -1,0 +1,47 @@
+import { destination, pino, type Logger as PinoLogger } from 'pino';
+
+export type Logger = PinoLogger;
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type LogFormat = 'text' | 'json';
+
+export interface LogOptions {
+  level: LogLevel;
+  format: LogFormat;
+  /** Where lines go; standard output by default. Tests pass a collector. */
+  destination?: { write(line: string): void };
+}
+
+/**
+ * The process logger. `json` writes `@timestamp`, `level`, `@message` and the fields, as upstream Envoy
+ * ratelimit does; `text` writes logfmt lines opening with `time`, `level` and `msg`.
+ */
+export function createLogger(opts: LogOptions): Logger {
+  const out = opts.destination ?? destination({ sync: false });
+  const options = {
+    level: opts.level,
+    base: undefined,
+    messageKey: '@message',
+    timestamp: () => `,"@timestamp":"${new Date().toISOString()}"`,
+    formatters: { level: (label: string) => ({ level: label }) },
+  };
+  if (opts.format === 'json') return pino(options, out);
+  return pino(options, { write: (line: string) => out.write(toLogfmt(line)) });
+}
+
+function toLogfmt(jsonLine: string): string {
+  const {
+    '@timestamp': time,
+    level,
+    '@message': msg,
+    ...fields
+  } = JSON.parse(jsonLine) as Record<string, unknown>;
+  const parts = [`time=${quote(time)}`, `level=${quote(level)}`, `msg=${quote(msg ?? '')}`];
+  for (const [k, v] of Object.entries(fields)) parts.push(`${k}=${quote(v)}`);
+  return `${parts.join(' ')}\n`;
+}
+
+function quote(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return /^[\w./:@+-]+$/.test(text) ? text : JSON.stringify(text);
+}

@@ -1,0 +1,8 @@
+export {
+  LOADER_OPTIONS,
+  PORTCULLIS_PROTO_DIR,
+  PROTO_FILES,
+  SHIPPED_PROTO_DIRS,
+  loadGrpcObject,
+  loadProtoDefinition,
+} from './load.js';

@@ -1,0 +1,48 @@
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadPackageDefinition, type GrpcObject } from '@grpc/grpc-js';
+import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-loader';
+
+const require = createRequire(import.meta.url);
+const xdsRoot = dirname(require.resolve('@grpc/grpc-js-xds/package.json'));
+
+/** Our own `.proto` files (`protos/` at the repository root); first on the include path. */
+export const PORTCULLIS_PROTO_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../protos');
+
+/** The upstream `.proto` trees shipped inside `@grpc/grpc-js-xds`. */
+export const SHIPPED_PROTO_DIRS: readonly string[] = [
+  'deps/envoy-api',
+  'deps/xds',
+  'deps/googleapis',
+  'deps/protoc-gen-validate',
+].map((d) => join(xdsRoot, d));
+
+export const PROTO_FILES = {
+  rateLimitService: 'envoy/service/ratelimit/v3/rls.proto',
+  rateLimitConfig: 'ratelimit/config/ratelimit/v3/rls_conf.proto',
+  aggregatedDiscovery: 'envoy/service/discovery/v3/ads.proto',
+} as const;
+
+/**
+ * How every Portcullis process maps messages to JavaScript: camelCase fields, enums as their names,
+ * 64-bit integers as numbers (counters never reach 2^53), unset fields left undefined.
+ */
+export const LOADER_OPTIONS: Options = {
+  keepCase: false,
+  longs: Number,
+  enums: String,
+  defaults: false,
+  oneofs: true,
+};
+
+export function loadProtoDefinition(
+  files: readonly string[],
+  includeDirs: readonly string[] = [PORTCULLIS_PROTO_DIR, ...SHIPPED_PROTO_DIRS],
+): PackageDefinition {
+  return loadSync([...files], { ...LOADER_OPTIONS, includeDirs: [...includeDirs] });
+}
+
+export function loadGrpcObject(files: readonly string[]): GrpcObject {
+  return loadPackageDefinition(loadProtoDefinition(files));
+}

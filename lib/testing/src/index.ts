@@ -1,0 +1,4 @@
+export { freePort } from './free-port.js';
+export { spawnServer, type ServerProcess } from './server-process.js';
+export { startRedis, withRedis, type RedisServer } from './redis.js';
+export { startMemcached, type MemcachedServer } from './memcached.js';

@@ -1,0 +1,29 @@
+import { freePort } from './free-port.js';
+import { spawnServer, type ServerProcess } from './server-process.js';
+
+export interface RedisServer extends ServerProcess {
+  /** `host:port`, the form `KVSTORE_URL` takes. */
+  address: string;
+}
+
+/** Starts a throw-away `redis-server` on a free loopback port, with persistence off. */
+export async function startRedis(extraArgs: readonly string[] = []): Promise<RedisServer> {
+  const port = await freePort();
+  const server = await spawnServer({
+    command: 'redis-server',
+    args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs],
+    port,
+    probe: { send: 'PING\r\n', ready: (reply) => reply.includes('+PONG') },
+  });
+  return { ...server, address: `127.0.0.1:${port}` };
+}
+
+/** Runs `fn` against a fresh redis-server and stops it afterwards, whatever happens. */
+export async function withRedis<T>(fn: (redis: RedisServer) => Promise<T>): Promise<T> {
+  const redis = await startRedis();
+  try {
+    return await fn(redis);
+  } finally {
+    await redis.stop();
+  }
+}
