@@ -1,0 +1,41 @@
+export const RATE_LIMIT_UNITS = ['SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'YEAR'] as const;
+export type RateLimitUnit = (typeof RATE_LIMIT_UNITS)[number];
+
+/** Window lengths as upstream defines them: a month is 30 days and a year 365, not calendar periods. */
+export const UNIT_SECONDS: Readonly<Record<RateLimitUnit, number>> = {
+  SECOND: 1,
+  MINUTE: 60,
+  HOUR: 3600,
+  DAY: 86_400,
+  WEEK: 604_800,
+  MONTH: 2_592_000,
+  YEAR: 31_536_000,
+};
+
+export type RateLimitPolicy =
+  | { unlimited: true; name: string | undefined; replaces: readonly string[] }
+  | {
+      unlimited: false;
+      unit: RateLimitUnit;
+      requestsPerUnit: number;
+      name: string | undefined;
+      replaces: readonly string[];
+    };
+
+export interface DescriptorRule {
+  key: string;
+  /** Empty when the rule matches any value of `key`. */
+  value: string;
+  rateLimit: RateLimitPolicy | undefined;
+  shadowMode: boolean;
+  detailedMetric: boolean;
+  descriptors: readonly DescriptorRule[];
+}
+
+/** One validated rate-limit configuration: a YAML file, a RateLimitConfig resource or an xDS resource. */
+export interface RateLimitConfig {
+  /** Where it came from (file name, `namespace/name`), used in every error message. */
+  source: string;
+  domain: string;
+  descriptors: readonly DescriptorRule[];
+}

@@ -1,0 +1,82 @@
+import { LineCounter, isMap, isNode, isScalar, isSeq, parseAllDocuments, type Document } from 'yaml';
+import { ConfigError } from './errors.js';
+import { checkRateLimitConfig, formatProblem, type ConfigPath } from './rate-limit-parse.js';
+import type { RateLimitConfig } from './rate-limit-types.js';
+
+const NULL_WORDS = new Set(['', '~', 'null', 'Null', 'NULL']);
+
+/**
+ * Parses and validates one rate-limit YAML file. Problems read `<source>:<line>: <path>: <message>`; all of
+ * them are reported at once.
+ */
+export function parseRateLimitYaml(source: string, text: string): RateLimitConfig {
+  const lineCounter = new LineCounter();
+  // Without a schema every scalar stays text, so `value: 010` or `value: on` keep their spelling as
+  // upstream's YAML reader keeps it for string fields; numbers and booleans are read by the validator.
+  const docs = parseAllDocuments(text, { schema: 'failsafe', lineCounter, uniqueKeys: true });
+  if (!Array.isArray(docs)) return parseDoc(source, undefined, lineCounter);
+  const syntax = docs.flatMap((d) => d.errors);
+  if (syntax.length > 0) {
+    throw new ConfigError(
+      syntax.map(
+        (e) =>
+          `${source}:${e.linePos?.[0].line ?? 1}: invalid YAML: ${(e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:$/, '')}`,
+      ),
+    );
+  }
+  const [first, ...more] = docs.filter((d) => d.contents !== null);
+  if (more.length > 0) {
+    throw new ConfigError([
+      `${source}: holds ${more.length + 1} YAML documents; one file holds one configuration`,
+    ]);
+  }
+  return parseDoc(source, first, lineCounter);
+}
+
+function parseDoc(source: string, doc: Document | undefined, lineCounter: LineCounter): RateLimitConfig {
+  const result = checkRateLimitConfig(doc?.contents ? toPlain(doc.contents) : null);
+  if ('problems' in result) {
+    const located = result.problems.map((p) => ({ p, line: lineOf(doc, p.path, lineCounter) }));
+    located.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    throw new ConfigError(
+      located.map(({ p, line }) => formatProblem(line ? `${source}:${line}` : source, p)),
+    );
+  }
+  return { source, ...result.config };
+}
+
+/**
+ * The line a problem points at: the key of the last path segment found, so an unknown key or a missing
+ * field points at the line that names it or its parent.
+ */
+function lineOf(doc: Document | undefined, path: ConfigPath, lineCounter: LineCounter): number | undefined {
+  let node: unknown = doc?.contents;
+  let offset = isNode(node) ? node.range?.[0] : undefined;
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+      if (!pair) break;
+      offset = isNode(pair.key) ? (pair.key.range?.[0] ?? offset) : offset;
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === 'number') {
+      node = node.items[segment];
+      offset = isNode(node) ? (node.range?.[0] ?? offset) : offset;
+    } else break;
+  }
+  return offset === undefined ? undefined : lineCounter.linePos(offset).line;
+}
+
+function toPlain(node: unknown): unknown {
+  if (isScalar(node)) {
+    const text = String(node.value);
+    return node.type === 'PLAIN' && NULL_WORDS.has(text) ? null : text;
+  }
+  if (isSeq(node)) return node.items.map(toPlain);
+  if (isMap(node)) {
+    const out: Record<string, unknown> = {};
+    for (const pair of node.items)
+      out[String(isScalar(pair.key) ? pair.key.value : pair.key)] = toPlain(pair.value);
+    return out;
+  }
+  return null;
+}
