@@ -1,0 +1,20 @@
+/** One counter change: add `hits` to `key` and keep the key for `ttlSeconds`. */
+export interface CounterIncrement {
+  key: string;
+  hits: number;
+  ttlSeconds: number;
+}
+
+/**
+ * Where hit counters live. Implementations: Redis (`redis.ts`), in-process memory (`memory.ts`).
+ */
+export interface CounterStore {
+  /**
+   * Applies every increment in one round trip and returns each counter's value after it, in order.
+   * Rejects with a `BackendError` when the store cannot answer.
+   */
+  increment(ops: readonly CounterIncrement[]): Promise<number[]>;
+  /** Resolves once the store can serve requests (connected); rejects if it never will. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}

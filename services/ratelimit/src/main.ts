@@ -1,0 +1,19 @@
+import { createLogger, onShutdownSignal, SettingsError } from '@portcullis/kit';
+import { startRateLimit } from './app.js';
+import { loadSettings } from './settings.js';
+
+try {
+  const settings = loadSettings();
+  const log = createLogger(settings.log);
+  const app = await startRateLimit(settings, { log });
+  onShutdownSignal(async () => {
+    app.health.set('sigterm', false);
+    await app.close();
+  }, log);
+} catch (err: unknown) {
+  const log = createLogger({ level: 'info', format: 'text' });
+  if (err instanceof SettingsError) log.fatal({ problems: err.problems }, 'invalid settings');
+  else log.fatal({ err }, 'start-up failed');
+  log.flush();
+  process.exitCode = 1;
+}

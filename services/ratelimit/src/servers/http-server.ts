@@ -1,0 +1,45 @@
+import type { Health, Logger } from '@portcullis/kit';
+import { RequestError } from '../errors.js';
+import type { RateLimitService } from '../service.js';
+import { createFastifyApp, listen } from './fastify-app.js';
+import type { RunningServer } from './grpc-server.js';
+import { decodeJsonRequest, encodeJsonResponse } from './json-codec.js';
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  service: RateLimitService;
+  health: Health;
+  log: Logger;
+}
+
+const STATUS_BY_CODE = { OK: 200, OVER_LIMIT: 429, UNKNOWN: 500 } as const;
+
+/** `POST /json` (a decision in the proto3 JSON mapping) and `GET /healthcheck`. */
+export async function startHttpServer(o: HttpServerOptions): Promise<RunningServer> {
+  const app = createFastifyApp(o.log.child({ component: 'http' }));
+  // Any content type is JSON here: upstream never looked at it, and `curl -d` sends a form type.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, JSON.parse(body as string) as unknown);
+    } catch (err: unknown) {
+      done(new RequestError(`body is not valid JSON: ${(err as Error).message}`), undefined);
+    }
+  });
+
+  app.post('/json', async (request, reply) => {
+    if (request.body === undefined)
+      throw new RequestError('body is empty; expected a RateLimitRequest in JSON');
+    const response = await o.service.shouldRateLimit(decodeJsonRequest(request.body));
+    return reply.code(STATUS_BY_CODE[response.overallCode]).send(encodeJsonResponse(response));
+  });
+  app.get('/healthcheck', (_request, reply) => {
+    const healthy = o.health.isHealthy();
+    void reply
+      .code(healthy ? 200 : 500)
+      .type('text/plain')
+      .send(healthy ? 'OK' : 'unhealthy');
+  });
+  return listen(app, o);
+}

@@ -1,0 +1,167 @@
+import { UNIT_SECONDS } from '@portcullis/config';
+import { matchRule } from './config/match.js';
+import type { Limit, RuleNode, RuleSet } from './config/rule-set.js';
+import { BackendError, NoConfigError, RequestError } from './errors.js';
+import type { LimitItem, Limiter } from './limiter/limiter.js';
+import type { StatCounter, Stats } from './stats.js';
+import type {
+  DescriptorStatus,
+  Entry,
+  HeaderValue,
+  RateLimitRequest,
+  RateLimitResponse,
+  RequestDescriptor,
+} from './types.js';
+
+export const UINT32_MAX = 4_294_967_295;
+
+export interface ServiceOptions {
+  limiter: Limiter;
+  stats: Stats;
+  /** `SHADOW_MODE`: every over-limit answer becomes OK (statuses keep their codes). */
+  shadowMode: boolean;
+  responseHeaders: { enabled: boolean; limit: string; remaining: string; reset: string };
+}
+
+type Resolved =
+  | { kind: 'none' }
+  | { kind: 'unlimited'; node: RuleNode }
+  | { kind: 'limit'; limit: Limit; node: RuleNode | undefined };
+
+/** `ShouldRateLimit`: the pipeline every transport (gRPC, `/json`) calls. */
+export class RateLimitService {
+  private rules: RuleSet | undefined;
+  private readonly serviceErrors: StatCounter;
+  private readonly backendErrors: StatCounter;
+  private readonly globalShadow: StatCounter;
+
+  constructor(private readonly o: ServiceOptions) {
+    this.serviceErrors = o.stats.counter('call.should_rate_limit.service_error');
+    this.backendErrors = o.stats.counter('call.should_rate_limit.redis_error');
+    this.globalShadow = o.stats.counter('global_shadow_mode');
+  }
+
+  setRules(rules: RuleSet): void {
+    this.rules = rules;
+  }
+
+  currentRules(): RuleSet | undefined {
+    return this.rules;
+  }
+
+  /**
+   * Rejects with `RequestError` for a request that cannot be decided (empty domain or descriptors, an
+   * override without a unit), `NoConfigError` before any configuration loaded, `BackendError` when the
+   * counter store fails.
+   */
+  async shouldRateLimit(request: RateLimitRequest): Promise<RateLimitResponse> {
+    const resolved = this.resolve(request);
+    const replaced = new Set<string>();
+    for (const r of resolved)
+      if (r.kind !== 'none') for (const name of r.node?.replaces ?? []) replaced.add(name);
+
+    const items = resolved.map((r, i): LimitItem | undefined => {
+      if (r.kind !== 'limit' || (r.limit.name !== undefined && replaced.has(r.limit.name))) return undefined;
+      const descriptor = request.descriptors[i] as RequestDescriptor;
+      return {
+        entries: descriptor.entries,
+        limit: r.limit,
+        hitsAddend: descriptor.hitsAddend ?? Math.max(1, request.hitsAddend),
+        stats: r.limit.stats ?? this.o.stats.rule(request.domain, valueStatKey(descriptor.entries)),
+      };
+    });
+
+    let statuses: DescriptorStatus[];
+    try {
+      statuses = await this.o.limiter.doLimit(request.domain, items);
+    } catch (err: unknown) {
+      if (err instanceof BackendError) this.backendErrors.value++;
+      throw err;
+    }
+    resolved.forEach((r, i) => {
+      if (r.kind === 'unlimited') {
+        statuses[i] = {
+          code: 'OK',
+          currentLimit: undefined,
+          limitRemaining: UINT32_MAX,
+          durationUntilResetSec: undefined,
+        };
+      }
+    });
+
+    let overallCode = statuses.some((s) => s.code === 'OVER_LIMIT')
+      ? ('OVER_LIMIT' as const)
+      : ('OK' as const);
+    if (overallCode === 'OVER_LIMIT' && this.o.shadowMode) {
+      overallCode = 'OK';
+      this.globalShadow.value++;
+    }
+    return {
+      overallCode,
+      statuses,
+      responseHeadersToAdd: this.o.responseHeaders.enabled ? this.limitHeaders(statuses) : [],
+    };
+  }
+
+  private resolve(request: RateLimitRequest): Resolved[] {
+    const fail = (message: string): never => {
+      this.serviceErrors.value++;
+      throw new RequestError(message);
+    };
+    if (request.domain === '') fail('rate limit domain must not be empty');
+    if (request.descriptors.length === 0) fail('rate limit descriptor list must not be empty');
+    const rules = this.rules;
+    if (!rules) {
+      this.serviceErrors.value++;
+      throw new NoConfigError();
+    }
+    const root = rules.domains.get(request.domain);
+    return request.descriptors.map((d, i): Resolved => {
+      if (!root) {
+        this.o.stats.domainNotFound(request.domain).value++;
+        return { kind: 'none' };
+      }
+      if (d.limit) {
+        const unit = d.limit.unit ?? fail(`descriptors[${i}].limit.unit: a limit override needs a unit`);
+        const limit: Limit = {
+          requestsPerUnit: d.limit.requestsPerUnit,
+          unit,
+          unitSeconds: UNIT_SECONDS[unit],
+          name: undefined,
+          shadowMode: false,
+          stats: undefined,
+        };
+        return { kind: 'limit', limit, node: undefined };
+      }
+      const node = matchRule(root, d.entries);
+      if (!node) return { kind: 'none' };
+      if (node.unlimited) return { kind: 'unlimited', node };
+      if (!node.limit) return { kind: 'none' };
+      return { kind: 'limit', limit: node.limit, node };
+    });
+  }
+
+  /**
+   * `RateLimit-Limit`, `-Remaining` and `-Reset` of the most restrictive status: the one with the least
+   * remaining, or the last one over its limit.
+   */
+  private limitHeaders(statuses: readonly DescriptorStatus[]): HeaderValue[] {
+    let pick: DescriptorStatus | undefined;
+    for (const s of statuses) {
+      if (!s.currentLimit) continue;
+      if (s.code === 'OVER_LIMIT' || !pick || s.limitRemaining < pick.limitRemaining) pick = s;
+    }
+    if (!pick?.currentLimit) return [];
+    const h = this.o.responseHeaders;
+    return [
+      { key: h.limit, value: String(pick.currentLimit.requestsPerUnit) },
+      { key: h.remaining, value: String(pick.limitRemaining) },
+      { key: h.reset, value: String(pick.durationUntilResetSec ?? 0) },
+    ];
+  }
+}
+
+/** `key_value.key2_value2…` from the request's own values: detailed metrics and overrides. */
+function valueStatKey(entries: readonly Entry[]): string {
+  return entries.map((e) => (e.value === '' ? e.key : `${e.key}_${e.value}`)).join('.');
+}

@@ -1,0 +1,140 @@
+import { createEnvReader, LOG_LEVELS, type EnvSource, type LogFormat, type LogLevel } from '@portcullis/kit';
+
+export const BACKEND_TYPES = ['redis', 'memory'] as const;
+export type BackendType = (typeof BACKEND_TYPES)[number];
+
+export interface Settings {
+  http: { host: string; port: number };
+  grpc: { host: string; port: number };
+  debug: { host: string; port: number };
+  log: { level: LogLevel; format: LogFormat };
+  config: {
+    /** `<root>/<subdirectory>/<appdirectory>`, holding the `*.yaml` files. */
+    runtimeRoot: string;
+    runtimeSubdirectory: string;
+    runtimeAppDirectory: string;
+    ignoreDotFiles: boolean;
+    watchRoot: boolean;
+    mergeDomains: boolean;
+    forceStartWithoutInitialConfig: boolean;
+    healthyWithAtLeastOneConfigLoaded: boolean;
+  };
+  limiter: {
+    backendType: BackendType;
+    cacheKeyPrefix: string;
+    nearLimitRatio: number;
+    expirationJitterMaxSeconds: number;
+    shadowMode: boolean;
+    responseHeaders: { enabled: boolean; limit: string; remaining: string; reset: string };
+  };
+  kvstore: {
+    url: string;
+    socketType: 'tcp' | 'unix';
+    poolSize: number;
+    auth: string;
+    tls: { enabled: boolean; clientCert: string; clientKey: string; caCert: string };
+    timeoutMs: number;
+    healthCheckActiveConnection: boolean;
+  };
+}
+
+/**
+ * Reads every setting once, by the names of the spec with upstream Envoy ratelimit's names (`REDIS_*`,
+ * `BACKEND_TYPE=memcache`) as aliases. Throws a `SettingsError` naming every bad variable.
+ */
+export function loadSettings(source: EnvSource = process.env): Readonly<Settings> {
+  const env = createEnvReader(source);
+  const kv = (name: string): { alias: string } => ({ alias: `REDIS_${name}` });
+
+  const configType = env.oneOf('CONFIG_TYPE', ['FILE', 'GRPC_XDS_SOTW'], { default: 'FILE' });
+  if (configType === 'GRPC_XDS_SOTW') env.problem('CONFIG_TYPE="GRPC_XDS_SOTW": not supported yet; use FILE');
+  const backendName = env.str('BACKEND_TYPE', { default: 'redis' }).toLowerCase();
+  const backendType = BACKEND_TYPES.find((b) => b === backendName);
+  if (!backendType) {
+    env.problem(
+      ['objcache', 'memcache'].includes(backendName)
+        ? `BACKEND_TYPE="${backendName}": the object-cache backend is not supported yet; use redis or memory`
+        : `BACKEND_TYPE="${backendName}": expected one of ${BACKEND_TYPES.join(', ')}`,
+    );
+  }
+  const kvstoreType = env.oneOf('KVSTORE_TYPE', ['single', 'sentinel', 'cluster'], {
+    default: 'single',
+    ...kv('TYPE'),
+  });
+  if (kvstoreType !== 'single') env.problem(`KVSTORE_TYPE="${kvstoreType}": not supported yet; use single`);
+  if (env.bool('KVSTORE_PERSECOND', { default: false, ...kv('PERSECOND') })) {
+    env.problem('KVSTORE_PERSECOND=true: a separate per-second store is not supported yet');
+  }
+  const url = env.str('KVSTORE_URL', { default: 'localhost:6379', ...kv('URL') });
+
+  const settings: Settings = {
+    http: { host: env.str('HOST', { default: '0.0.0.0' }), port: port(env, 'PORT', 8080) },
+    grpc: { host: env.str('GRPC_HOST', { default: '0.0.0.0' }), port: port(env, 'GRPC_PORT', 8081) },
+    debug: { host: env.str('DEBUG_HOST', { default: '0.0.0.0' }), port: port(env, 'DEBUG_PORT', 6070) },
+    log: {
+      level: env.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'warn' }),
+      format: env.oneOf('LOG_FORMAT', ['text', 'json'], { default: 'text' }),
+    },
+    config: {
+      runtimeRoot: env.str('RUNTIME_ROOT', { default: '/srv/runtime_data/current' }),
+      runtimeSubdirectory: env.str('RUNTIME_SUBDIRECTORY'),
+      runtimeAppDirectory: env.str('RUNTIME_APPDIRECTORY', { default: 'config' }),
+      ignoreDotFiles: env.bool('RUNTIME_IGNOREDOTFILES', { default: false }),
+      watchRoot: env.bool('RUNTIME_WATCH_ROOT', { default: true }),
+      mergeDomains: env.bool('MERGE_DOMAIN_CONFIG', { default: false }),
+      forceStartWithoutInitialConfig: env.bool('FORCE_START_WITHOUT_INITIAL_CONFIG', { default: false }),
+      healthyWithAtLeastOneConfigLoaded: env.bool('HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED', {
+        default: false,
+      }),
+    },
+    limiter: {
+      backendType: backendType ?? 'redis',
+      cacheKeyPrefix: env.str('CACHE_KEY_PREFIX'),
+      nearLimitRatio: env.num('NEAR_LIMIT_RATIO', { default: 0.8, min: 0, max: 1 }),
+      expirationJitterMaxSeconds: env.int('EXPIRATION_JITTER_MAX_SECONDS', { default: 300, min: 0 }),
+      shadowMode: env.bool('SHADOW_MODE', { default: false }),
+      responseHeaders: {
+        enabled: env.bool('LIMIT_RESPONSE_HEADERS_ENABLED', { default: false }),
+        limit: env.str('LIMIT_LIMIT_HEADER', { default: 'RateLimit-Limit' }),
+        remaining: env.str('LIMIT_REMAINING_HEADER', { default: 'RateLimit-Remaining' }),
+        reset: env.str('LIMIT_RESET_HEADER', { default: 'RateLimit-Reset' }),
+      },
+    },
+    kvstore: {
+      url,
+      socketType: env.oneOf('KVSTORE_SOCKET_TYPE', ['tcp', 'unix'], {
+        default: url.startsWith('/') ? 'unix' : 'tcp',
+        ...kv('SOCKET_TYPE'),
+      }),
+      poolSize: env.int('KVSTORE_POOL_SIZE', { default: 1, min: 1, max: 1024, ...kv('POOL_SIZE') }),
+      auth: env.str('KVSTORE_AUTH', kv('AUTH')),
+      tls: {
+        enabled: env.bool('KVSTORE_TLS', { default: false, ...kv('TLS') }),
+        clientCert: env.str('KVSTORE_TLS_CLIENT_CERT', kv('TLS_CLIENT_CERT')),
+        clientKey: env.str('KVSTORE_TLS_CLIENT_KEY', kv('TLS_CLIENT_KEY')),
+        caCert: env.str('KVSTORE_TLS_CACERT', kv('TLS_CACERT')),
+      },
+      timeoutMs: env.durationMs('KVSTORE_TIMEOUT', { default: '10s', ...kv('TIMEOUT') }),
+      healthCheckActiveConnection: env.bool('KVSTORE_HEALTH_CHECK_ACTIVE_CONNECTION', {
+        default: false,
+        ...kv('HEALTH_CHECK_ACTIVE_CONNECTION'),
+      }),
+    },
+  };
+  env.finish();
+  return deepFreeze(settings);
+}
+
+function port(env: ReturnType<typeof createEnvReader>, name: string, fallback: number): number {
+  return env.int(name, { default: fallback, min: 0, max: 65_535 });
+}
+
+function deepFreeze<T extends object>(o: T): Readonly<T> {
+  for (const v of Object.values(o)) if (v && typeof v === 'object') deepFreeze(v as object);
+  return Object.freeze(o);
+}
+
+/** The directory whose `*.yaml` files hold the rules. */
+export function configDirectory(c: Settings['config']): string {
+  return [c.runtimeRoot, c.runtimeSubdirectory, c.runtimeAppDirectory].filter((p) => p !== '').join('/');
+}

@@ -1,0 +1,123 @@
+import { Counter, type Registry } from 'prom-client';
+
+/** A monotonically increasing count; a plain field so the hot path pays one addition. */
+export interface StatCounter {
+  value: number;
+}
+
+export const RULE_STATS = ['total_hits', 'over_limit', 'near_limit', 'within_limit', 'shadow_mode'] as const;
+export type RuleStatName = (typeof RULE_STATS)[number];
+
+/** The counters of one rule, `ratelimit.service.rate_limit.<domain>.<descriptor>.<stat>` upstream. */
+export type RuleStats = Readonly<Record<RuleStatName, StatCounter>>;
+
+const PREFIX = 'ratelimit.service';
+
+/**
+ * Every statistic of the service, named as upstream names them. Counters outlive configuration reloads:
+ * a rule that comes back after a reload keeps counting where it was.
+ */
+export class Stats {
+  private readonly service = new Map<string, StatCounter>();
+  private readonly notFound = new Map<string, StatCounter>();
+  private readonly rules = new Map<string, { domain: string; descriptor: string; stats: RuleStats }>();
+
+  /** A service-level counter, e.g. `config_load_success` → `ratelimit.service.config_load_success`. */
+  counter(name: string): StatCounter {
+    let c = this.service.get(name);
+    if (!c) {
+      c = { value: 0 };
+      this.service.set(name, c);
+    }
+    return c;
+  }
+
+  /** Requests for a domain that no configuration defines: `ratelimit.service.rate_limit.<domain>.domain_not_found`. */
+  domainNotFound(domain: string): StatCounter {
+    let c = this.notFound.get(domain);
+    if (!c) {
+      c = { value: 0 };
+      this.notFound.set(domain, c);
+    }
+    return c;
+  }
+
+  /** The counters of the rule `<domain>.<descriptor>`, where descriptor is `key_value.key2…`. */
+  rule(domain: string, descriptor: string): RuleStats {
+    const name = `${domain}.${descriptor}`;
+    let entry = this.rules.get(name);
+    if (!entry) {
+      const stats = Object.fromEntries(RULE_STATS.map((s) => [s, { value: 0 }])) as Record<
+        RuleStatName,
+        StatCounter
+      >;
+      entry = { domain, descriptor, stats };
+      this.rules.set(name, entry);
+    }
+    return entry.stats;
+  }
+
+  /** `name: value` for every statistic, sorted by name, as the debug port's `/stats` prints them. */
+  lines(): string[] {
+    const out: Array<[string, number]> = [];
+    for (const [name, c] of this.service) out.push([`${PREFIX}.${name}`, c.value]);
+    for (const [domain, c] of this.notFound)
+      out.push([`${PREFIX}.rate_limit.${domain}.domain_not_found`, c.value]);
+    for (const [name, { stats }] of this.rules) {
+      for (const stat of RULE_STATS) out.push([`${PREFIX}.rate_limit.${name}.${stat}`, stats[stat].value]);
+    }
+    return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, value]) => `${name}: ${value}`);
+  }
+
+  /**
+   * Exposes the statistics as Prometheus counters, read at scrape time: rule stats as
+   * `ratelimit_service_rate_limit_<stat>_total{domain,descriptor}`, service stats as
+   * `ratelimit_service_<name>_total`.
+   */
+  register(registry: Registry): void {
+    for (const stat of RULE_STATS) {
+      const rules = this.rules;
+      new Counter({
+        name: `ratelimit_service_rate_limit_${stat}`,
+        help: `Hits counted as ${stat.replace('_', ' ')} per rate-limit rule.`,
+        labelNames: ['domain', 'descriptor'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const { domain, descriptor, stats } of rules.values())
+            this.inc({ domain, descriptor }, stats[stat].value);
+        },
+      });
+    }
+    const names = [
+      'config_load_success',
+      'config_load_error',
+      'global_shadow_mode',
+      'call.should_rate_limit.service_error',
+      'call.should_rate_limit.redis_error',
+    ];
+    for (const name of names) {
+      const counter = this.counter(name);
+      new Counter({
+        name: `ratelimit_service_${name.replaceAll('.', '_')}`,
+        help: `Upstream statistic ${PREFIX}.${name}.`,
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(counter.value);
+        },
+      });
+    }
+    const notFound = this.notFound;
+    new Counter({
+      name: 'ratelimit_service_rate_limit_domain_not_found',
+      help: 'Requests for a domain no configuration defines.',
+      labelNames: ['domain'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [domain, c] of notFound) this.inc({ domain }, c.value);
+      },
+    });
+  }
+}
