@@ -194,8 +194,10 @@ function checkComposites(
   at.rules.forEach((rule, i) => {
     const composite = rule.value === '' ? rule.key : `${rule.key}_${rule.value}`;
     const full = `${at.prefix ?? at.domain}.${composite}`;
-    if (seen.has(composite)) read.fail([...at.path, i], `duplicate descriptor composite key '${full}'`);
-    seen.add(composite);
+    // Compared as a (key, value) pair: upstream's joined string makes (a_b, c) collide with (a, b_c).
+    const pair = `${rule.key}\u0000${rule.value}`;
+    if (seen.has(pair)) read.fail([...at.path, i], `duplicate descriptor composite key '${full}'`);
+    seen.add(pair);
     checkComposites(read, {
       ...at,
       rules: rule.descriptors,

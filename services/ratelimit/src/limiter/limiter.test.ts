@@ -1,0 +1,114 @@
+import { UNIT_SECONDS } from '@portcullis/config';
+import { describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../backends/memory.js';
+import type { CounterIncrement } from '../backends/types.js';
+import type { Limit } from '../config/rule-set.js';
+import { Stats } from '../stats.js';
+import { Limiter, type LimitItem } from './limiter.js';
+
+const NOW_MS = 1_795_348_830_000;
+
+function harness(ratio = 0.8) {
+  const store = createMemoryStore(() => NOW_MS);
+  const ops: CounterIncrement[] = [];
+  const limiter = new Limiter({
+    store: { ...store, increment: (o) => (ops.push(...o), store.increment(o)) },
+    now: () => NOW_MS,
+    nearLimitRatio: ratio,
+    cacheKeyPrefix: 'p:',
+    expirationJitterMaxSeconds: 300,
+    random: () => 0.5,
+  });
+  const stats = new Stats();
+  const item = (requestsPerUnit: number, hitsAddend = 1, shadowMode = false): LimitItem => {
+    const limit: Limit = {
+      requestsPerUnit,
+      unit: 'MINUTE',
+      unitSeconds: UNIT_SECONDS.MINUTE,
+      name: undefined,
+      shadowMode,
+      stats: undefined,
+    };
+    return { entries: [{ key: 'k', value: 'v' }], limit, hitsAddend, stats: stats.rule('d', 'k') };
+  };
+  const counts = () =>
+    Object.fromEntries(
+      stats
+        .lines()
+        .map((l) => /\.k\.(\w+): (\d+)$/.exec(l))
+        .flatMap((m) => (m?.[1] && m[2] ? [[m[1], Number(m[2])]] : [])),
+    ) as Record<string, number>;
+  return { limiter, ops, item, counts };
+}
+
+describe('Limiter', () => {
+  it('increments with a one-unit expiry plus jitter and reports remaining and reset', async () => {
+    const h = harness();
+    const [status] = await h.limiter.doLimit('d', [h.item(10)]);
+    expect(h.ops).toEqual([{ key: 'p:d_k_v_1795348800', hits: 1, ttlSeconds: 60 + 150 }]);
+    expect(status).toEqual({
+      code: 'OK',
+      currentLimit: { name: undefined, requestsPerUnit: 10, unit: 'MINUTE' },
+      limitRemaining: 9,
+      durationUntilResetSec: 30,
+    });
+  });
+
+  it('skips the store when nothing has a limit', async () => {
+    const h = harness();
+    const statuses = await h.limiter.doLimit('d', [undefined, undefined]);
+    expect(h.ops).toEqual([]);
+    expect(statuses.map((s) => s.code)).toEqual(['OK', 'OK']);
+  });
+
+  it('counts within, near and over limit as upstream does', async () => {
+    const h = harness();
+    for (let i = 0; i < 12; i++) await h.limiter.doLimit('d', [h.item(10)]);
+    // near threshold floor(10 * 0.8) = 8: hits 9 and 10 are near, 11 and 12 are over
+    expect(h.counts()).toEqual({
+      total_hits: 12,
+      within_limit: 10,
+      near_limit: 2,
+      over_limit: 2,
+      shadow_mode: 0,
+    });
+  });
+
+  it('splits a multi-hit increment that crosses the thresholds', async () => {
+    const h = harness();
+    await h.limiter.doLimit('d', [h.item(10, 7)]);
+    const [over] = await h.limiter.doLimit('d', [h.item(10, 6)]);
+    // before 7, after 13: 3 over the limit, near 10 - max(8, 7) = 2
+    expect(over?.code).toBe('OVER_LIMIT');
+    expect(h.counts()).toEqual({
+      total_hits: 13,
+      within_limit: 7,
+      near_limit: 2,
+      over_limit: 3,
+      shadow_mode: 0,
+    });
+  });
+
+  it('computes the near threshold in float32, as upstream', async () => {
+    // 100 × 0.29 is 28.999999999999996 in float64 but 29 in float32: hit 29 is not near the limit yet
+    const h = harness(0.29);
+    for (let i = 0; i < 29; i++) await h.limiter.doLimit('d', [h.item(100)]);
+    expect(h.counts().near_limit).toBe(0);
+    await h.limiter.doLimit('d', [h.item(100)]);
+    expect(h.counts().near_limit).toBe(1);
+  });
+
+  it('answers OK in shadow mode but records the over-limit hits', async () => {
+    const h = harness();
+    await h.limiter.doLimit('d', [h.item(1, 1, true)]);
+    const [status] = await h.limiter.doLimit('d', [h.item(1, 3, true)]);
+    expect([status?.code, status?.limitRemaining]).toEqual(['OK', 0]);
+    expect(h.counts()).toMatchObject({ over_limit: 3, shadow_mode: 3 });
+  });
+
+  it('blocks everything with requests_per_unit 0', async () => {
+    const h = harness();
+    const [status] = await h.limiter.doLimit('d', [h.item(0)]);
+    expect(status?.code).toBe('OVER_LIMIT');
+  });
+});
