@@ -6,12 +6,27 @@ export interface RedisServer extends ServerProcess {
   address: string;
 }
 
-/** Starts a throw-away `redis-server` on a free loopback port, with persistence off. */
-export async function startRedis(extraArgs: readonly string[] = []): Promise<RedisServer> {
-  const port = await freePort();
+/**
+ * Starts a throw-away `redis-server` on a loopback port (a free one unless given, e.g. to bring a killed
+ * server back where its clients expect it), with persistence off.
+ */
+export async function startRedis(
+  opts: { port?: number; args?: readonly string[] } = {},
+): Promise<RedisServer> {
+  const port = opts.port ?? (await freePort());
   const server = await spawnServer({
     command: 'redis-server',
-    args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs],
+    args: [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      ...(opts.args ?? []),
+    ],
     port,
     probe: { send: 'PING\r\n', ready: (reply) => reply.includes('+PONG') },
   });

@@ -21,6 +21,10 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningServ
   // Any content type is JSON here: upstream never looked at it, and `curl -d` sends a form type.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    if (body === '') {
+      done(null, undefined);
+      return;
+    }
     try {
       done(null, JSON.parse(body as string) as unknown);
     } catch (err: unknown) {
@@ -33,6 +37,16 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningServ
       throw new RequestError('body is empty; expected a RateLimitRequest in JSON');
     const response = await o.service.shouldRateLimit(decodeJsonRequest(request.body));
     return reply.code(STATUS_BY_CODE[response.overallCode]).send(encodeJsonResponse(response));
+  });
+  app.route({
+    method: ['GET', 'PUT', 'DELETE', 'PATCH'],
+    url: '/json',
+    handler: (_request, reply) => {
+      void reply
+        .code(405)
+        .header('allow', 'POST')
+        .send({ error: 'use POST for /json', code: 'METHOD_NOT_ALLOWED' });
+    },
   });
   app.get('/healthcheck', (_request, reply) => {
     const healthy = o.health.isHealthy();

@@ -1,0 +1,222 @@
+import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { Redis } from 'ioredis';
+import { startRedis, type RedisServer } from '@portcullis/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from './harness.js';
+
+const CONFIG = `domain: web
+descriptors:
+  - key: client
+    rate_limit: {unit: hour, requests_per_unit: 3}
+  - key: free
+    rate_limit: {unlimited: true}
+  - key: path
+    value: /login
+    descriptors:
+      - key: user
+        rate_limit: {unit: minute, requests_per_unit: 2, name: login}
+`;
+
+const entries = (...pairs: Array<[string, string]>) => pairs.map(([key, value]) => ({ key, value }));
+
+describe.each([
+  ['memory', {}],
+  ['redis', { BACKEND_TYPE: 'redis' }],
+] as const)('ratelimit over real sockets, %s backend', (backend, env) => {
+  let h: Harness;
+  let redis: RedisServer | undefined;
+
+  beforeAll(async () => {
+    redis = backend === 'redis' ? await startRedis() : undefined;
+    h = await startHarness(
+      { 'web.yaml': CONFIG },
+      {
+        ...env,
+        ...(redis ? { KVSTORE_URL: redis.address, CACHE_KEY_PREFIX: 'test:' } : {}),
+        LIMIT_RESPONSE_HEADERS_ENABLED: 'true',
+      },
+    );
+  });
+  afterAll(async () => {
+    await h.close();
+    await redis?.stop();
+  });
+
+  it('answers ShouldRateLimit over gRPC until the limit, then OVER_LIMIT', async () => {
+    const ask = () =>
+      h.rls.shouldRateLimit({ domain: 'web', descriptors: [{ entries: entries(['client', 'grpc']) }] });
+    const first = await ask();
+    expect(first).toMatchObject({
+      overallCode: 'OK',
+      statuses: [{ code: 'OK', currentLimit: { requestsPerUnit: 3, unit: 'HOUR' }, limitRemaining: 2 }],
+      responseHeadersToAdd: [
+        { key: 'RateLimit-Limit', value: '3' },
+        { key: 'RateLimit-Remaining', value: '2' },
+        { key: 'RateLimit-Reset' },
+      ],
+    });
+    const reset = (first.statuses as Array<{ durationUntilReset: { seconds: number } }>)[0]
+      ?.durationUntilReset.seconds;
+    expect(reset).toBeGreaterThan(0);
+    expect(reset).toBeLessThanOrEqual(3600);
+    await ask();
+    await ask();
+    expect(await ask()).toMatchObject({ overallCode: 'OVER_LIMIT', statuses: [{ code: 'OVER_LIMIT' }] });
+  });
+
+  it('honours the per-descriptor hits_addend (google.protobuf.UInt64Value) on the wire', async () => {
+    const r = await h.rls.shouldRateLimit({
+      domain: 'web',
+      hitsAddend: 1,
+      descriptors: [
+        { entries: entries(['client', 'addend']), hitsAddend: { value: 0 } },
+        { entries: entries(['client', 'addend2']), hitsAddend: { value: 3 } },
+      ],
+    });
+    expect(r.statuses).toMatchObject([{ limitRemaining: 3 }, { limitRemaining: 0 }]);
+  });
+
+  it('applies a request-side limit override', async () => {
+    const r = await h.rls.shouldRateLimit({
+      domain: 'web',
+      descriptors: [
+        { entries: entries(['client', 'override']), limit: { requestsPerUnit: 1, unit: 'SECOND' } },
+      ],
+    });
+    expect(r.statuses).toMatchObject([
+      { currentLimit: { requestsPerUnit: 1, unit: 'SECOND' }, limitRemaining: 0 },
+    ]);
+  });
+
+  it('answers INVALID_ARGUMENT for an empty domain', async () => {
+    const err = await h.rls
+      .shouldRateLimit({ domain: '', descriptors: [{ entries: entries(['a', 'b']) }] })
+      .catch((e: unknown) => e);
+    expect((err as ServiceError).code).toBe(GrpcStatus.INVALID_ARGUMENT);
+    expect((err as ServiceError).details).toBe('rate limit domain must not be empty');
+  });
+
+  it('answers /json with 200, then 429 over the limit, in the proto3 JSON mapping', async () => {
+    const body = {
+      domain: 'web',
+      descriptors: [{ entries: entries(['path', '/login'], ['user', 'alice']) }],
+    };
+    const ok = await h.json(body);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(ok.body).toMatchObject({
+      overallCode: 'OK',
+      statuses: [
+        {
+          code: 'OK',
+          currentLimit: { name: 'login', requestsPerUnit: 2, unit: 'MINUTE' },
+          limitRemaining: 1,
+        },
+      ],
+    });
+    expect(
+      (ok.body as { statuses: Array<{ durationUntilReset: string }> }).statuses[0]?.durationUntilReset,
+    ).toMatch(/^\d+s$/);
+    await h.json(body);
+    const over = await h.json(body);
+    expect(over.status).toBe(429);
+    expect(over.body).toMatchObject({ overallCode: 'OVER_LIMIT', statuses: [{ code: 'OVER_LIMIT' }] });
+    expect((over.body as { statuses: Array<Record<string, unknown>> }).statuses[0]).not.toHaveProperty(
+      'limitRemaining',
+    );
+  });
+
+  it('answers unlimited and unknown domains as upstream does', async () => {
+    expect(
+      (await h.json({ domain: 'web', descriptors: [{ entries: entries(['free', 'x']) }] })).body,
+    ).toEqual({
+      overallCode: 'OK',
+      statuses: [{ code: 'OK', limitRemaining: 4294967295 }],
+    });
+    expect((await h.json({ domain: 'nope', descriptors: [{ entries: entries(['a', 'b']) }] })).body).toEqual({
+      overallCode: 'OK',
+      statuses: [{ code: 'OK' }],
+    });
+  });
+
+  it.each([
+    ['malformed JSON', '{"domain": ', 400, 'REQUEST_INVALID', /^body is not valid JSON/],
+    ['an empty body', '', 400, 'REQUEST_INVALID', /^body is empty/],
+    [
+      'a missing domain',
+      JSON.stringify({ descriptors: [{ entries: [{ key: 'a', value: 'b' }] }] }),
+      400,
+      'REQUEST_INVALID',
+      /^rate limit domain must not be empty$/,
+    ],
+    [
+      'no descriptors',
+      JSON.stringify({ domain: 'web' }),
+      400,
+      'REQUEST_INVALID',
+      /^rate limit descriptor list must not be empty$/,
+    ],
+    [
+      'an unknown field',
+      JSON.stringify({ domain: 'web', descriptors: [], extra: 1 }),
+      400,
+      'REQUEST_INVALID',
+      /^extra: unknown field$/,
+    ],
+    [
+      'a 2 MiB body',
+      JSON.stringify({ domain: 'web', descriptors: ['x'.repeat(2 * 1024 * 1024)] }),
+      413,
+      'FST_ERR_CTP_BODY_TOO_LARGE',
+      /./,
+    ],
+  ])('rejects %s with a JSON error', async (_name, raw, status, code, message) => {
+    const res = await h.json(raw);
+    expect(res.status).toBe(status);
+    expect(res.body).toMatchObject({ code });
+    expect((res.body as { error: string }).error).toMatch(message);
+  });
+
+  it('answers 405 with Allow for other methods on /json', async () => {
+    const res = await fetch(`http://127.0.0.1:${h.app.ports.http}/json`, { method: 'GET' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+  });
+
+  it('serves /healthcheck and the debug endpoints', async () => {
+    expect(await h.get('/healthcheck')).toEqual({ status: 200, text: 'OK' });
+    expect((await h.get('/', 'debug')).text).toContain('/rlconfig');
+    expect((await h.get('/rlconfig', 'debug')).text).toContain(
+      'web.client: unit=HOUR requests_per_unit=3, shadow_mode: false',
+    );
+    const stats = (await h.get('/stats', 'debug')).text;
+    expect(stats).toMatch(/^ratelimit\.service\.rate_limit\.web\.client\.total_hits: \d+$/m);
+    expect(stats).toContain('ratelimit.service.config_load_success: 1');
+    const metrics = (await h.get('/metrics', 'debug')).text;
+    expect(metrics).toMatch(
+      /^ratelimit_service_rate_limit_total_hits\{domain="web",descriptor="client"\} \d+$/m,
+    );
+    expect(metrics).toContain('process_cpu_seconds_total');
+  });
+
+  it.runIf(backend === 'redis')(
+    'stores counters under upstream cache keys with a one-unit expiry',
+    async () => {
+      const client = new Redis({ host: '127.0.0.1', port: redis?.port ?? 0 });
+      try {
+        await h.rls.shouldRateLimit({
+          domain: 'web',
+          descriptors: [{ entries: entries(['client', 'keys']) }],
+        });
+        const window = Math.floor(Date.now() / 1000 / 3600) * 3600;
+        const key = `test:web_client_keys_${window}`;
+        expect(await client.get(key)).toBe('1');
+        const ttl = await client.ttl(key);
+        expect(ttl).toBeGreaterThan(3500);
+        expect(ttl).toBeLessThanOrEqual(3600 + 300);
+      } finally {
+        client.disconnect();
+      }
+    },
+  );
+});

@@ -1,0 +1,63 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startRedis } from '@portcullis/testing';
+import { describe, expect, it } from 'vitest';
+import { createRuntimeRoot, startHarness } from './harness.js';
+
+describe('start-up and failure', () => {
+  it('waits for a valid configuration before opening its ports', async () => {
+    const at = await createRuntimeRoot({ 'a.yaml': 'domain: a\ndescriptors: nope\n' });
+    let started = false;
+    const pending = startHarness({}, {}, at).then((h) => {
+      started = true;
+      return h;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(started).toBe(false);
+    await writeFile(join(at.configDir, 'a.yaml'), 'domain: a\n');
+    const h = await pending;
+    expect((await h.get('/healthcheck')).status).toBe(200);
+    await h.close();
+  });
+
+  it('fails decisions with 500 / UNAVAILABLE while Redis is down, and recovers when it is back', async () => {
+    const redis = await startRedis();
+    const h = await startHarness(
+      {
+        'a.yaml':
+          'domain: a\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 100}\n',
+      },
+      {
+        BACKEND_TYPE: 'redis',
+        KVSTORE_URL: redis.address,
+        KVSTORE_TIMEOUT: '500ms',
+        KVSTORE_HEALTH_CHECK_ACTIVE_CONNECTION: 'true',
+      },
+    );
+    const body = { domain: 'a', descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] };
+    try {
+      expect((await h.json(body)).status).toBe(200);
+      await redis.kill();
+      const down = await h.json(body);
+      expect(down.status).toBe(500);
+      expect(down.body).toEqual({ error: 'rate limit backend failed', code: 'BACKEND_UNAVAILABLE' });
+      const grpcErr = await h.rls.shouldRateLimit(body).catch((e: unknown) => e as { code: number });
+      expect(grpcErr).toMatchObject({ code: 14 });
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await h.get('/healthcheck')).status).toBe(500);
+      expect(h.app.stats.counter('call.should_rate_limit.redis_error').value).toBeGreaterThanOrEqual(2);
+      const again = await startRedis({ port: redis.port });
+      try {
+        const deadline = Date.now() + 5000;
+        while ((await h.json(body)).status !== 200 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 50));
+        expect((await h.json(body)).status).toBe(200);
+        expect((await h.get('/healthcheck')).status).toBe(200);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await h.close();
+    }
+  });
+});
