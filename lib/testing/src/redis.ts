@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import type { TestCertificates } from './certificates.js';
 import { freePort } from './free-port.js';
 import { spawnServer, type ServerProcess } from './server-process.js';
 
@@ -6,29 +8,38 @@ export interface RedisServer extends ServerProcess {
   address: string;
 }
 
-/**
- * Starts a throw-away `redis-server` on a loopback port (a free one unless given, e.g. to bring a killed
- * server back where its clients expect it), with persistence off.
- */
-export async function startRedis(
-  opts: { port?: number; args?: readonly string[] } = {},
-): Promise<RedisServer> {
+export interface RedisOptions {
+  /** A free port is picked unless given (e.g. to bring a killed server back where its clients expect it). */
+  port?: number;
+  args?: readonly string[];
+  /** Serve TLS only, requiring client certificates signed by the test CA. */
+  tls?: TestCertificates;
+}
+
+/** Starts a throw-away `redis-server` on a loopback port, with persistence off. */
+export async function startRedis(opts: RedisOptions = {}): Promise<RedisServer> {
   const port = opts.port ?? (await freePort());
+  const { tls } = opts;
+  const listen = tls
+    ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.serverCert].concat([
+        '--tls-key-file',
+        tls.serverKey,
+        '--tls-ca-cert-file',
+        tls.caCert,
+      ])
+    : ['--port', String(port)];
+  const probeTls = tls
+    ? { ca: readFileSync(tls.caCert), cert: readFileSync(tls.clientCert), key: readFileSync(tls.clientKey) }
+    : undefined;
   const server = await spawnServer({
     command: 'redis-server',
-    args: [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      ...(opts.args ?? []),
-    ],
+    args: [...listen, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...(opts.args ?? [])],
     port,
-    probe: { send: 'PING\r\n', ready: (reply) => reply.includes('+PONG') },
+    probe: {
+      send: 'PING\r\n',
+      ready: (reply) => reply.includes('+PONG'),
+      ...(probeTls ? { tls: probeTls } : {}),
+    },
   });
   return { ...server, address: `127.0.0.1:${port}` };
 }

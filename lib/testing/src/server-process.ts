@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface ServerProcess {
@@ -16,7 +17,7 @@ interface SpawnOptions {
   args: readonly string[];
   port: number;
   /** Bytes to send once connected, and a test on the reply that says the server is ready. */
-  probe: { send: string; ready: (reply: string) => boolean };
+  probe: { send: string; ready: (reply: string) => boolean; tls?: { ca: Buffer; cert: Buffer; key: Buffer } };
   timeoutMs?: number;
 }
 
@@ -46,7 +47,9 @@ export async function spawnServer(opts: SpawnOptions): Promise<ServerProcess> {
 
 function probe(port: number, p: SpawnOptions['probe']): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = p.tls
+      ? connectTls({ port, host: '127.0.0.1', ...p.tls, servername: 'localhost' })
+      : connect(port, '127.0.0.1');
     let reply = '';
     const done = (ok: boolean): void => {
       socket.destroy();
@@ -54,7 +57,7 @@ function probe(port: number, p: SpawnOptions['probe']): Promise<boolean> {
     };
     socket.setTimeout(1000, () => done(false));
     socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write(p.send));
+    socket.once(p.tls ? 'secureConnect' : 'connect', () => socket.write(p.send));
     socket.on('data', (chunk: Buffer) => {
       reply += chunk.toString();
       if (p.ready(reply)) done(true);
