@@ -1,4 +1,5 @@
 import { UNIT_SECONDS } from '@portcullis/config';
+import { withSpan } from '@portcullis/kit';
 import { matchRule } from './config/match.js';
 import type { Limit, RuleNode, RuleSet } from './config/rule-set.js';
 import { BackendError, NoConfigError, RequestError } from './errors.js';
@@ -14,6 +15,7 @@ import type {
 } from './types.js';
 
 export const UINT32_MAX = 4_294_967_295;
+const TRACER = 'portcullis-ratelimit';
 
 export interface ServiceOptions {
   limiter: Limiter;
@@ -54,7 +56,17 @@ export class RateLimitService {
    * override without a unit), `NoConfigError` before any configuration loaded, `BackendError` when the
    * counter store fails.
    */
-  async shouldRateLimit(request: RateLimitRequest): Promise<RateLimitResponse> {
+  shouldRateLimit(request: RateLimitRequest): Promise<RateLimitResponse> {
+    return withSpan(TRACER, 'ShouldRateLimit Execution', (span) => {
+      span.setAttributes({
+        'ratelimit.domain': request.domain,
+        'ratelimit.descriptors': request.descriptors.length,
+      });
+      return this.decide(request);
+    });
+  }
+
+  private async decide(request: RateLimitRequest): Promise<RateLimitResponse> {
     const resolved = this.resolve(request);
     const replaced = new Set<string>();
     for (const r of resolved)

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Redis, type RedisOptions } from 'ioredis';
-import type { Logger } from '@portcullis/kit';
+import { withSpan, type Logger } from '@portcullis/kit';
 import { BackendError } from '../errors.js';
 import type { CounterIncrement, CounterStore } from './types.js';
 
@@ -57,24 +57,28 @@ export function createRedisStore(o: RedisStoreOptions): CounterStore {
     });
   }
 
+  const pipelineIncrement = async (ops: readonly CounterIncrement[]): Promise<number[]> => {
+    const client = clients[next++ % clients.length];
+    if (!client) throw new BackendError('redis: no client');
+    const pipeline = client.pipeline();
+    for (const op of ops) pipeline.incrby(op.key, op.hits).expire(op.key, op.ttlSeconds);
+    let results: Array<[Error | null, unknown]> | null;
+    try {
+      results = await pipeline.exec();
+    } catch (err: unknown) {
+      throw new BackendError('redis: pipeline failed', { cause: err });
+    }
+    if (!results) throw new BackendError('redis: pipeline returned nothing');
+    return ops.map((_, i) => {
+      const [err, value] = results[i * 2] ?? [new Error('missing reply'), null];
+      if (err) throw new BackendError(`redis: ${err.message}`, { cause: err });
+      return Number(value);
+    });
+  };
+
   return {
-    async increment(ops: readonly CounterIncrement[]) {
-      const client = clients[next++ % clients.length];
-      if (!client) throw new BackendError('redis: no client');
-      const pipeline = client.pipeline();
-      for (const op of ops) pipeline.incrby(op.key, op.hits).expire(op.key, op.ttlSeconds);
-      let results: Array<[Error | null, unknown]> | null;
-      try {
-        results = await pipeline.exec();
-      } catch (err: unknown) {
-        throw new BackendError('redis: pipeline failed', { cause: err });
-      }
-      if (!results) throw new BackendError('redis: pipeline returned nothing');
-      return ops.map((_, i) => {
-        const [err, value] = results[i * 2] ?? [new Error('missing reply'), null];
-        if (err) throw new BackendError(`redis: ${err.message}`, { cause: err });
-        return Number(value);
-      });
+    increment(ops: readonly CounterIncrement[]) {
+      return withSpan('portcullis-ratelimit', 'Redis Pipeline Execution', () => pipelineIncrement(ops));
     },
     async ready() {
       await Promise.all(
