@@ -1,6 +1,6 @@
 import { createLogger, onShutdownSignal, SettingsError } from '@portcullis/kit';
 import { startRateLimit } from './app.js';
-import { loadSettings } from './settings.js';
+import { loadLogSettings, loadSettings } from './settings.js';
 
 try {
   const settings = loadSettings();
@@ -11,7 +11,7 @@ try {
     await app.close();
   }, log);
 } catch (err: unknown) {
-  const log = createLogger({ level: 'info', format: 'text' });
+  const log = createLogger(loadLogSettings());
   if (err instanceof SettingsError) log.fatal({ problems: err.problems }, 'invalid settings');
   else log.fatal({ err }, 'start-up failed');
   log.flush();

@@ -1,4 +1,11 @@
-import { createEnvReader, LOG_LEVELS, type EnvSource, type LogFormat, type LogLevel } from '@portcullis/kit';
+import {
+  createEnvReader,
+  LOG_LEVELS,
+  type EnvReader,
+  type EnvSource,
+  type LogFormat,
+  type LogLevel,
+} from '@portcullis/kit';
 
 export const BACKEND_TYPES = ['redis', 'memory'] as const;
 export type BackendType = (typeof BACKEND_TYPES)[number];
@@ -71,10 +78,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     http: { host: env.str('HOST', { default: '0.0.0.0' }), port: port(env, 'PORT', 8080) },
     grpc: { host: env.str('GRPC_HOST', { default: '0.0.0.0' }), port: port(env, 'GRPC_PORT', 8081) },
     debug: { host: env.str('DEBUG_HOST', { default: '0.0.0.0' }), port: port(env, 'DEBUG_PORT', 6070) },
-    log: {
-      level: env.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'warn' }),
-      format: env.oneOf('LOG_FORMAT', ['text', 'json'], { default: 'text' }),
-    },
+    log: readLogSettings(env),
     config: {
       runtimeRoot: env.str('RUNTIME_ROOT', { default: '/srv/runtime_data/current' }),
       runtimeSubdirectory: env.str('RUNTIME_SUBDIRECTORY'),
@@ -125,7 +129,19 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   return deepFreeze(settings);
 }
 
-function port(env: ReturnType<typeof createEnvReader>, name: string, fallback: number): number {
+function readLogSettings(env: EnvReader): Settings['log'] {
+  return {
+    level: env.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'warn' }),
+    format: env.oneOf('LOG_FORMAT', ['text', 'json'], { default: 'text' }),
+  };
+}
+
+/** Just the log settings, bad values replaced by defaults: how to report that the other settings are bad. */
+export function loadLogSettings(source: EnvSource = process.env): Settings['log'] {
+  return readLogSettings(createEnvReader(source));
+}
+
+function port(env: EnvReader, name: string, fallback: number): number {
   return env.int(name, { default: fallback, min: 0, max: 65_535 });
 }
 
