@@ -1,0 +1,69 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+
+/** Linux's USER_HZ, the unit of `/proc/*\/stat` times, on every common architecture. */
+const TICK_MS = 10;
+
+export interface CpuShares {
+  /** CPU time over wall time, in cores (1 = one core busy); undefined where `/proc` is absent. */
+  client: number;
+  server: number | undefined;
+  machine: number | undefined;
+}
+
+/** Starts measuring this process, the process group `serverGroup` and the whole machine. */
+export function startCpuMeter(serverGroup: number): { stop(): CpuShares } {
+  const wallAtStart = performance.now();
+  const clientAtStart = process.cpuUsage();
+  const serverAtStart = readGroupCpuMs(serverGroup);
+  const machineAtStart = readMachineBusyMs();
+  return {
+    stop: () => {
+      const wallMs = performance.now() - wallAtStart;
+      const client = process.cpuUsage(clientAtStart);
+      const share = (from: number | undefined, to: number | undefined): number | undefined =>
+        from === undefined || to === undefined ? undefined : (to - from) / wallMs;
+      return {
+        client: (client.user + client.system) / 1000 / wallMs,
+        server: share(serverAtStart, readGroupCpuMs(serverGroup)),
+        machine: share(machineAtStart, readMachineBusyMs()),
+      };
+    },
+  };
+}
+
+/** User + system time of the live processes in a process group. */
+function readGroupCpuMs(pgid: number): number | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return undefined;
+  }
+  let ticks = 0;
+  for (const pid of entries) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // Fields after the command name, which may hold spaces: state ppid pgrp … utime(12th) stime(13th).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * TICK_MS;
+}
+
+/** Busy time of all cores: the `cpu` line of `/proc/stat` without idle and iowait. */
+function readMachineBusyMs(): number | undefined {
+  let line: string | undefined;
+  try {
+    line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+  } catch {
+    return undefined;
+  }
+  const [, user, nice, system, , , irq, softirq, steal] = (line ?? '').split(/\s+/).map(Number);
+  const busy = [user, nice, system, irq, softirq, steal].reduce<number>((a, b) => a + (b ?? 0), 0);
+  return busy * TICK_MS;
+}
