@@ -37,7 +37,8 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RedisServer> 
     port,
     probe: {
       send: 'PING\r\n',
-      ready: (reply) => reply.includes('+PONG'),
+      // A server that requires a password answers NOAUTH: it is up all the same.
+      ready: (reply) => reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'),
       ...(probeTls ? { tls: probeTls } : {}),
     },
   });
