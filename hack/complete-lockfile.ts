@@ -2,11 +2,18 @@
 // `npm install` leaves other platforms' optional packages (rollup, esbuild, …) out of package-lock.json and
 // `npm ci` then refuses the lock as out of sync. This adds a stub entry for each missing optional package
 // (name, version, `optional`), which `npm ci` accepts and skips. Run it after changing dependencies:
-//   npm install && node hack/complete-lockfile.mjs
+//   npm install && npx tsx hack/complete-lockfile.ts
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const path = new URL('../package-lock.json', import.meta.url);
-const lock = JSON.parse(readFileSync(path, 'utf8'));
+interface LockEntry {
+  version?: string;
+  dev?: boolean;
+  devOptional?: boolean;
+  optional?: boolean;
+  optionalDependencies?: Record<string, string>;
+}
+const lock = JSON.parse(readFileSync(path, 'utf8')) as { packages: Record<string, LockEntry> };
 const packages = lock.packages;
 let added = 0;
 for (const [location, meta] of Object.entries(packages)) {
