@@ -12,6 +12,18 @@ const bannedLibraries = [
   { name: 'jest', message: 'Use vitest.' },
 ];
 
+const SERVICE_PACKAGES = [
+  '@portcullis/ratelimit',
+  '@portcullis/gateway',
+  '@portcullis/inbox',
+  '@portcullis/operator',
+];
+
+/** The banned libraries plus the import boundaries of one part of the tree. */
+const restrictImports = (patterns) => ({
+  'no-restricted-imports': ['error', { paths: bannedLibraries, patterns }],
+});
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', 'coverage/**', 'test-artifacts/**', 'protos/**'] },
   js.configs.recommended,
@@ -38,52 +50,17 @@ export default tseslint.config(
   },
   {
     files: ['lib/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: bannedLibraries,
-          patterns: [
-            {
-              group: [
-                '@portcullis/ratelimit',
-                '@portcullis/gateway',
-                '@portcullis/inbox',
-                '@portcullis/operator',
-              ],
-              message: 'lib/ never imports a service.',
-            },
-            { group: ['**/services/**', '**/operator/**'], message: 'lib/ never imports a service.' },
-          ],
-        },
-      ],
-    },
+    rules: restrictImports([
+      { group: SERVICE_PACKAGES, message: 'lib/ never imports a service.' },
+      { group: ['**/services/**', '**/operator/**'], message: 'lib/ never imports a service.' },
+    ]),
   },
   {
     files: ['services/*/src/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: bannedLibraries,
-          patterns: [
-            {
-              group: [
-                '@portcullis/ratelimit',
-                '@portcullis/gateway',
-                '@portcullis/inbox',
-                '@portcullis/operator',
-              ],
-              message: 'Services talk over the network, never by import.',
-            },
-            {
-              group: ['../../../lib/**', '../../lib/**'],
-              message: 'Import a workspace by its package name.',
-            },
-          ],
-        },
-      ],
-    },
+    rules: restrictImports([
+      { group: SERVICE_PACKAGES, message: 'Services talk over the network, never by import.' },
+      { group: ['../../../lib/**', '../../lib/**'], message: 'Import a workspace by its package name.' },
+    ]),
   },
   {
     files: ['**/*.test.ts', '**/test/**/*.ts', 'bench/**/*.ts'],

@@ -46,6 +46,17 @@ function setup(yaml: string, opts: SetupOptions = {}): Setup {
   return { service, stats, ask };
 }
 
+/** A memory store that records the keys it was asked to increment. */
+function spyStore(): { spy: CounterStore; seen: string[] } {
+  const store = createMemoryStore(() => NOW_MS);
+  const seen: string[] = [];
+  const spy: CounterStore = {
+    ...store,
+    increment: (ops) => (seen.push(...ops.map((o) => o.key)), store.increment(ops)),
+  };
+  return { spy, seen };
+}
+
 const d = (...pairs: Array<[string, string]>): RequestDescriptor => ({
   entries: pairs.map(([key, value]) => ({ key, value })),
 });
@@ -149,12 +160,7 @@ descriptors:
   });
 
   it('7: unlimited never touches the counters and reports the largest uint32 remaining', async () => {
-    const store = createMemoryStore(() => NOW_MS);
-    const seen: string[] = [];
-    const spy: CounterStore = {
-      ...store,
-      increment: (ops) => (seen.push(...ops.map((o) => o.key)), store.increment(ops)),
-    };
+    const { spy, seen } = spyStore();
     const s = setup(
       `domain: test
 descriptors:
@@ -175,12 +181,7 @@ descriptors:
   });
 
   it('8: a replacing rule takes the place of the named one, whose counter is left alone', async () => {
-    const store = createMemoryStore(() => NOW_MS);
-    const seen: string[] = [];
-    const spy: CounterStore = {
-      ...store,
-      increment: (ops) => (seen.push(...ops.map((o) => o.key)), store.increment(ops)),
-    };
+    const { spy, seen } = spyStore();
     const s = setup(
       `domain: test
 descriptors:

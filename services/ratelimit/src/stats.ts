@@ -24,37 +24,24 @@ export class Stats {
 
   /** A service-level counter, e.g. `config_load_success` → `ratelimit.service.config_load_success`. */
   counter(name: string): StatCounter {
-    let c = this.service.get(name);
-    if (!c) {
-      c = { value: 0 };
-      this.service.set(name, c);
-    }
-    return c;
+    return getOrCreate(this.service, name, () => ({ value: 0 }));
   }
 
   /** Requests for a domain that no configuration defines: `ratelimit.service.rate_limit.<domain>.domain_not_found`. */
   domainNotFound(domain: string): StatCounter {
-    let c = this.notFound.get(domain);
-    if (!c) {
-      c = { value: 0 };
-      this.notFound.set(domain, c);
-    }
-    return c;
+    return getOrCreate(this.notFound, domain, () => ({ value: 0 }));
   }
 
   /** The counters of the rule `<domain>.<descriptor>`, where descriptor is `key_value.key2…`. */
   rule(domain: string, descriptor: string): RuleStats {
-    const name = `${domain}.${descriptor}`;
-    let entry = this.rules.get(name);
-    if (!entry) {
-      const stats = Object.fromEntries(RULE_STATS.map((s) => [s, { value: 0 }])) as Record<
+    return getOrCreate(this.rules, `${domain}.${descriptor}`, () => ({
+      domain,
+      descriptor,
+      stats: Object.fromEntries(RULE_STATS.map((s) => [s, { value: 0 }])) as Record<
         RuleStatName,
         StatCounter
-      >;
-      entry = { domain, descriptor, stats };
-      this.rules.set(name, entry);
-    }
-    return entry.stats;
+      >,
+    })).stats;
   }
 
   /** `name: value` for every statistic, sorted by name, as the debug port's `/stats` prints them. */
@@ -120,4 +107,13 @@ export class Stats {
       },
     });
   }
+}
+
+function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = create();
+    map.set(key, value);
+  }
+  return value;
 }
