@@ -6,3 +6,4 @@ export {
   loadGrpcObject,
   loadProtoDefinition,
 } from './load.js';
+export { createMessageCodec, type MessageCodec } from './codec.js';
