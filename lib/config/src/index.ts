@@ -1,4 +1,5 @@
 export { ConfigError } from './errors.js';
+export { formatPath, formatProblem, type ConfigPath, type Problem } from './reader.js';
 export {
   RATE_LIMIT_UNITS,
   UNIT_SECONDS,
@@ -7,12 +8,25 @@ export {
   type RateLimitPolicy,
   type RateLimitUnit,
 } from './rate-limit-types.js';
-export {
-  checkRateLimitConfig,
-  formatPath,
-  formatProblem,
-  parseRateLimitConfig,
-  type ConfigPath,
-  type Problem,
-} from './rate-limit-parse.js';
+export { checkRateLimitConfig, parseRateLimitConfig } from './rate-limit-parse.js';
 export { parseRateLimitYaml } from './rate-limit-yaml.js';
+export { compileRoutePath, type CompiledRoutePath } from './route-path.js';
+export {
+  DESCRIPTOR_SOURCES,
+  HTTP_METHODS,
+  parseApiRoute,
+  type ApiRouteSpec,
+  type DescriptorSource,
+  type HttpMethod,
+  type Route,
+  type RouteRateLimit,
+  type RouteTarget,
+} from './api-route.js';
+export {
+  ENDPOINT_ID,
+  MAX_FORWARD_TARGETS,
+  RETENTION_DEFAULTS,
+  parseInboxEndpoint,
+  type ForwardTarget,
+  type InboxEndpointSpec,
+} from './inbox-endpoint.js';

@@ -1,6 +1,7 @@
 import { LineCounter, isMap, isNode, isScalar, isSeq, parseAllDocuments, type Document } from 'yaml';
 import { ConfigError } from './errors.js';
-import { checkRateLimitConfig, formatProblem, type ConfigPath } from './rate-limit-parse.js';
+import { checkRateLimitConfig } from './rate-limit-parse.js';
+import { formatProblem, type ConfigPath } from './reader.js';
 import type { RateLimitConfig } from './rate-limit-types.js';
 
 const NULL_WORDS = new Set(['', '~', 'null', 'Null', 'NULL']);

@@ -22,6 +22,7 @@ export const PROTO_FILES = {
   rateLimitService: 'envoy/service/ratelimit/v3/rls.proto',
   rateLimitConfig: 'ratelimit/config/ratelimit/v3/rls_conf.proto',
   aggregatedDiscovery: 'envoy/service/discovery/v3/ads.proto',
+  portcullisConfig: 'portcullis/config/v1/config.proto',
 } as const;
 
 /**

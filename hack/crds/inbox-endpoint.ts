@@ -1,0 +1,50 @@
+import { bool, int, list, obj, rule, str, type CrdSource } from './schema.js';
+
+export const inboxEndpoint: CrdSource = {
+  kind: 'InboxEndpoint',
+  plural: 'inboxendpoints',
+  singular: 'inboxendpoint',
+  shortNames: ['ibe'],
+  description: 'A webhook inbox endpoint with a stable id, its display name, forward targets and retention.',
+  spec: obj(
+    {
+      endpointId: str({
+        pattern: '^[A-Za-z0-9_-]{22,64}$',
+        description: 'The id in /api/hook/<id>: URL-safe, at least 22 characters (128 bits). Cannot change.',
+        'x-kubernetes-validations': [rule('self == oldSelf', 'endpointId is immutable')],
+      }),
+      displayName: str({ maxLength: 200 }),
+      forward: list(
+        obj(
+          {
+            url: str({ maxLength: 2048, pattern: '^https?://[^\\s]+$' }),
+            pathMode: str({
+              enum: ['append', 'exact'],
+              default: 'append',
+              description: 'append adds the nested path to url.',
+            }),
+            enabled: bool({ default: true }),
+            timeoutSeconds: int({ minimum: 1, maximum: 300, default: 10 }),
+            retry: obj({
+              maxAttempts: int({ minimum: 1, maximum: 50, default: 8 }),
+              initialDelaySeconds: int({ minimum: 1, maximum: 3600, default: 30 }),
+              maxDelaySeconds: int({ minimum: 1, maximum: 86_400, default: 3600 }),
+            }),
+          },
+          { required: ['url'] },
+        ),
+        { maxItems: 5 },
+      ),
+      retention: obj({
+        maxRequests: int({ minimum: 1, maximum: 1_000_000, default: 500 }),
+        maxAgeHours: int({ minimum: 1, maximum: 8760, default: 168 }),
+        maxBytes: int({ minimum: 1024, maximum: 10_737_418_240, default: 52_428_800 }),
+      }),
+    },
+    { required: ['endpointId'] },
+  ),
+  printerColumns: [
+    { name: 'Endpoint', type: 'string', jsonPath: '.spec.endpointId' },
+    { name: 'Display Name', type: 'string', jsonPath: '.spec.displayName' },
+  ],
+};

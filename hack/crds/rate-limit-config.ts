@@ -1,0 +1,63 @@
+import { RATE_LIMIT_UNITS } from '@portcullis/config';
+import { bool, int, list, obj, rule, str, capitalize, type CrdSource, type Schema } from './schema.js';
+
+/** Levels of nested `descriptors` the schema describes; deeper trees are rejected by the API server. */
+export const MAX_DESCRIPTOR_DEPTH = 6;
+
+const units = RATE_LIMIT_UNITS.flatMap((u) => [u.toLowerCase(), capitalize(u), u]);
+
+const rateLimit = obj(
+  {
+    unit: str({ enum: units, description: 'Window of the limit; any case, as upstream accepts it.' }),
+    requests_per_unit: int({ minimum: 0, maximum: 4_294_967_295, description: '0 blocks every request.' }),
+    unlimited: bool({ description: 'Never limited; no unit or count is given.' }),
+    name: str({ description: 'Lets another rule replace this limit.' }),
+    replaces: list(obj({ name: str({ minLength: 1 }) }, { required: ['name'] }), { maxItems: 64 }),
+  },
+  {
+    'x-kubernetes-validations': [
+      rule('!(has(self.unlimited) && self.unlimited) || !has(self.unit)', 'unlimited excludes unit'),
+      rule(
+        '(has(self.unlimited) && self.unlimited) || has(self.unit)',
+        'unit is required unless unlimited is true',
+      ),
+      rule(
+        '!has(self.name) || !has(self.replaces) || self.replaces.all(r, r.name != self.name)',
+        'replaces should not contain name of same descriptor',
+      ),
+    ],
+  },
+);
+
+function descriptor(level: number): Schema {
+  return obj(
+    {
+      key: str({ minLength: 1 }),
+      value: str(),
+      rate_limit: rateLimit,
+      shadow_mode: bool(),
+      detailed_metric: bool(),
+      ...(level < MAX_DESCRIPTOR_DEPTH
+        ? { descriptors: list(descriptor(level + 1), { maxItems: 256, 'x-kubernetes-list-type': 'atomic' }) }
+        : {}),
+    },
+    { required: ['key'] },
+  );
+}
+
+export const rateLimitConfig: CrdSource = {
+  kind: 'RateLimitConfig',
+  plural: 'ratelimitconfigs',
+  singular: 'ratelimitconfig',
+  shortNames: ['rlc'],
+  description:
+    "Rate-limit rules of one domain, in Envoy ratelimit's YAML format one to one. Served to ratelimit instances over xDS.",
+  spec: obj(
+    {
+      domain: str({ minLength: 1, description: 'Unique across all RateLimitConfigs; the older one wins.' }),
+      descriptors: list(descriptor(1), { maxItems: 1024, 'x-kubernetes-list-type': 'atomic' }),
+    },
+    { required: ['domain'] },
+  ),
+  printerColumns: [{ name: 'Domain', type: 'string', jsonPath: '.spec.domain' }],
+};

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { parseApiRoute } from './api-route.js';
+import { ConfigError } from './errors.js';
+
+const problems = (spec: unknown): readonly string[] => {
+  try {
+    parseApiRoute('demo/users', spec);
+  } catch (e: unknown) {
+    if (e instanceof ConfigError) return e.problems;
+    throw e;
+  }
+  return [];
+};
+
+describe('parseApiRoute', () => {
+  it('reads routes with handlers, backends, defaults and rate limits', () => {
+    expect(
+      parseApiRoute('demo/users', {
+        prefix: 'v1',
+        routes: [
+          {
+            name: 'get-user',
+            method: 'get',
+            path: '/users/{id:\\d+}/',
+            auth: false,
+            handler: 'Users.get',
+            requiredParams: ['id|int'],
+          },
+          {
+            name: 'orders',
+            method: '*',
+            path: 'orders[/{rest:.+}]',
+            backend: { service: 'orders', port: 8080, path: '/internal' },
+            rateLimit: {
+              requestsPerUnit: 100,
+              unit: 'Minute',
+              descriptors: [{ key: 'client', from: 'remoteAddress' }],
+            },
+          },
+        ],
+      }),
+    ).toEqual({
+      prefix: 'v1',
+      routes: [
+        {
+          name: 'get-user',
+          method: 'GET',
+          path: 'users/{id:\\d+}',
+          auth: false,
+          requiredParams: ['id|int'],
+          target: { kind: 'handler', handler: 'Users.get' },
+          rateLimit: undefined,
+        },
+        {
+          name: 'orders',
+          method: '*',
+          path: 'orders[/{rest:.+}]',
+          auth: true,
+          requiredParams: [],
+          target: {
+            kind: 'backend',
+            service: 'orders',
+            namespace: '',
+            port: 8080,
+            path: '/internal',
+            timeoutSeconds: 30,
+          },
+          rateLimit: {
+            requestsPerUnit: 100,
+            unit: 'MINUTE',
+            shadowMode: false,
+            descriptors: [{ key: 'client', from: 'remoteAddress', name: '' }],
+          },
+        },
+      ],
+    });
+  });
+
+  it('lists every problem with its path', () => {
+    expect(
+      problems({
+        prefix: '/V1',
+        routes: [
+          { name: 'a', method: 'FETCH', path: 'x/{id', handler: 'nope' },
+          { name: 'b', method: 'GET', path: 'y', handler: 'A.b', backend: { service: 's', port: 1 } },
+          {
+            name: 'b',
+            method: 'GET',
+            path: 'y',
+            handler: 'A.b',
+            rateLimit: { requestsPerUnit: 1, unit: 'fortnight' },
+          },
+          { name: 'c', method: 'GET', path: 'z', backend: { service: 'Bad_Name', port: 70000 } },
+        ],
+      }),
+    ).toEqual([
+      'demo/users: prefix: expected segments of a-z, 0-9 and -, separated by /',
+      'demo/users: routes[0].method: expected one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, *',
+      'demo/users: routes[0].path: unclosed "{" at offset 2',
+      'demo/users: routes[0].handler: expected Class.method',
+      'demo/users: routes[1]: exactly one of handler or backend is required',
+      'demo/users: routes[2].rateLimit.unit: expected one of second, minute, hour, day, week, month, year',
+      'demo/users: routes[3].backend.service: expected a Service name (DNS label)',
+      'demo/users: routes[3].backend.port: expected a port from 1 to 65535',
+      "demo/users: routes[2].name: route name 'b' is also used by routes[1]",
+    ]);
+  });
+
+  it('rejects an empty route list and duplicate method+path', () => {
+    expect(problems({ routes: [] })).toEqual(['demo/users: routes: at least one route is required']);
+    expect(
+      problems({
+        routes: [
+          { name: 'a', method: 'GET', path: 'x', handler: 'A.a' },
+          { name: 'b', method: 'GET', path: '/x/', handler: 'A.b' },
+        ],
+      }),
+    ).toEqual(["demo/users: routes[1]: GET 'x' is also served by routes[0]"]);
+  });
+});

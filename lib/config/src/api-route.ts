@@ -1,0 +1,173 @@
+import { RATE_LIMIT_UNITS, type RateLimitUnit } from './rate-limit-types.js';
+import { readOrThrow, type ConfigPath, type Reader } from './reader.js';
+import { compileRoutePath } from './route-path.js';
+
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', '*'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+export const DESCRIPTOR_SOURCES = ['remoteAddress', 'header', 'claim', 'pathParam', 'query', 'user'] as const;
+export type DescriptorSource = (typeof DESCRIPTOR_SOURCES)[number];
+
+export type RouteTarget =
+  | { kind: 'handler'; handler: string }
+  | {
+      kind: 'backend';
+      service: string;
+      namespace: string;
+      port: number;
+      path: string;
+      timeoutSeconds: number;
+    };
+
+export interface RouteRateLimit {
+  requestsPerUnit: number;
+  unit: RateLimitUnit;
+  shadowMode: boolean;
+  descriptors: Array<{ key: string; from: DescriptorSource; name: string }>;
+}
+
+export interface Route {
+  name: string;
+  method: HttpMethod;
+  path: string;
+  auth: boolean;
+  requiredParams: string[];
+  target: RouteTarget;
+  rateLimit: RouteRateLimit | undefined;
+}
+
+export interface ApiRouteSpec {
+  prefix: string;
+  routes: Route[];
+}
+
+const HANDLER = /^[A-Za-z_$][A-Za-z0-9_$]*\.[A-Za-z_$][A-Za-z0-9_$]*$/;
+const PREFIX = /^[a-z0-9-]+(\/[a-z0-9-]+)*$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const PARAM_SPEC = /^[A-Za-z_][A-Za-z0-9_]*(\|[a-z]+)?$/;
+
+/**
+ * Validates an ApiRoute's `spec` (the custom resource's, or the same fields decoded from xDS) and returns
+ * the model the gateway serves. Throws a `ConfigError` listing every problem as `<source>: <path>: <message>`.
+ */
+export function parseApiRoute(source: string, spec: unknown): ApiRouteSpec {
+  return readOrThrow(source, (read) => {
+    const m = read.map(spec, [], new Set(['prefix', 'routes'])) ?? {};
+    const prefix = read.str(m.prefix, ['prefix']) ?? '';
+    if (prefix !== '' && !PREFIX.test(prefix))
+      read.fail(['prefix'], 'expected segments of a-z, 0-9 and -, separated by /');
+    const items = read.list(m.routes, ['routes']);
+    if (items.length === 0) read.fail(['routes'], 'at least one route is required');
+    const parsed = items.map((item, i) => ({ i, route: readRoute(read, item, ['routes', i]) }));
+    const seen = new Map<string, number>();
+    items.forEach((item, i) => {
+      const name = (item as { name?: unknown } | null)?.name;
+      if (typeof name !== 'string') return;
+      const first = seen.get(name);
+      if (first !== undefined)
+        read.fail(['routes', i, 'name'], `route name '${name}' is also used by routes[${first}]`);
+      else seen.set(name, i);
+    });
+    const served = new Map<string, number>();
+    for (const { i, route } of parsed) {
+      if (!route) continue;
+      const key = `${route.method} '${route.path}'`;
+      const first = served.get(key);
+      if (first !== undefined) read.fail(['routes', i], `${key} is also served by routes[${first}]`);
+      else served.set(key, i);
+    }
+    const routes = parsed.flatMap(({ route }) => (route ? [route] : []));
+    return { prefix, routes };
+  });
+}
+
+const ROUTE_KEYS = new Set([
+  'name',
+  'method',
+  'path',
+  'auth',
+  'requiredParams',
+  'handler',
+  'backend',
+  'rateLimit',
+]);
+
+function readRoute(read: Reader, v: unknown, path: ConfigPath): Route | undefined {
+  const m = read.map(v, path, ROUTE_KEYS);
+  if (!m) return undefined;
+  const name = read.str(m.name, [...path, 'name']) ?? '';
+  if (!DNS_LABEL.test(name)) read.fail([...path, 'name'], 'expected a DNS label (a-z, 0-9, -)');
+  const methodText = (read.str(m.method, [...path, 'method']) ?? '').toUpperCase();
+  const method = HTTP_METHODS.find((x) => x === methodText);
+  if (!method) read.fail([...path, 'method'], `expected one of ${HTTP_METHODS.join(', ')}`);
+  const routePath = (read.str(m.path, [...path, 'path']) ?? '').replace(/^\/+|\/+$/g, '');
+  const compiled = compileRoutePath(routePath);
+  if ('problems' in compiled) for (const p of compiled.problems) read.fail([...path, 'path'], p);
+  const requiredParams = read.list(m.requiredParams, [...path, 'requiredParams']).flatMap((p, i) => {
+    const text = read.str(p, [...path, 'requiredParams', i]) ?? '';
+    if (!PARAM_SPEC.test(text))
+      return read.fail([...path, 'requiredParams', i], 'expected name or name|sanitizer', []);
+    return [text];
+  });
+  const target = readTarget(read, m, path);
+  const auth = m.auth === undefined || m.auth === null ? true : read.bool(m.auth, [...path, 'auth']);
+  const rateLimit =
+    m.rateLimit == null ? undefined : readRateLimit(read, m.rateLimit, [...path, 'rateLimit']);
+  if (!method || !target) return undefined;
+  return { name, method, path: routePath, auth, requiredParams, target, rateLimit };
+}
+
+function readTarget(read: Reader, m: Record<string, unknown>, path: ConfigPath): RouteTarget | undefined {
+  if ((m.handler == null) === (m.backend == null)) {
+    return read.fail(path, 'exactly one of handler or backend is required');
+  }
+  if (m.handler != null) {
+    const handler = read.str(m.handler, [...path, 'handler']) ?? '';
+    if (!HANDLER.test(handler)) return read.fail([...path, 'handler'], 'expected Class.method');
+    return { kind: 'handler', handler };
+  }
+  const at = [...path, 'backend'];
+  const b =
+    read.map(m.backend, at, new Set(['service', 'namespace', 'port', 'path', 'timeoutSeconds'])) ?? {};
+  const service = read.str(b.service, [...at, 'service']) ?? '';
+  if (!DNS_LABEL.test(service)) read.fail([...at, 'service'], 'expected a Service name (DNS label)');
+  const port = read.uint32(b.port, [...at, 'port']);
+  if (port < 1 || port > 65_535) read.fail([...at, 'port'], 'expected a port from 1 to 65535');
+  const timeoutSeconds =
+    b.timeoutSeconds == null ? 30 : read.uint32(b.timeoutSeconds, [...at, 'timeoutSeconds']);
+  return {
+    kind: 'backend',
+    service,
+    namespace: read.str(b.namespace, [...at, 'namespace']) ?? '',
+    port,
+    path: read.str(b.path, [...at, 'path']) ?? '',
+    timeoutSeconds,
+  };
+}
+
+function readRateLimit(read: Reader, v: unknown, path: ConfigPath): RouteRateLimit | undefined {
+  const m = read.map(v, path, new Set(['requestsPerUnit', 'unit', 'shadowMode', 'descriptors']));
+  if (!m) return undefined;
+  const unitText = (read.str(m.unit, [...path, 'unit']) ?? '').toUpperCase();
+  const unit = RATE_LIMIT_UNITS.find((u) => u === unitText);
+  if (!unit)
+    return read.fail([...path, 'unit'], `expected one of ${RATE_LIMIT_UNITS.join(', ').toLowerCase()}`);
+  const descriptors = read.list(m.descriptors, [...path, 'descriptors']).flatMap((d, i) => {
+    const at = [...path, 'descriptors', i];
+    const dm = read.map(d, at, new Set(['key', 'from', 'name'])) ?? {};
+    const key = read.str(dm.key, [...at, 'key']) ?? '';
+    if (key === '') read.fail([...at, 'key'], 'descriptor has empty key');
+    const fromText = read.str(dm.from, [...at, 'from']) ?? '';
+    const from = DESCRIPTOR_SOURCES.find((s) => s === fromText);
+    if (!from) return read.fail([...at, 'from'], `expected one of ${DESCRIPTOR_SOURCES.join(', ')}`, []);
+    const name = read.str(dm.name, [...at, 'name']) ?? '';
+    if (name === '' && from !== 'remoteAddress' && from !== 'user')
+      read.fail([...at, 'name'], `a ${from} source needs a name`);
+    return [{ key, from, name }];
+  });
+  return {
+    requestsPerUnit: read.uint32(m.requestsPerUnit, [...path, 'requestsPerUnit']),
+    unit,
+    shadowMode: read.bool(m.shadowMode, [...path, 'shadowMode']),
+    descriptors,
+  };
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from './errors.js';
+import { parseInboxEndpoint } from './inbox-endpoint.js';
+
+const ID = 'Qm9vdHN0cmFwcGVkLWlkLTEyMw';
+
+describe('parseInboxEndpoint', () => {
+  it('fills defaults', () => {
+    expect(
+      parseInboxEndpoint('ns/hook', { endpointId: ID, forward: [{ url: 'https://example.test/hooks' }] }),
+    ).toEqual({
+      endpointId: ID,
+      displayName: '',
+      forward: [
+        {
+          url: 'https://example.test/hooks',
+          pathMode: 'append',
+          enabled: true,
+          timeoutSeconds: 10,
+          maxAttempts: 8,
+          initialDelaySeconds: 30,
+          maxDelaySeconds: 3600,
+        },
+      ],
+      retention: { maxRequests: 500, maxAgeHours: 168, maxBytes: 52_428_800 },
+    });
+  });
+
+  it('lists every problem', () => {
+    expect(() =>
+      parseInboxEndpoint('ns/hook', {
+        endpointId: 'short',
+        forward: [{ url: 'ftp://x', pathMode: 'prefix' }],
+        retention: { maxRequests: 0, colour: 'red' },
+      }),
+    ).toThrow(
+      new ConfigError([
+        'ns/hook: endpointId: expected 22 to 64 URL-safe characters (A-Z, a-z, 0-9, _ and -)',
+        'ns/hook: forward[0].url: expected an absolute http or https URL',
+        'ns/hook: forward[0].pathMode: expected append or exact',
+        "ns/hook: retention.colour: unknown key 'colour'",
+        'ns/hook: retention.maxRequests: must be at least 1',
+      ]),
+    );
+  });
+});
