@@ -6,13 +6,18 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['lib/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts'],
+          include: ['lib/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'operator/src/**/*.test.ts'],
         },
       },
       {
         test: {
           name: 'integration',
-          include: ['lib/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+          include: [
+            'lib/*/test/**/*.test.ts',
+            'services/*/test/**/*.test.ts',
+            'operator/test/**/*.test.ts',
+            'test/**/*.test.ts',
+          ],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

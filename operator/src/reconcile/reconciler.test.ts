@@ -1,0 +1,177 @@
+import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
+import { describe, expect, it } from 'vitest';
+import { API_VERSION, type Kind, type Resource } from '../resources.js';
+import { ResourceStore } from '../store.js';
+import { desiredStatus, isStatusChanged } from './conditions.js';
+import { Reconciler } from './reconciler.js';
+
+const rlc = createMessageCodec(PROTO_FILES.rateLimitConfig, 'ratelimit.config.ratelimit.v3.RateLimitConfig');
+
+function resource(
+  kind: Kind,
+  name: string,
+  spec: unknown,
+  opts: { created?: string; generation?: number } = {},
+): Resource {
+  return {
+    apiVersion: API_VERSION,
+    kind,
+    metadata: {
+      name,
+      namespace: 'team',
+      uid: `uid-${name}`,
+      generation: opts.generation ?? 1,
+      creationTimestamp: opts.created ?? '2026-11-22T00:00:00Z',
+    },
+    spec,
+  };
+}
+
+const limit = (domain: string, requestsPerUnit = 5) => ({
+  domain,
+  descriptors: [{ key: 'user', rate_limit: { unit: 'minute', requests_per_unit: requestsPerUnit } }],
+});
+
+describe('Reconciler', () => {
+  it('serves valid RateLimitConfigs as upstream RateLimitConfig messages named namespace/name', () => {
+    const store = new ResourceStore();
+    store.upsert(resource('RateLimitConfig', 'web', limit('web')));
+    const result = new Reconciler().reconcile(store).RateLimitConfig;
+    expect(result.typeUrl).toBe('type.googleapis.com/ratelimit.config.ratelimit.v3.RateLimitConfig');
+    expect(result.resources.map((r) => ({ name: r.name, message: rlc.decode(r.value) }))).toEqual([
+      {
+        name: 'team/web',
+        message: {
+          name: 'team/web',
+          domain: 'web',
+          descriptors: [{ key: 'user', rateLimit: { unit: 'MINUTE', requestsPerUnit: 5 } }],
+        },
+      },
+    ]);
+    expect(result.outcomes[0]).toMatchObject({ rejection: undefined, servedGeneration: 1 });
+  });
+
+  it('lets the older of two RateLimitConfigs keep a domain, and the newer says why it lost', () => {
+    const store = new ResourceStore();
+    store.upsert(
+      resource('RateLimitConfig', 'b-newer', limit('web', 1), { created: '2026-11-22T10:00:00Z' }),
+    );
+    store.upsert(
+      resource('RateLimitConfig', 'a-older', limit('web', 2), { created: '2026-11-21T10:00:00Z' }),
+    );
+    store.upsert(resource('RateLimitConfig', 'other', limit('other')));
+    const result = new Reconciler().reconcile(store).RateLimitConfig;
+    expect(result.resources.map((r) => r.name)).toEqual(['team/a-older', 'team/other']);
+    const newer = result.outcomes.find((o) => o.resource.metadata.name === 'b-newer');
+    expect(newer?.rejection).toEqual({
+      reason: 'Conflict',
+      message: "domain 'web' is already defined by team/a-older, which is older",
+    });
+  });
+
+  it('keeps serving the last good generation after an invalid edit, without blocking the others', () => {
+    const store = new ResourceStore();
+    const reconciler = new Reconciler();
+    store.upsert(resource('RateLimitConfig', 'web', limit('web', 5)));
+    store.upsert(resource('RateLimitConfig', 'api', limit('api')));
+    reconciler.reconcile(store);
+    store.upsert(
+      resource(
+        'RateLimitConfig',
+        'web',
+        { domain: 'web', descriptors: [{ key: 'user', rate_limit: { unit: 'fortnight' } }] },
+        { generation: 2 },
+      ),
+    );
+    const result = reconciler.reconcile(store).RateLimitConfig;
+    expect(
+      result.resources.map((r) => [
+        r.name,
+        (rlc.decode(r.value).descriptors as Array<{ rateLimit: unknown }>)[0]?.rateLimit,
+      ]),
+    ).toEqual([
+      ['team/api', { unit: 'MINUTE', requestsPerUnit: 5 }],
+      ['team/web', { unit: 'MINUTE', requestsPerUnit: 5 }],
+    ]);
+    const web = result.outcomes.find((o) => o.resource.metadata.name === 'web');
+    expect(web?.rejection?.reason).toBe('Invalid');
+    expect(web?.rejection?.message).toMatch(
+      /^team\/web: descriptors\[0\]\.rate_limit\.unit: invalid rate limit unit 'fortnight'/,
+    );
+    expect(web?.servedGeneration).toBe(1);
+    const status = desiredStatus(web!, '2026-11-22T12:00:00Z');
+    expect(status.conditions?.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['Accepted', 'False', 'Invalid'],
+      ['Ready', 'True', 'ServingPrevious'],
+    ]);
+    expect(status.observedGeneration).toBe(2);
+  });
+
+  it('never serves a new resource that is invalid, and forgets deleted ones', () => {
+    const store = new ResourceStore();
+    const reconciler = new Reconciler();
+    store.upsert(resource('RateLimitConfig', 'bad', { descriptors: [] }));
+    let result = reconciler.reconcile(store).RateLimitConfig;
+    expect(result.resources).toEqual([]);
+    expect(result.outcomes[0]?.rejection?.message).toBe(
+      'team/bad: domain: config file cannot have empty domain',
+    );
+    store.remove('RateLimitConfig', 'team/bad');
+    result = reconciler.reconcile(store).RateLimitConfig;
+    expect(result.outcomes).toEqual([]);
+  });
+
+  it('rejects an ApiRoute whose method and path an older one serves, and an InboxEndpoint reusing an id', () => {
+    const store = new ResourceStore();
+    const routes = (name: string) => ({
+      prefix: 'v1',
+      routes: [{ name, method: 'GET', path: 'users', handler: 'Users.list' }],
+    });
+    store.upsert(resource('ApiRoute', 'old', routes('list'), { created: '2026-01-01T00:00:00Z' }));
+    store.upsert(resource('ApiRoute', 'new', routes('list2'), { created: '2026-02-01T00:00:00Z' }));
+    const id = 'AAAAAAAAAAAAAAAAAAAAAAAA';
+    store.upsert(
+      resource('InboxEndpoint', 'hook-a', { endpointId: id }, { created: '2026-01-01T00:00:00Z' }),
+    );
+    store.upsert(
+      resource('InboxEndpoint', 'hook-b', { endpointId: id }, { created: '2026-03-01T00:00:00Z' }),
+    );
+    const result = new Reconciler().reconcile(store);
+    expect(result.ApiRoute.resources.map((r) => r.name)).toEqual(['team/old']);
+    expect(result.ApiRoute.outcomes[1]?.rejection?.message).toBe(
+      'GET /v1/users is already served by team/old, which is older',
+    );
+    expect(result.InboxEndpoint.resources.map((r) => r.name)).toEqual(['team/hook-a']);
+    expect(result.InboxEndpoint.outcomes[1]?.rejection?.message).toBe(
+      `endpoint id '${id}' is already used by team/hook-a, which is older`,
+    );
+  });
+});
+
+describe('desiredStatus', () => {
+  it('keeps lastTransitionTime while a condition keeps its status, and reports no change then', () => {
+    const r = resource('RateLimitConfig', 'web', limit('web'));
+    const first = desiredStatus(
+      { resource: r, rejection: undefined, servedGeneration: 1 },
+      '2026-11-22T00:00:01Z',
+    );
+    const again = desiredStatus(
+      { resource: { ...r, status: first }, rejection: undefined, servedGeneration: 1 },
+      '2026-11-22T09:00:00Z',
+    );
+    expect(again).toEqual(first);
+    expect(isStatusChanged({ ...r, status: first }, again)).toBe(false);
+    const rejected = desiredStatus(
+      {
+        resource: { ...r, status: first },
+        rejection: { reason: 'Invalid', message: 'x' },
+        servedGeneration: undefined,
+      },
+      '2026-11-22T10:00:00Z',
+    );
+    expect(rejected.conditions?.map((c) => [c.type, c.status, c.lastTransitionTime])).toEqual([
+      ['Accepted', 'False', '2026-11-22T10:00:00Z'],
+      ['Ready', 'False', '2026-11-22T10:00:00Z'],
+    ]);
+  });
+});

@@ -1,0 +1,29 @@
+import type { Resource } from '../resources.js';
+
+/** What one kind needs for a reconcile: how to validate a spec, what it claims, and its xDS encoding. */
+export interface KindHandler<M> {
+  typeUrl: string;
+  /** Validates the spec with the parser the services use; throws a `ConfigError`. */
+  parse(name: string, spec: unknown): M;
+  /** Keys that two resources of this kind must not share (a domain, a method and path, an endpoint id). */
+  claims(model: M): string[];
+  /** Why a newer resource lost `claim` to `owner`. */
+  conflictMessage(claim: string, owner: string): string;
+  encode(resource: Resource, model: M): Uint8Array;
+}
+
+export type Rejection = { reason: 'Invalid' | 'Conflict'; message: string };
+
+export interface Outcome {
+  resource: Resource;
+  /** Undefined when the current generation was accepted. */
+  rejection: Rejection | undefined;
+  /** The generation being served (the current one, or the last good one after a bad edit), if any. */
+  servedGeneration: number | undefined;
+}
+
+export interface KindResult {
+  typeUrl: string;
+  outcomes: Outcome[];
+  resources: Array<{ name: string; value: Uint8Array }>;
+}

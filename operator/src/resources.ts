@@ -1,0 +1,57 @@
+/** The custom resources the operator reconciles, as the API server (or a manifest file) gives them. */
+export const GROUP = 'portcullis.dev';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+export const KINDS = ['RateLimitConfig', 'ApiRoute', 'InboxEndpoint'] as const;
+export type Kind = (typeof KINDS)[number];
+
+export const PLURALS: Readonly<Record<Kind, string>> = {
+  RateLimitConfig: 'ratelimitconfigs',
+  ApiRoute: 'apiroutes',
+  InboxEndpoint: 'inboxendpoints',
+};
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  observedGeneration: number;
+  lastTransitionTime: string;
+}
+
+export interface ResourceStatus {
+  observedGeneration?: number;
+  conditions?: Condition[];
+}
+
+export interface Resource {
+  apiVersion: string;
+  kind: Kind;
+  metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    generation: number;
+    resourceVersion?: string;
+    creationTimestamp: string;
+  };
+  spec: unknown;
+  status?: ResourceStatus;
+}
+
+/** `namespace/name`: how resources are named in logs, errors and xDS resource names. */
+export function resourceName(r: Pick<Resource, 'metadata'>): string {
+  return `${r.metadata.namespace}/${r.metadata.name}`;
+}
+
+/** Older first, then by name: the order in which resources claim a domain, a route or an endpoint id. */
+export function byAge(a: Resource, b: Resource): number {
+  const t = a.metadata.creationTimestamp.localeCompare(b.metadata.creationTimestamp);
+  return t !== 0 ? t : resourceName(a).localeCompare(resourceName(b));
+}
+
+export function isKind(kind: unknown): kind is Kind {
+  return typeof kind === 'string' && (KINDS as readonly string[]).includes(kind);
+}

@@ -1,0 +1,46 @@
+import { KINDS, resourceName, type Kind, type Resource } from './resources.js';
+
+/** The resources currently known, by kind and `namespace/name`, fed by a source and read by reconciles. */
+export class ResourceStore {
+  private readonly byKind = new Map<Kind, Map<string, Resource>>(KINDS.map((k) => [k, new Map()]));
+  private readonly listeners: Array<() => void> = [];
+
+  upsert(resource: Resource): void {
+    this.kind(resource.kind).set(resourceName(resource), resource);
+    this.changed();
+  }
+
+  remove(kind: Kind, name: string): void {
+    if (this.kind(kind).delete(name)) this.changed();
+  }
+
+  /** Replaces every resource of a kind at once (a relist, a directory reload). */
+  replaceAll(kind: Kind, resources: readonly Resource[]): void {
+    const map = this.kind(kind);
+    map.clear();
+    for (const r of resources) map.set(resourceName(r), r);
+    this.changed();
+  }
+
+  list(kind: Kind): Resource[] {
+    return [...this.kind(kind).values()];
+  }
+
+  get(kind: Kind, name: string): Resource | undefined {
+    return this.kind(kind).get(name);
+  }
+
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  private kind(kind: Kind): Map<string, Resource> {
+    const map = this.byKind.get(kind);
+    if (!map) throw new Error(`unknown kind ${kind}`);
+    return map;
+  }
+
+  private changed(): void {
+    for (const l of this.listeners.slice()) l();
+  }
+}
