@@ -10,17 +10,16 @@ export function desiredStatus(outcome: Outcome, now: string): ResourceStatus {
   const { resource, rejection, servedGeneration } = outcome;
   const generation = resource.metadata.generation;
   const accepted = rejection
-    ? condition('Accepted', false, rejection.reason, rejection.message)
-    : condition('Accepted', true, 'Accepted', 'the specification is valid');
+    ? condition('Accepted', [false, rejection.reason], rejection.message)
+    : condition('Accepted', [true, 'Accepted'], 'the specification is valid');
   const ready =
     servedGeneration === undefined
-      ? condition('Ready', false, 'NotServed', 'no generation of this resource is served')
+      ? condition('Ready', [false, 'NotServed'], 'no generation of this resource is served')
       : servedGeneration === generation
-        ? condition('Ready', true, 'Served', `generation ${generation} is served`)
+        ? condition('Ready', [true, 'Served'], `generation ${generation} is served`)
         : condition(
             'Ready',
-            true,
-            'ServingPrevious',
+            [true, 'ServingPrevious'],
             `generation ${servedGeneration} is still served; generation ${generation} was rejected`,
           );
   const previous = resource.status?.conditions ?? [];
@@ -37,8 +36,7 @@ export function desiredStatus(outcome: Outcome, now: string): ResourceStatus {
 
 function condition(
   type: string,
-  ok: boolean,
-  reason: string,
+  [ok, reason]: [boolean, string],
   message: string,
 ): Omit<Condition, 'lastTransitionTime' | 'observedGeneration'> {
   return { type, status: ok ? 'True' : 'False', reason, message };

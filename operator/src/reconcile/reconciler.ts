@@ -10,9 +10,9 @@ export class Reconciler {
 
   constructor() {
     this.kinds = {
-      RateLimitConfig: new KindReconciler(HANDLERS.RateLimitConfig) as KindReconciler<unknown>,
-      ApiRoute: new KindReconciler(HANDLERS.ApiRoute) as KindReconciler<unknown>,
-      InboxEndpoint: new KindReconciler(HANDLERS.InboxEndpoint) as KindReconciler<unknown>,
+      RateLimitConfig: new KindReconciler(HANDLERS.RateLimitConfig),
+      ApiRoute: new KindReconciler(HANDLERS.ApiRoute),
+      InboxEndpoint: new KindReconciler(HANDLERS.InboxEndpoint),
     };
   }
 
