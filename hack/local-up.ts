@@ -7,15 +7,31 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsx = join(root, 'node_modules/.bin/tsx');
 
+// The operator reads the custom resources from examples/resources (directory mode) and serves them over
+// xDS on 18000; the rate-limit service takes its rules from there, as it would in a cluster.
 const services: Array<{ name: string; entry: string; env: Record<string, string> }> = [
+  {
+    name: 'operator',
+    entry: 'operator/src/main.ts',
+    env: {
+      OPERATOR_SOURCE: 'directory',
+      OPERATOR_MANIFESTS_DIR: join(root, 'examples/resources'),
+      XDS_HOST: '127.0.0.1',
+      XDS_PORT: '18000',
+      HEALTH_PORT: '8090',
+      METRICS_PORT: '9090',
+      LOG_LEVEL: 'info',
+    },
+  },
   {
     name: 'ratelimit',
     entry: 'services/ratelimit/src/main.ts',
     env: {
       BACKEND_TYPE: 'memory',
-      RUNTIME_ROOT: join(root, 'examples/ratelimit'),
-      RUNTIME_APPDIRECTORY: 'config',
-      RUNTIME_WATCH_ROOT: 'false',
+      CONFIG_TYPE: 'GRPC_XDS_SOTW',
+      CONFIG_GRPC_XDS_SERVER_URL: '127.0.0.1:18000',
+      CONFIG_GRPC_XDS_NODE_ID: 'ratelimit-local',
+      CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '500ms',
       LOG_LEVEL: 'info',
     },
   },

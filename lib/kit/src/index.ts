@@ -13,3 +13,4 @@ export { createMetricsRegistry } from './metrics.js';
 export { createHealth, type Health } from './health.js';
 export { startParts, onShutdownSignal, type Part, type Running } from './lifecycle.js';
 export { withSpan } from './tracing.js';
+export { createHttpApp, listenHttp, type ErrorMapper, type HttpApp, type RunningServer } from './http-app.js';

@@ -69,7 +69,12 @@ export function applyRequest(st: TypeState, req: DiscoveryRequestMessage): Reque
   st.awaitingReply = false;
   if (req.errorDetail) {
     const rejected = st.lastSentVersion;
-    const nack = { version: rejected, nonce, message: req.errorDetail.message ?? '', code: req.errorDetail.code ?? 0 };
+    const nack = {
+      version: rejected,
+      nonce,
+      message: req.errorDetail.message ?? '',
+      code: req.errorDetail.code ?? 0,
+    };
     st.nackedVersion = rejected;
     st.lastNack = nack;
     return { kind: 'nack', ...nack };

@@ -64,7 +64,7 @@ export interface ClientTypeState {
   subscription: '*' | readonly string[];
   /** The version of the last response sent on this stream ('' before the first). */
   sentVersion: string;
-  /** The last version the client ACKed ('' if none yet). */
+  /** The last version the client ACKed, or reported in the first request of the stream ('' if none). */
   ackedVersion: string;
   /** The last NACK of this type on this stream; kept after later ACKs, so compare its version. */
   lastNack?: { version: string; nonce: string; message: string; code: number };

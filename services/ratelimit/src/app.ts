@@ -1,11 +1,19 @@
-import { createHealth, createMetricsRegistry, startParts, type Health, type Logger } from '@portcullis/kit';
+import {
+  createHealth,
+  createMetricsRegistry,
+  startParts,
+  type Health,
+  type Logger,
+  type RunningServer,
+} from '@portcullis/kit';
 import { createCounterStore } from './backends/factory.js';
 import type { CounterStore } from './backends/types.js';
 import { FileConfigSource } from './config/file-source.js';
+import { XdsConfigSource } from './config/xds-source.js';
 import type { RuleSet } from './config/rule-set.js';
 import { Limiter } from './limiter/limiter.js';
 import { startDebugServer } from './servers/debug-server.js';
-import { startGrpcServer, type RunningServer } from './servers/grpc-server.js';
+import { startGrpcServer } from './servers/grpc-server.js';
 import { startHttpServer } from './servers/http-server.js';
 import { RateLimitService } from './service.js';
 import { configDirectory, type Settings } from './settings.js';
@@ -15,7 +23,7 @@ export interface RateLimitApp {
   service: RateLimitService;
   stats: Stats;
   health: Health;
-  config: FileConfigSource;
+  config: FileConfigSource | XdsConfigSource;
   /** Bound ports, known once started (useful when the settings asked for port 0). */
   ports: { http: number; grpc: number; debug: number };
   close(): Promise<void>;
@@ -61,22 +69,16 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
     responseHeaders: settings.limiter.responseHeaders,
   });
 
-  let firstRules: (() => void) | undefined;
-  const rulesLoaded = new Promise<void>((resolve) => (firstRules = resolve));
-  const config = new FileConfigSource({
-    runtimeRoot: settings.config.runtimeRoot,
-    directory: configDirectory(settings.config),
-    ignoreDotFiles: settings.config.ignoreDotFiles,
-    watchRoot: settings.config.watchRoot,
-    mergeDomains: settings.config.mergeDomains,
-    stats,
-    log,
-    onRules: (rules: RuleSet) => {
-      service.setRules(rules);
-      health.set('config', rules.domains.size > 0);
-      firstRules?.();
-    },
-  });
+  const onRules = (rules: RuleSet): void => {
+    service.setRules(rules);
+    health.set('config', rules.domains.size > 0);
+  };
+  const c = settings.config;
+  const config =
+    c.type === 'FILE'
+      ? createFileSource(c, { stats, log, onRules })
+      : createXdsSource(c, { stats, log, onRules });
+  const waitForConfig = !c.forceStartWithoutInitialConfig;
 
   const ports = { http: 0, grpc: 0, debug: 0 };
   const servers: RunningServer[] = [];
@@ -103,10 +105,20 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
       {
         name: 'config',
         start: async () => {
-          const ok = await config.start();
-          if (!ok && !settings.config.forceStartWithoutInitialConfig) {
-            log.warn({ directory: configDirectory(settings.config) }, 'waiting for a valid configuration');
-            await rulesLoaded;
+          if (config instanceof FileConfigSource) {
+            if (!(await config.start()) && waitForConfig) {
+              log.warn({ directory: configDirectory(c) }, 'waiting for a valid configuration');
+              await config.firstUpdate();
+            }
+          } else {
+            config.start();
+            if (waitForConfig) {
+              log.info(
+                { server: c.xds.serverUrl },
+                'waiting for the first configuration from the xDS server',
+              );
+              await config.firstUpdate();
+            }
           }
         },
         close: () => config.close(),
@@ -118,4 +130,42 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
     log,
   );
   return { service, stats, health, config, ports, close: () => running.close() };
+}
+
+interface SourceDeps {
+  stats: Stats;
+  log: Logger;
+  onRules: (rules: RuleSet) => void;
+}
+
+function createFileSource(c: Settings['config'], deps: SourceDeps): FileConfigSource {
+  return new FileConfigSource({
+    runtimeRoot: c.runtimeRoot,
+    directory: configDirectory(c),
+    ignoreDotFiles: c.ignoreDotFiles,
+    watchRoot: c.watchRoot,
+    mergeDomains: c.mergeDomains,
+    ...deps,
+  });
+}
+
+function createXdsSource(c: Settings['config'], deps: SourceDeps): XdsConfigSource {
+  const { tls } = c.xds;
+  return new XdsConfigSource({
+    serverUrl: c.xds.serverUrl,
+    nodeId: c.xds.nodeId,
+    nodeMetadata: c.xds.nodeMetadata,
+    retryIntervalMs: c.xds.retryIntervalMs,
+    additionalHeaders: c.xds.additionalHeaders,
+    tls: tls.enabled
+      ? {
+          ...(tls.caCert ? { caCert: tls.caCert } : {}),
+          ...(tls.clientCert ? { clientCert: tls.clientCert } : {}),
+          ...(tls.clientKey ? { clientKey: tls.clientKey } : {}),
+          ...(tls.serverSan ? { serverNameOverride: tls.serverSan } : {}),
+        }
+      : undefined,
+    mergeDomains: c.mergeDomains,
+    ...deps,
+  });
 }

@@ -16,6 +16,16 @@ export interface Settings {
   debug: { host: string; port: number };
   log: { level: LogLevel; format: LogFormat };
   config: {
+    /** `FILE`: YAML files under the runtime root; `GRPC_XDS_SOTW`: an xDS management server. */
+    type: 'FILE' | 'GRPC_XDS_SOTW';
+    xds: {
+      serverUrl: string;
+      nodeId: string;
+      nodeMetadata: Record<string, string>;
+      retryIntervalMs: number;
+      additionalHeaders: Record<string, string>;
+      tls: { enabled: boolean; clientCert: string; clientKey: string; caCert: string; serverSan: string };
+    };
     /** `<root>/<subdirectory>/<appdirectory>`, holding the `*.yaml` files. */
     runtimeRoot: string;
     runtimeSubdirectory: string;
@@ -54,7 +64,6 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   const kv = (name: string): { alias: string } => ({ alias: `REDIS_${name}` });
 
   const configType = env.oneOf('CONFIG_TYPE', ['FILE', 'GRPC_XDS_SOTW'], { default: 'FILE' });
-  if (configType === 'GRPC_XDS_SOTW') env.problem('CONFIG_TYPE="GRPC_XDS_SOTW": not supported yet; use FILE');
   const backendName = env.str('BACKEND_TYPE', { default: 'redis' }).toLowerCase();
   const backendType = BACKEND_TYPES.find((b) => b === backendName);
   if (!backendType) {
@@ -80,6 +89,21 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     debug: { host: env.str('DEBUG_HOST', { default: '0.0.0.0' }), port: port(env, 'DEBUG_PORT', 6070) },
     log: readLogSettings(env),
     config: {
+      type: configType,
+      xds: {
+        serverUrl: env.str('CONFIG_GRPC_XDS_SERVER_URL', { default: 'localhost:18000' }),
+        nodeId: env.str('CONFIG_GRPC_XDS_NODE_ID', { default: 'default' }),
+        nodeMetadata: pairs(env, { name: 'CONFIG_GRPC_XDS_NODE_METADATA', separator: '=' }),
+        retryIntervalMs: env.durationMs('CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL', { default: '3s' }),
+        additionalHeaders: pairs(env, { name: 'CONFIG_GRPC_XDS_CLIENT_ADDITIONAL_HEADERS', separator: ':' }),
+        tls: {
+          enabled: env.bool('CONFIG_GRPC_XDS_SERVER_USE_TLS', { default: false }),
+          clientCert: env.str('CONFIG_GRPC_XDS_CLIENT_TLS_CERT'),
+          clientKey: env.str('CONFIG_GRPC_XDS_CLIENT_TLS_KEY'),
+          caCert: env.str('CONFIG_GRPC_XDS_SERVER_TLS_CACERT'),
+          serverSan: env.str('CONFIG_GRPC_XDS_SERVER_TLS_SAN'),
+        },
+      },
       runtimeRoot: env.str('RUNTIME_ROOT', { default: '/srv/runtime_data/current' }),
       runtimeSubdirectory: env.str('RUNTIME_SUBDIRECTORY'),
       runtimeAppDirectory: env.str('RUNTIME_APPDIRECTORY', { default: 'config' }),
@@ -127,6 +151,17 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   };
   env.finish();
   return deepFreeze(settings);
+}
+
+/** `k1=v1,k2=v2` (or with `:`) into a record; an item without the separator is a problem. */
+function pairs(env: EnvReader, at: { name: string; separator: string }): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of env.list(at.name)) {
+    const i = item.indexOf(at.separator);
+    if (i <= 0) env.problem(`${at.name}: "${item}" is not key${at.separator}value`);
+    else out[item.slice(0, i).trim()] = item.slice(i + 1).trim();
+  }
+  return out;
 }
 
 function readLogSettings(env: EnvReader): Settings['log'] {

@@ -34,6 +34,8 @@ export class FileConfigSource {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private loading: Promise<boolean> | undefined;
+  private loaded!: () => void;
+  private readonly firstLoad = new Promise<void>((resolve) => (this.loaded = resolve));
   private readonly log: Logger;
 
   constructor(private readonly o: FileSourceOptions) {
@@ -45,6 +47,11 @@ export class FileConfigSource {
     const ok = await this.reload();
     await this.rewatch();
     return ok;
+  }
+
+  /** Resolves once a load has succeeded. */
+  firstUpdate(): Promise<void> {
+    return this.firstLoad;
   }
 
   close(): void {
@@ -67,6 +74,7 @@ export class FileConfigSource {
       const configs = await this.readConfigs();
       const rules = buildRuleSet(configs, { mergeDomains: this.o.mergeDomains, stats });
       this.o.onRules(rules);
+      this.loaded();
       stats.counter('config_load_success').value++;
       this.log.info({ files: configs.length, domains: rules.domains.size }, 'config loaded');
       return true;

@@ -1,10 +1,9 @@
 import type { Registry } from 'prom-client';
-import type { Health, Logger } from '@portcullis/kit';
+import { createHttpApp, listenHttp, type Health, type Logger, type RunningServer } from '@portcullis/kit';
 import { describeRuleSet } from '../config/rule-set.js';
 import type { RateLimitService } from '../service.js';
+import { toHttpError } from './error-status.js';
 import type { Stats } from '../stats.js';
-import { createFastifyApp, listen } from './fastify-app.js';
-import type { RunningServer } from './grpc-server.js';
 
 export interface DebugServerOptions {
   host: string;
@@ -25,7 +24,7 @@ const PATHS: Record<string, string> = {
 
 /** The debug port: an index, the loaded rules, the statistics and Prometheus metrics. */
 export async function startDebugServer(o: DebugServerOptions): Promise<RunningServer> {
-  const app = createFastifyApp(o.log.child({ component: 'debug' }));
+  const app = createHttpApp(o.log.child({ component: 'debug' }), toHttpError);
   const text = 'text/plain; charset=utf-8';
   app.get('/', (_req, reply) => {
     const lines = Object.entries(PATHS).map(([path, what]) => `${path}: ${what}`);
@@ -44,5 +43,5 @@ export async function startDebugServer(o: DebugServerOptions): Promise<RunningSe
   app.get('/health', (_req, reply) => {
     void reply.code(o.health.isHealthy() ? 200 : 500).send(o.health.snapshot());
   });
-  return listen(app, o);
+  return listenHttp(app, o);
 }

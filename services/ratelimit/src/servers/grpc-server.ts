@@ -6,7 +6,7 @@ import {
   type ServiceClientConstructor,
   type sendUnaryData,
 } from '@grpc/grpc-js';
-import type { Logger } from '@portcullis/kit';
+import type { Logger, RunningServer } from '@portcullis/kit';
 import { PROTO_FILES, loadGrpcObject } from '@portcullis/protos';
 import type { RateLimitService } from '../service.js';
 import { toGrpcStatus } from './error-status.js';
@@ -17,12 +17,6 @@ export interface GrpcServerOptions {
   port: number;
   service: RateLimitService;
   log: Logger;
-}
-
-export interface RunningServer {
-  /** The port actually bound (differs from the requested one when that was 0). */
-  port: number;
-  close(): Promise<void>;
 }
 
 export function loadRateLimitServiceDefinition(): ServiceClientConstructor {

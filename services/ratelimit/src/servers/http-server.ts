@@ -1,8 +1,7 @@
-import type { Health, Logger } from '@portcullis/kit';
+import { createHttpApp, listenHttp, type Health, type Logger, type RunningServer } from '@portcullis/kit';
 import { RequestError } from '../errors.js';
+import { toHttpError } from './error-status.js';
 import type { RateLimitService } from '../service.js';
-import { createFastifyApp, listen } from './fastify-app.js';
-import type { RunningServer } from './grpc-server.js';
 import { decodeJsonRequest, encodeJsonResponse } from './json-codec.js';
 
 export interface HttpServerOptions {
@@ -17,7 +16,7 @@ const STATUS_BY_CODE = { OK: 200, OVER_LIMIT: 429, UNKNOWN: 500 } as const;
 
 /** `POST /json` (a decision in the proto3 JSON mapping) and `GET /healthcheck`. */
 export async function startHttpServer(o: HttpServerOptions): Promise<RunningServer> {
-  const app = createFastifyApp(o.log.child({ component: 'http' }));
+  const app = createHttpApp(o.log.child({ component: 'http' }), toHttpError);
   // Any content type is JSON here: upstream never looked at it, and `curl -d` sends a form type.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
@@ -55,5 +54,5 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningServ
       .type('text/plain')
       .send(healthy ? 'OK' : 'unhealthy');
   });
-  return listen(app, o);
+  return listenHttp(app, o);
 }

@@ -1,0 +1,41 @@
+import Fastify, { LogController } from 'fastify';
+import type { Logger } from './log.js';
+
+/** A listening server: the port it bound (useful when asked for port 0) and how to stop it. */
+export interface RunningServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** The one mapping from an error to an HTTP status and JSON body, per service. */
+export type ErrorMapper = (err: unknown) => { statusCode: number; body: { error: string; code: string } };
+
+/**
+ * A fastify app logging through the kit logger, without a line per request (that would cost more than
+ * the request on hot paths; failures are logged by the error handler), answering every error and unknown
+ * route as `{error, code}` JSON.
+ */
+export function createHttpApp(log: Logger, toHttpError: ErrorMapper) {
+  const app = Fastify({
+    loggerInstance: log,
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  app.setErrorHandler((err, request, reply) => {
+    const { statusCode, body } = toHttpError(err);
+    if (statusCode >= 500) request.log.error({ err, url: request.url }, 'request failed');
+    else request.log.debug({ err, url: request.url, statusCode }, 'request rejected');
+    void reply.code(statusCode).send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send({ error: `no route for ${request.method} ${request.url}`, code: 'NOT_FOUND' });
+  });
+  return app;
+}
+
+export type HttpApp = ReturnType<typeof createHttpApp>;
+
+export async function listenHttp(app: HttpApp, at: { host: string; port: number }): Promise<RunningServer> {
+  await app.listen({ host: at.host, port: at.port });
+  const address = app.server.address();
+  return { port: typeof address === 'object' && address ? address.port : at.port, close: () => app.close() };
+}

@@ -1,0 +1,26 @@
+export {
+  ADS_SERVICE_NAME,
+  loadAdsServiceDefinition,
+  loadAdsStreamMethod,
+  type AdsStreamMethod,
+} from './ads-service.js';
+export { DuplicateResourceError, XdsClientClosedError } from './errors.js';
+export { EMPTY_VERSION, computeVersion } from './snapshot.js';
+export {
+  createSotwServer,
+  type SotwServer,
+  type SotwServerListener,
+  type SotwServerOptions,
+} from './sotw-server.js';
+export { createSotwClient, type SotwClient, type SotwClientOptions } from './sotw-client.js';
+export type { ClientTlsOptions, ServerTlsOptions } from './tls-credentials.js';
+export type {
+  AnyMessage,
+  ClientState,
+  ClientTypeState,
+  DiscoveryRequestMessage,
+  DiscoveryResponseMessage,
+  ReceivedResource,
+  SotwServerEvents,
+  XdsResource,
+} from './types.js';

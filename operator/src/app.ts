@@ -1,0 +1,192 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import {
+  createHttpApp,
+  createMetricsRegistry,
+  listenHttp,
+  startParts,
+  type ErrorMapper,
+  type Logger,
+  type Part,
+} from '@portcullis/kit';
+import { createSotwServer, type SotwServer } from '@portcullis/xds';
+import { LeaderElector } from './leader-election.js';
+import { createOperatorMetrics, typeLabel } from './metrics.js';
+import { Reconciler } from './reconcile/reconciler.js';
+import { KINDS } from './resources.js';
+import { ensureKeysSecret } from './secrets.js';
+import type { Settings } from './settings.js';
+import { DirectorySource } from './sources/directory-source.js';
+import { KubernetesSource } from './sources/kubernetes-source.js';
+import type { ResourceSource } from './sources/types.js';
+import { KubernetesStatusSink, LogStatusSink, type StatusSink } from './status/status-writer.js';
+import { ResourceStore } from './store.js';
+
+export interface OperatorApp {
+  xds: SotwServer;
+  store: ResourceStore;
+  ports: { xds: number; health: number; metrics: number };
+  /** Reconciles now (instead of after the debounce) and resolves when statuses are written. */
+  reconcileNow(): Promise<void>;
+  isLeader(): boolean;
+  close(): Promise<void>;
+}
+
+const DEBOUNCE_MS = 20;
+
+/**
+ * The operator: source → store → reconcile → xDS snapshot (every replica) and status (the leader only).
+ * The xDS server starts only after the source has delivered its first full view, so a restarted operator
+ * never hands its clients an empty snapshot.
+ */
+export async function startOperator(
+  settings: Readonly<Settings>,
+  deps: { log: Logger; kubeConfig?: KubeConfig },
+): Promise<OperatorApp> {
+  const { log } = deps;
+  const registry = createMetricsRegistry({ component: 'operator' });
+  const store = new ResourceStore();
+  const xds = createSotwServer({
+    host: settings.xds.host,
+    port: settings.xds.port,
+    log,
+    ...(settings.xds.tls.cert
+      ? {
+          tls: {
+            cert: settings.xds.tls.cert,
+            key: settings.xds.tls.key,
+            ...(settings.xds.tls.clientCa ? { clientCa: settings.xds.tls.clientCa } : {}),
+          },
+        }
+      : {}),
+  });
+  const metrics = createOperatorMetrics(registry, () => xds.clients().length);
+  xds.on('ack', (e) => metrics.acks.inc({ type: typeLabel(e.typeUrl) }));
+  xds.on('nack', (e) => {
+    metrics.nacks.inc({ type: typeLabel(e.typeUrl) });
+    log.warn(
+      { nodeId: e.nodeId, typeUrl: e.typeUrl, version: e.version, problem: e.message },
+      'xDS client rejected a snapshot',
+    );
+  });
+
+  const kubeConfig =
+    settings.source === 'kubernetes' ? (deps.kubeConfig ?? loadKubeConfig(settings.kubeconfig)) : undefined;
+  const source: ResourceSource = kubeConfig
+    ? new KubernetesSource({ kubeConfig, store, log, watchNamespace: settings.watchNamespace })
+    : new DirectorySource({ dir: settings.manifestsDir, store, log });
+  const statusSink: StatusSink = kubeConfig
+    ? new KubernetesStatusSink({ kubeConfig, log })
+    : new LogStatusSink(log.child({ component: 'status' }));
+  let elector: LeaderElector | undefined;
+  const isLeader = (): boolean =>
+    !kubeConfig || !settings.leaderElection.enabled || (elector?.isLeader() ?? false);
+
+  const reconciler = new Reconciler();
+  const versions = new Map<string, string>();
+  let running: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const reconcileNow = (): Promise<void> => {
+    clearTimeout(timer);
+    running = running
+      .then(async () => {
+        metrics.queueDepth.set(0);
+        const end = metrics.reconcileSeconds.startTimer();
+        const results = reconciler.reconcile(store);
+        for (const kind of KINDS) {
+          const { typeUrl, resources, outcomes } = results[kind];
+          const version = xds.setResources(typeUrl, resources);
+          if (versions.get(typeUrl) !== version) {
+            versions.set(typeUrl, version);
+            metrics.pushes.inc({ type: typeLabel(typeUrl) });
+            log.info({ typeUrl, version, resources: resources.length }, 'snapshot published');
+          }
+          for (const o of outcomes)
+            metrics.reconciles.inc({ kind, result: o.rejection ? 'rejected' : 'accepted' });
+        }
+        end();
+        if (isLeader()) await statusSink.write(KINDS.flatMap((k) => results[k].outcomes));
+      })
+      .catch((err: unknown) => log.error({ err }, 'reconcile failed'));
+    return running;
+  };
+  store.onChange(() => {
+    metrics.queueDepth.inc();
+    clearTimeout(timer);
+    timer = setTimeout(() => void reconcileNow(), DEBOUNCE_MS);
+  });
+
+  const health = createHttpApp(log.child({ component: 'health' }), internalError);
+  health.get('/healthz', () => ({ status: 'ok' }));
+  health.get('/readyz', (_req, reply) => {
+    const ready = source.isSynced();
+    void reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'syncing', leader: isLeader() });
+  });
+  const metricsServer = createHttpApp(log.child({ component: 'metrics' }), internalError);
+  metricsServer.get('/metrics', async (_req, reply) =>
+    reply.type(registry.contentType).send(await registry.metrics()),
+  );
+  const ports = { xds: 0, health: 0, metrics: 0 };
+  const serve = (name: 'health' | 'metrics', app: typeof health): Part => ({
+    name: `${name} server`,
+    start: async () => {
+      ports[name] = (await listenHttp(app, settings[name])).port;
+    },
+    close: () => app.close(),
+  });
+
+  const parts: Part[] = [
+    serve('health', health),
+    serve('metrics', metricsServer),
+    { name: 'source', start: () => source.start(), close: () => source.close() },
+    { name: 'first reconcile', start: () => reconcileNow(), close: () => clearTimeout(timer) },
+    {
+      name: 'xds server',
+      start: async () => {
+        await xds.start();
+        ports.xds = xds.port;
+      },
+      close: () => xds.close(),
+    },
+  ];
+  if (kubeConfig && settings.leaderElection.enabled) {
+    const le = settings.leaderElection;
+    elector = new LeaderElector({
+      kubeConfig,
+      namespace: settings.namespace,
+      leaseName: le.leaseName,
+      identity: settings.identity,
+      leaseDurationMs: le.leaseDurationMs,
+      renewDeadlineMs: le.renewDeadlineMs,
+      retryPeriodMs: le.retryPeriodMs,
+      log,
+      onStartedLeading: () => {
+        metrics.leader.set(1);
+        void ensureKeysSecret({
+          kubeConfig,
+          namespace: settings.namespace,
+          name: settings.keysSecretName,
+          log,
+        }).catch((err: unknown) => log.error({ err }, 'keys secret not ensured'));
+        void reconcileNow();
+      },
+      onStoppedLeading: () => metrics.leader.set(0),
+    });
+    const leader = elector;
+    parts.push({ name: 'leader election', start: () => leader.start(), close: () => leader.stop() });
+  }
+  const running$ = await startParts(parts, log);
+  return { xds, store, ports, reconcileNow, isLeader, close: () => running$.close() };
+}
+
+function loadKubeConfig(path: string): KubeConfig {
+  const kc = new KubeConfig();
+  if (path) kc.loadFromFile(path);
+  else kc.loadFromDefault();
+  return kc;
+}
+
+/** The health and metrics endpoints have no errors of their own to map. */
+const internalError: ErrorMapper = () => ({
+  statusCode: 500,
+  body: { error: 'internal error', code: 'INTERNAL' },
+});

@@ -1,0 +1,16 @@
+import { createLogger, onShutdownSignal, SettingsError } from '@portcullis/kit';
+import { startOperator } from './app.js';
+import { loadSettings } from './settings.js';
+
+try {
+  const settings = loadSettings();
+  const log = createLogger(settings.log);
+  const app = await startOperator(settings, { log });
+  onShutdownSignal(() => app.close(), log);
+} catch (err: unknown) {
+  const log = createLogger({ level: 'info', format: 'json' });
+  if (err instanceof SettingsError) log.fatal({ problems: err.problems }, 'invalid settings');
+  else log.fatal({ err }, 'start-up failed');
+  log.flush();
+  process.exitCode = 1;
+}

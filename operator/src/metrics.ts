@@ -1,0 +1,67 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+export interface OperatorMetrics {
+  reconciles: Counter<'kind' | 'result'>;
+  reconcileSeconds: Histogram;
+  queueDepth: Gauge;
+  pushes: Counter<'type'>;
+  acks: Counter<'type'>;
+  nacks: Counter<'type'>;
+  xdsClients: Gauge;
+  leader: Gauge;
+}
+
+export function createOperatorMetrics(registry: Registry, clientCount: () => number): OperatorMetrics {
+  const registers = [registry];
+  return {
+    reconciles: new Counter({
+      name: 'portcullis_operator_reconciles_total',
+      help: 'Resources reconciled, by kind and result (accepted or rejected).',
+      labelNames: ['kind', 'result'],
+      registers,
+    }),
+    reconcileSeconds: new Histogram({
+      name: 'portcullis_operator_reconcile_duration_seconds',
+      help: 'Time to reconcile every resource and update the xDS snapshot.',
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+      registers,
+    }),
+    queueDepth: new Gauge({
+      name: 'portcullis_operator_queue_depth',
+      help: 'Resource changes seen and not yet reconciled.',
+      registers,
+    }),
+    pushes: new Counter({
+      name: 'portcullis_operator_xds_pushes_total',
+      help: 'New snapshot versions published, by resource type.',
+      labelNames: ['type'],
+      registers,
+    }),
+    acks: new Counter({
+      name: 'portcullis_operator_xds_acks_total',
+      help: 'xDS ACKs received.',
+      labelNames: ['type'],
+      registers,
+    }),
+    nacks: new Counter({
+      name: 'portcullis_operator_xds_nacks_total',
+      help: 'xDS NACKs received.',
+      labelNames: ['type'],
+      registers,
+    }),
+    xdsClients: new Gauge({
+      name: 'portcullis_operator_xds_clients',
+      help: 'Open xDS streams.',
+      registers,
+      collect() {
+        this.set(clientCount());
+      },
+    }),
+    leader: new Gauge({ name: 'portcullis_operator_leader', help: '1 while this replica leads.', registers }),
+  };
+}
+
+/** The last path segment of a type URL, as a label: `RateLimitConfig`. */
+export function typeLabel(typeUrl: string): string {
+  return typeUrl.slice(typeUrl.lastIndexOf('.') + 1);
+}

@@ -1,0 +1,77 @@
+import { hostname } from 'node:os';
+import { createEnvReader, LOG_LEVELS, type EnvSource, type LogFormat, type LogLevel } from '@portcullis/kit';
+
+export interface Settings {
+  source: 'kubernetes' | 'directory';
+  /** Directory mode: where the manifests are (searched recursively). */
+  manifestsDir: string;
+  /** Kubernetes mode: a kubeconfig file; empty means in-cluster, then `~/.kube/config`. */
+  kubeconfig: string;
+  /** Where the Lease and the keys Secret live. */
+  namespace: string;
+  /** Namespace to watch; empty for all. */
+  watchNamespace: string;
+  /** This replica's name in the Lease. */
+  identity: string;
+  xds: { host: string; port: number; tls: { cert: string; key: string; clientCa: string } };
+  metrics: { host: string; port: number };
+  health: { host: string; port: number };
+  leaderElection: {
+    enabled: boolean;
+    leaseName: string;
+    leaseDurationMs: number;
+    renewDeadlineMs: number;
+    retryPeriodMs: number;
+  };
+  keysSecretName: string;
+  log: { level: LogLevel; format: LogFormat };
+}
+
+export function loadSettings(source: EnvSource = process.env): Readonly<Settings> {
+  const env = createEnvReader(source);
+  const kind = env.oneOf('OPERATOR_SOURCE', ['kubernetes', 'directory'], { default: 'kubernetes' });
+  const manifestsDir = env.str('OPERATOR_MANIFESTS_DIR', { default: 'examples/resources' });
+  const port = (name: string, fallback: number): number =>
+    env.int(name, { default: fallback, min: 0, max: 65_535 });
+  const settings: Settings = {
+    source: kind,
+    manifestsDir,
+    kubeconfig: env.str('KUBECONFIG'),
+    namespace: env.str('OPERATOR_NAMESPACE', { default: 'portcullis-system', alias: 'POD_NAMESPACE' }),
+    watchNamespace: env.str('OPERATOR_WATCH_NAMESPACE'),
+    identity: env.str('POD_NAME', { default: hostname() }),
+    xds: {
+      host: env.str('XDS_HOST', { default: '0.0.0.0' }),
+      port: port('XDS_PORT', 18000),
+      tls: {
+        cert: env.str('XDS_TLS_CERT'),
+        key: env.str('XDS_TLS_KEY'),
+        clientCa: env.str('XDS_TLS_CLIENT_CACERT'),
+      },
+    },
+    metrics: { host: env.str('METRICS_HOST', { default: '0.0.0.0' }), port: port('METRICS_PORT', 9090) },
+    health: { host: env.str('HEALTH_HOST', { default: '0.0.0.0' }), port: port('HEALTH_PORT', 8090) },
+    leaderElection: {
+      enabled: env.bool('LEADER_ELECTION', { default: true }),
+      leaseName: env.str('LEADER_ELECTION_LEASE', { default: 'portcullis-operator' }),
+      leaseDurationMs: env.durationMs('LEADER_ELECTION_LEASE_DURATION', { default: '15s' }),
+      renewDeadlineMs: env.durationMs('LEADER_ELECTION_RENEW_DEADLINE', { default: '10s' }),
+      retryPeriodMs: env.durationMs('LEADER_ELECTION_RETRY_PERIOD', { default: '2s' }),
+    },
+    keysSecretName: env.str('OPERATOR_KEYS_SECRET', { default: 'portcullis-keys' }),
+    log: {
+      level: env.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'info' }),
+      format: env.oneOf('LOG_FORMAT', ['text', 'json'], { default: 'text' }),
+    },
+  };
+  const le = settings.leaderElection;
+  if (le.renewDeadlineMs >= le.leaseDurationMs)
+    env.problem('LEADER_ELECTION_RENEW_DEADLINE must be shorter than LEADER_ELECTION_LEASE_DURATION');
+  if (le.retryPeriodMs >= le.renewDeadlineMs)
+    env.problem('LEADER_ELECTION_RETRY_PERIOD must be shorter than LEADER_ELECTION_RENEW_DEADLINE');
+  const tls = settings.xds.tls;
+  if ((tls.cert === '') !== (tls.key === ''))
+    env.problem('XDS_TLS_CERT and XDS_TLS_KEY are set together or not at all');
+  env.finish();
+  return Object.freeze(settings);
+}

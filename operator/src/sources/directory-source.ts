@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile, readdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { Logger } from '@portcullis/kit';
+import { API_VERSION, KINDS, isKind, type Kind, type Resource } from '../resources.js';
+import type { ResourceStore } from '../store.js';
+import type { ResourceSource } from './types.js';
+
+const MANIFEST = /\.(ya?ml|json)$/;
+
+interface Seen {
+  specHash: string;
+  generation: number;
+  createdAt: string;
+}
+
+/**
+ * Local mode: the custom resources are the `portcullis.dev/v1alpha1` objects in the YAML (or JSON) files
+ * under a directory, read again on any change. What the API server would add is made up the same way:
+ * a stable uid, a creation time (first seen), and a generation that grows when the spec changes. A file
+ * that does not parse keeps its previous objects and is logged.
+ */
+export class DirectorySource implements ResourceSource {
+  private watcher: FSWatcher | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly byFile = new Map<string, Resource[]>();
+  private readonly seen = new Map<string, Seen>();
+  private synced = false;
+  private readonly log: Logger;
+
+  constructor(private readonly o: { dir: string; store: ResourceStore; log: Logger; now?: () => Date }) {
+    this.log = o.log.child({ component: 'directory-source' });
+  }
+
+  async start(): Promise<void> {
+    await this.load();
+    this.watcher = watch(this.o.dir, { recursive: true }, () => {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => void this.load(), 100);
+    });
+    this.watcher.on('error', (err) =>
+      this.log.error({ err, dir: this.o.dir }, 'watching the manifests failed'),
+    );
+    this.synced = true;
+  }
+
+  close(): Promise<void> {
+    clearTimeout(this.timer);
+    this.watcher?.close();
+    this.synced = false;
+    return Promise.resolve();
+  }
+
+  isSynced(): boolean {
+    return this.synced;
+  }
+
+  private async load(): Promise<void> {
+    const files = await listFiles(this.o.dir);
+    for (const file of [...this.byFile.keys()]) if (!files.includes(file)) this.byFile.delete(file);
+    for (const file of files) {
+      try {
+        this.byFile.set(file, this.read(relative(this.o.dir, file), await readFile(file, 'utf8')));
+      } catch (err: unknown) {
+        this.log.error({ file, err }, 'manifest not read, keeping its previous objects');
+      }
+    }
+    const all = [...this.byFile.values()].flat();
+    for (const kind of KINDS)
+      this.o.store.replaceAll(
+        kind,
+        all.filter((r) => r.kind === kind),
+      );
+    this.log.info({ files: files.length, resources: all.length }, 'manifests loaded');
+  }
+
+  private read(file: string, text: string): Resource[] {
+    const docs = parseAllDocuments(text);
+    const errors = (Array.isArray(docs) ? docs : [docs]).flatMap((d) => d.errors);
+    if (errors.length > 0)
+      throw new Error(`${file}: ${errors.map((e) => e.message.split('\n')[0] ?? '').join('; ')}`);
+    const out: Resource[] = [];
+    for (const doc of Array.isArray(docs) ? docs : []) {
+      const o = doc.toJS() as {
+        apiVersion?: unknown;
+        kind?: unknown;
+        metadata?: { name?: unknown; namespace?: unknown };
+        spec?: unknown;
+      } | null;
+      if (!o || o.apiVersion !== API_VERSION || !isKind(o.kind)) continue;
+      const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '';
+      if (name === '') {
+        this.log.warn({ file, kind: o.kind }, 'manifest without metadata.name ignored');
+        continue;
+      }
+      const namespace = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : 'default';
+      out.push(this.resource(o.kind, { name, namespace, spec: o.spec }));
+    }
+    return out;
+  }
+
+  private resource(kind: Kind, o: { name: string; namespace: string; spec: unknown }): Resource {
+    const key = `${kind}/${o.namespace}/${o.name}`;
+    const specHash = createHash('sha256')
+      .update(JSON.stringify(o.spec ?? null))
+      .digest('hex');
+    const before = this.seen.get(key);
+    const seen: Seen = before
+      ? {
+          ...before,
+          generation: before.specHash === specHash ? before.generation : before.generation + 1,
+          specHash,
+        }
+      : { specHash, generation: 1, createdAt: (this.o.now?.() ?? new Date()).toISOString() };
+    this.seen.set(key, seen);
+    return {
+      apiVersion: API_VERSION,
+      kind,
+      metadata: {
+        name: o.name,
+        namespace: o.namespace,
+        uid: createHash('sha256').update(key).digest('hex').slice(0, 32),
+        generation: seen.generation,
+        creationTimestamp: seen.createdAt,
+      },
+      spec: o.spec,
+    };
+  }
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile() && MANIFEST.test(e.name) && !e.name.startsWith('.'))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}

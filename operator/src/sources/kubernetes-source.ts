@@ -1,0 +1,127 @@
+import {
+  CustomObjectsApi,
+  makeInformer,
+  type KubeConfig,
+  type KubernetesObject,
+  type ListPromise,
+} from '@kubernetes/client-node';
+import type { Logger } from '@portcullis/kit';
+import { GROUP, KINDS, PLURALS, VERSION, type Kind, type Resource } from '../resources.js';
+import type { ResourceStore } from '../store.js';
+import type { ResourceSource } from './types.js';
+
+export interface KubernetesSourceOptions {
+  kubeConfig: KubeConfig;
+  store: ResourceStore;
+  log: Logger;
+  /** Empty for all namespaces. */
+  watchNamespace: string;
+  /** Restart delays after an informer error: doubling from `initialMs` up to `maxMs`, with jitter. */
+  backoff?: { initialMs: number; maxMs: number };
+}
+
+type CustomObject = KubernetesObject & { spec?: unknown; status?: Resource['status'] };
+
+/**
+ * The custom resources from the Kubernetes API: one informer per kind (list, then watch from the list's
+ * resourceVersion; the client relists by itself after 410 Gone). client-node's informer stops for good on
+ * any other error, so each one is restarted here with capped exponential backoff.
+ */
+export class KubernetesSource implements ResourceSource {
+  private readonly informers: Array<{ kind: Kind; stop(): Promise<void> }> = [];
+  private readonly synced = new Set<Kind>();
+  private closed = false;
+  private readonly log: Logger;
+
+  constructor(private readonly o: KubernetesSourceOptions) {
+    this.log = o.log.child({ component: 'kubernetes-source' });
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(KINDS.map((kind) => this.watchKind(kind)));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.informers.map((i) => i.stop()));
+  }
+
+  isSynced(): boolean {
+    return this.synced.size === KINDS.length;
+  }
+
+  private watchKind(kind: Kind): Promise<void> {
+    const { kubeConfig, store, watchNamespace: namespace } = this.o;
+    const api = kubeConfig.makeApiClient(CustomObjectsApi);
+    const plural = PLURALS[kind];
+    const base = `/apis/${GROUP}/${VERSION}`;
+    const path = namespace ? `${base}/namespaces/${namespace}/${plural}` : `${base}/${plural}`;
+    // CustomObjectsApi is untyped (it returns `any`); the list is a KubernetesListObject of our kind.
+    const list = (() =>
+      namespace
+        ? api.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural })
+        : api.listClusterCustomObject({
+            group: GROUP,
+            version: VERSION,
+            plural,
+          })) as ListPromise<CustomObject>;
+    const informer = makeInformer(kubeConfig, path, list);
+    const upsert = (obj: CustomObject): void => {
+      const r = toResource(kind, obj);
+      if (r) store.upsert(r);
+      else this.log.warn({ kind, name: obj.metadata?.name }, 'object without name, namespace or uid ignored');
+    };
+    informer.on('add', upsert);
+    informer.on('update', upsert);
+    informer.on('delete', (obj) =>
+      store.remove(kind, `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`),
+    );
+    const { initialMs, maxMs } = this.o.backoff ?? { initialMs: 1000, maxMs: 30_000 };
+    let failures = 0;
+    let firstStart: (() => void) | undefined;
+    const started = new Promise<void>((resolve) => (firstStart = resolve));
+    const run = async (): Promise<void> => {
+      if (this.closed) return;
+      try {
+        await informer.start();
+        failures = 0;
+        this.synced.add(kind);
+        firstStart?.();
+      } catch (err: unknown) {
+        restart(err);
+      }
+    };
+    const restart = (err: unknown): void => {
+      this.synced.delete(kind);
+      if (this.closed) return;
+      const delayMs = Math.min(maxMs, initialMs * 2 ** failures++) * (0.5 + Math.random() / 2);
+      this.log.warn({ kind, err, delayMs: Math.round(delayMs) }, 'informer stopped, restarting');
+      setTimeout(() => void run(), delayMs).unref();
+    };
+    informer.on('error', restart);
+    this.informers.push({ kind, stop: () => informer.stop() });
+    void run();
+    return started;
+  }
+}
+
+function toResource(kind: Kind, obj: CustomObject): Resource | undefined {
+  const m = obj.metadata;
+  if (!m?.name || !m.namespace || !m.uid) return undefined;
+  return {
+    apiVersion: obj.apiVersion ?? `${GROUP}/${VERSION}`,
+    kind,
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      generation: m.generation ?? 1,
+      ...(m.resourceVersion ? { resourceVersion: m.resourceVersion } : {}),
+      creationTimestamp: m.creationTimestamp
+        ? new Date(m.creationTimestamp).toISOString()
+        : new Date(0).toISOString(),
+    },
+    spec: obj.spec,
+    ...(obj.status ? { status: obj.status } : {}),
+  };
+}

@@ -1,0 +1,131 @@
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+} from '@kubernetes/client-node';
+import type { Logger } from '@portcullis/kit';
+import { desiredStatus, isStatusChanged } from '../reconcile/conditions.js';
+import type { Outcome } from '../reconcile/types.js';
+import { GROUP, PLURALS, VERSION, resourceName, type Resource, type ResourceStatus } from '../resources.js';
+
+/** Where reconcile results go: the status subresource and Events, or just the log in directory mode. */
+export interface StatusSink {
+  write(outcomes: readonly Outcome[]): Promise<void>;
+}
+
+const COMPONENT = 'portcullis-operator';
+
+/**
+ * Writes `status` through the status subresource (a merge patch of status only, so spec edits in flight
+ * are never overwritten) when it would change, and a Warning Event when a resource becomes rejected or its
+ * rejection changes. Failures are logged and retried on the next reconcile.
+ */
+export class KubernetesStatusSink implements StatusSink {
+  private readonly objects: CustomObjectsApi;
+  private readonly core: CoreV1Api;
+  /** The last rejection announced per uid, so an Event is sent once per change, not per reconcile. */
+  private readonly announced = new Map<string, string>();
+  private readonly log: Logger;
+
+  constructor(private readonly o: { kubeConfig: KubeConfig; log: Logger; now?: () => Date }) {
+    this.objects = o.kubeConfig.makeApiClient(CustomObjectsApi);
+    this.core = o.kubeConfig.makeApiClient(CoreV1Api);
+    this.log = o.log.child({ component: 'status-writer' });
+  }
+
+  async write(outcomes: readonly Outcome[]): Promise<void> {
+    const now = (this.o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
+    await Promise.all(
+      outcomes.map(async (outcome) => {
+        const status = desiredStatus(outcome, now);
+        if (isStatusChanged(outcome.resource, status)) await this.patchStatus(outcome.resource, status);
+        await this.announce(outcome, now);
+      }),
+    );
+  }
+
+  private async patchStatus(r: Resource, status: ResourceStatus): Promise<void> {
+    try {
+      await this.objects.patchNamespacedCustomObjectStatus(
+        {
+          group: GROUP,
+          version: VERSION,
+          plural: PLURALS[r.kind],
+          namespace: r.metadata.namespace,
+          name: r.metadata.name,
+          body: { status },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      this.log.debug({ resource: `${r.kind}/${resourceName(r)}` }, 'status written');
+    } catch (err: unknown) {
+      if (codeOf(err) === 404) return;
+      this.log.warn({ resource: `${r.kind}/${resourceName(r)}`, err }, 'status not written');
+    }
+  }
+
+  private async announce(outcome: Outcome, now: string): Promise<void> {
+    const { resource: r, rejection } = outcome;
+    const key = rejection ? `${r.metadata.generation}:${rejection.reason}:${rejection.message}` : '';
+    if ((this.announced.get(r.metadata.uid) ?? '') === key) return;
+    this.announced.set(r.metadata.uid, key);
+    if (!rejection) return;
+    try {
+      await this.core.createNamespacedEvent({
+        namespace: r.metadata.namespace,
+        body: {
+          metadata: { generateName: `${r.metadata.name}.`, namespace: r.metadata.namespace },
+          involvedObject: {
+            apiVersion: r.apiVersion,
+            kind: r.kind,
+            name: r.metadata.name,
+            namespace: r.metadata.namespace,
+            uid: r.metadata.uid,
+            ...(r.metadata.resourceVersion ? { resourceVersion: r.metadata.resourceVersion } : {}),
+          },
+          type: 'Warning',
+          reason: rejection.reason === 'Invalid' ? 'InvalidSpec' : 'Conflict',
+          message: rejection.message.slice(0, 1024),
+          source: { component: COMPONENT },
+          reportingComponent: COMPONENT,
+          reportingInstance: COMPONENT,
+          count: 1,
+          firstTimestamp: new Date(now),
+          lastTimestamp: new Date(now),
+        },
+      });
+    } catch (err: unknown) {
+      this.log.warn({ resource: `${r.kind}/${resourceName(r)}`, err }, 'event not recorded');
+    }
+  }
+}
+
+/** Directory mode has nowhere to write status: rejections are logged once per change instead. */
+export class LogStatusSink implements StatusSink {
+  private readonly announced = new Map<string, string>();
+
+  constructor(private readonly log: Logger) {}
+
+  write(outcomes: readonly Outcome[]): Promise<void> {
+    for (const { resource: r, rejection, servedGeneration } of outcomes) {
+      const key = rejection ? `${rejection.reason}:${rejection.message}:${servedGeneration ?? ''}` : 'ok';
+      if (this.announced.get(r.metadata.uid) === key) continue;
+      this.announced.set(r.metadata.uid, key);
+      const resource = `${r.kind}/${resourceName(r)}`;
+      if (rejection)
+        this.log.warn(
+          { resource, reason: rejection.reason, problems: rejection.message.split('\n'), servedGeneration },
+          'resource rejected',
+        );
+      else this.log.info({ resource, generation: r.metadata.generation }, 'resource accepted');
+    }
+    return Promise.resolve();
+  }
+}
+
+export function codeOf(err: unknown): number | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'number' ? code : undefined;
+}
