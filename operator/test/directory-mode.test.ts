@@ -1,0 +1,111 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '@portcullis/kit';
+import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
+import { createSotwClient, type ReceivedResource, type SotwClient } from '@portcullis/xds';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOperator, type OperatorApp } from '../src/app.js';
+import { loadSettings } from '../src/settings.js';
+
+const log = createLogger({ level: 'fatal', format: 'json', destination: { write: () => undefined } });
+const rlc = createMessageCodec(PROTO_FILES.rateLimitConfig, 'ratelimit.config.ratelimit.v3.RateLimitConfig');
+const TYPE = rlc.typeUrl;
+
+const manifest = (name: string, domain: string, rpu: number | string) => `apiVersion: portcullis.dev/v1alpha1
+kind: RateLimitConfig
+metadata:
+  name: ${name}
+  namespace: demo
+spec:
+  domain: ${domain}
+  descriptors:
+    - key: k
+      rate_limit: {unit: minute, requests_per_unit: ${rpu}}
+`;
+
+async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('operator in directory mode', () => {
+  let dir: string;
+  let app: OperatorApp;
+  let client: SotwClient;
+  let latest: Array<Record<string, unknown>> = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'operator-dir-'));
+    await writeFile(join(dir, 'a.yaml'), manifest('a', 'alpha', 5));
+    await writeFile(join(dir, 'other.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ignored}\n');
+    app = await startOperator(
+      loadSettings({
+        OPERATOR_SOURCE: 'directory',
+        OPERATOR_MANIFESTS_DIR: dir,
+        XDS_HOST: '127.0.0.1',
+        XDS_PORT: '0',
+        HEALTH_HOST: '127.0.0.1',
+        HEALTH_PORT: '0',
+        METRICS_HOST: '127.0.0.1',
+        METRICS_PORT: '0',
+      }),
+      { log },
+    );
+    client = createSotwClient({
+      serverUrl: `127.0.0.1:${app.ports.xds}`,
+      nodeId: 'test',
+      typeUrls: [TYPE],
+      retryIntervalMs: 100,
+      log,
+      onResources: (_t, _v, resources: readonly ReceivedResource[]) => {
+        latest = resources.map((r) => rlc.decode(r.value));
+      },
+    });
+    client.start();
+    await client.firstUpdate();
+  });
+  afterAll(async () => {
+    await client.close();
+    await app.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves the RateLimitConfigs it finds, ignoring other objects', () => {
+    expect(latest).toEqual([
+      {
+        name: 'demo/a',
+        domain: 'alpha',
+        descriptors: [{ key: 'k', rateLimit: { unit: 'MINUTE', requestsPerUnit: 5 } }],
+      },
+    ]);
+  });
+
+  it('follows edits and new files, and keeps the last good generation of a broken one', async () => {
+    await writeFile(join(dir, 'a.yaml'), manifest('a', 'alpha', 6) + '---\n' + manifest('b', 'beta', 7));
+    await until(() => latest.length === 2);
+    expect(latest.map((m) => [m.name, m.domain])).toEqual([
+      ['demo/a', 'alpha'],
+      ['demo/b', 'beta'],
+    ]);
+    await writeFile(join(dir, 'a.yaml'), manifest('a', 'alpha', 'lots') + '---\n' + manifest('b', 'beta', 8));
+    await until(() => JSON.stringify(latest).includes('"requestsPerUnit":8'));
+    expect(JSON.stringify(latest)).toContain('"requestsPerUnit":6');
+  });
+
+  it('reports readiness and metrics', async () => {
+    const ready = await fetch(`http://127.0.0.1:${app.ports.health}/readyz`);
+    expect(await ready.json()).toEqual({ status: 'ready', leader: true });
+    const metrics = await (await fetch(`http://127.0.0.1:${app.ports.metrics}/metrics`)).text();
+    expect(metrics).toMatch(/^portcullis_operator_xds_clients\{component="operator"\} 1$/m);
+    expect(metrics).toMatch(
+      /^portcullis_operator_reconciles_total\{kind="RateLimitConfig",result="rejected",component="operator"\} [1-9]/m,
+    );
+    expect(metrics).toMatch(
+      /^portcullis_operator_xds_acks_total\{type="RateLimitConfig",component="operator"\} [1-9]/m,
+    );
+  });
+});
