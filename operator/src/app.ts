@@ -12,10 +12,12 @@ import { createSotwServer, type SotwServer } from '@portcullis/xds';
 import { LeaderElector } from './leader-election.js';
 import { createOperatorMetrics, typeLabel } from './metrics.js';
 import { Reconciler } from './reconcile/reconciler.js';
+import { buildServiceDiscovery } from './reconcile/service-discovery.js';
 import { KINDS } from './resources.js';
 import { ensureKeysSecret } from './secrets.js';
 import type { Settings } from './settings.js';
 import { DirectorySource } from './sources/directory-source.js';
+import { createEndpointSliceEndpoints, createStaticEndpoints } from './sources/endpoints.js';
 import { KubernetesSource } from './sources/kubernetes-source.js';
 import type { ResourceSource } from './sources/types.js';
 import { KubernetesStatusSink, LogStatusSink, type StatusSink } from './status/status-writer.js';
@@ -77,6 +79,14 @@ export async function startOperator(
   const statusSink: StatusSink = kubeConfig
     ? new KubernetesStatusSink({ kubeConfig, log })
     : new LogStatusSink(log.child({ component: 'status' }));
+  const endpoints = kubeConfig
+    ? createEndpointSliceEndpoints({
+        kubeConfig,
+        namespace: settings.namespace,
+        services: settings.discovery.services,
+        log,
+      })
+    : createStaticEndpoints(settings.discovery.endpoints);
   let elector: LeaderElector | undefined;
   const isLeader = (): boolean =>
     !kubeConfig || !settings.leaderElection.enabled || (elector?.isLeader() ?? false);
@@ -98,10 +108,12 @@ export async function startOperator(
           if (versions.get(typeUrl) !== version) {
             versions.set(typeUrl, version);
             metrics.pushes.inc({ type: typeLabel(typeUrl) });
-            log.info({ typeUrl, version, resources: resources.length }, 'snapshot published');
           }
           for (const o of outcomes)
             metrics.reconciles.inc({ kind, result: o.rejection ? 'rejected' : 'accepted' });
+        }
+        for (const [typeUrl, resources] of buildServiceDiscovery(endpoints.current())) {
+          xds.setResources(typeUrl, resources);
         }
         end();
         if (isLeader()) await statusSink.write(KINDS.flatMap((k) => results[k].outcomes));
@@ -109,11 +121,13 @@ export async function startOperator(
       .catch((err: unknown) => log.error({ err }, 'reconcile failed'));
     return running;
   };
-  store.onChange(() => {
+  const schedule = (): void => {
     metrics.queueDepth.inc();
     clearTimeout(timer);
     timer = setTimeout(() => void reconcileNow(), DEBOUNCE_MS);
-  });
+  };
+  store.onChange(schedule);
+  endpoints.onChange(schedule);
 
   const health = createHttpApp(log.child({ component: 'health' }), internalError);
   health.get('/healthz', () => ({ status: 'ok' }));
@@ -138,6 +152,7 @@ export async function startOperator(
     serve('health', health),
     serve('metrics', metricsServer),
     { name: 'source', start: () => source.start(), close: () => source.close() },
+    { name: 'endpoints', start: () => endpoints.start(), close: () => endpoints.close() },
     { name: 'first reconcile', start: () => reconcileNow(), close: () => clearTimeout(timer) },
     {
       name: 'xds server',

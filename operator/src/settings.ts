@@ -1,5 +1,12 @@
 import { hostname } from 'node:os';
-import { createEnvReader, LOG_LEVELS, type EnvSource, type LogFormat, type LogLevel } from '@portcullis/kit';
+import {
+  createEnvReader,
+  LOG_LEVELS,
+  type EnvReader,
+  type EnvSource,
+  type LogFormat,
+  type LogLevel,
+} from '@portcullis/kit';
 
 export interface Settings {
   source: 'kubernetes' | 'directory';
@@ -24,6 +31,14 @@ export interface Settings {
     retryPeriodMs: number;
   };
   keysSecretName: string;
+  /**
+   * Services handed out over xDS for client-side balancing (`xds:///<name>`): in directory mode fixed
+   * addresses, in Kubernetes mode a Service and the name of its gRPC port, read from EndpointSlices.
+   */
+  discovery: {
+    endpoints: ReadonlyMap<string, ReadonlyArray<{ address: string; port: number }>>;
+    services: ReadonlyMap<string, { service: string; portName: string }>;
+  };
   log: { level: LogLevel; format: LogFormat };
 }
 
@@ -59,6 +74,16 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       retryPeriodMs: env.durationMs('LEADER_ELECTION_RETRY_PERIOD', { default: '2s' }),
     },
     keysSecretName: env.str('OPERATOR_KEYS_SECRET', { default: 'portcullis-keys' }),
+    discovery: {
+      endpoints: readEndpoints(
+        env,
+        env.list('OPERATOR_SERVICE_ENDPOINTS', { default: ['ratelimit=127.0.0.1:8081'] }),
+      ),
+      services: readServices(
+        env,
+        env.list('OPERATOR_DISCOVERY_SERVICES', { default: ['ratelimit=portcullis-ratelimit:grpc'] }),
+      ),
+    },
     log: {
       level: env.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'info' }),
       format: env.oneOf('LOG_FORMAT', ['text', 'json'], { default: 'text' }),
@@ -74,4 +99,31 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     env.problem('XDS_TLS_CERT and XDS_TLS_KEY are set together or not at all');
   env.finish();
   return Object.freeze(settings);
+}
+
+/** `name=host:port` items (one per address; a name may repeat). */
+function readEndpoints(env: EnvReader, items: readonly string[]): Settings['discovery']['endpoints'] {
+  const out = new Map<string, Array<{ address: string; port: number }>>();
+  for (const item of items) {
+    const m = /^([a-z0-9.-]+)=(.+):(\d+)$/.exec(item);
+    const port = Number(m?.[3]);
+    if (!m?.[1] || !m[2] || !(port > 0 && port < 65_536)) {
+      env.problem(`OPERATOR_SERVICE_ENDPOINTS: "${item}" is not name=host:port`);
+      continue;
+    }
+    out.set(m[1], [...(out.get(m[1]) ?? []), { address: m[2], port }]);
+  }
+  return out;
+}
+
+/** `name=service:portName` items. */
+function readServices(env: EnvReader, items: readonly string[]): Settings['discovery']['services'] {
+  const out = new Map<string, { service: string; portName: string }>();
+  for (const item of items) {
+    const m = /^([a-z0-9.-]+)=([a-z0-9-]+):([a-z0-9-]+)$/.exec(item);
+    if (!m?.[1] || !m[2] || !m[3])
+      env.problem(`OPERATOR_DISCOVERY_SERVICES: "${item}" is not name=service:portName`);
+    else out.set(m[1], { service: m[2], portName: m[3] });
+  }
+  return out;
 }

@@ -8,6 +8,7 @@ import {
 import type { Logger } from '@portcullis/kit';
 import { GROUP, KINDS, PLURALS, VERSION, type Kind, type Resource } from '../resources.js';
 import type { ResourceStore } from '../store.js';
+import { keepInformerRunning, type Backoff } from './keep-informer-running.js';
 import type { ResourceSource } from './types.js';
 
 export interface KubernetesSourceOptions {
@@ -17,20 +18,15 @@ export interface KubernetesSourceOptions {
   /** Empty for all namespaces. */
   watchNamespace: string;
   /** Restart delays after an informer error: doubling from `initialMs` up to `maxMs`, with jitter. */
-  backoff?: { initialMs: number; maxMs: number };
+  backoff?: Backoff;
 }
 
 type CustomObject = KubernetesObject & { spec?: unknown; status?: Resource['status'] };
 
-/**
- * The custom resources from the Kubernetes API: one informer per kind (list, then watch from the list's
- * resourceVersion; the client relists by itself after 410 Gone). client-node's informer stops for good on
- * any other error, so each one is restarted here with capped exponential backoff.
- */
+/** The custom resources from the Kubernetes API: one informer per kind, kept running through errors. */
 export class KubernetesSource implements ResourceSource {
-  private readonly informers: Array<{ kind: Kind; stop(): Promise<void> }> = [];
+  private readonly informers: Array<{ stop(): Promise<void> }> = [];
   private readonly synced = new Set<Kind>();
-  private closed = false;
   private readonly log: Logger;
 
   constructor(private readonly o: KubernetesSourceOptions) {
@@ -42,7 +38,6 @@ export class KubernetesSource implements ResourceSource {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
     await Promise.all(this.informers.map((i) => i.stop()));
   }
 
@@ -76,32 +71,14 @@ export class KubernetesSource implements ResourceSource {
     informer.on('delete', (obj) =>
       store.remove(kind, `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`),
     );
-    const { initialMs, maxMs } = this.o.backoff ?? { initialMs: 1000, maxMs: 30_000 };
-    let failures = 0;
-    let firstStart: (() => void) | undefined;
-    const started = new Promise<void>((resolve) => (firstStart = resolve));
-    const run = async (): Promise<void> => {
-      if (this.closed) return;
-      try {
-        await informer.start();
-        failures = 0;
-        this.synced.add(kind);
-        firstStart?.();
-      } catch (err: unknown) {
-        restart(err);
-      }
-    };
-    const restart = (err: unknown): void => {
-      this.synced.delete(kind);
-      if (this.closed) return;
-      const delayMs = Math.min(maxMs, initialMs * 2 ** failures++) * (0.5 + Math.random() / 2);
-      this.log.warn({ kind, err, delayMs: Math.round(delayMs) }, 'informer stopped, restarting');
-      setTimeout(() => void run(), delayMs).unref();
-    };
-    informer.on('error', restart);
-    this.informers.push({ kind, stop: () => informer.stop() });
-    void run();
-    return started;
+    const running = keepInformerRunning(informer, {
+      log: this.log,
+      label: { kind },
+      ...(this.o.backoff ? { backoff: this.o.backoff } : {}),
+      onSynced: (synced) => (synced ? this.synced.add(kind) : this.synced.delete(kind)),
+    });
+    this.informers.push(running);
+    return running.started;
   }
 }
 
