@@ -53,7 +53,7 @@ export function createEndpointSliceEndpoints(o: {
         (slices.get(name) ?? []).flatMap((s) => {
           const port = s.ports?.find((p) => p.name === portName)?.port;
           if (port === undefined) return [];
-          return (s.endpoints ?? [])
+          return s.endpoints
             .filter((e) => e.conditions?.ready !== false)
             .flatMap((e) => e.addresses.map((address) => ({ address, port })));
         }),
