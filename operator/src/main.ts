@@ -1,6 +1,6 @@
 import { createLogger, onShutdownSignal, SettingsError } from '@portcullis/kit';
 import { startOperator } from './app.js';
-import { loadSettings } from './settings.js';
+import { loadLogSettings, loadSettings } from './settings.js';
 
 try {
   const settings = loadSettings();
@@ -8,7 +8,7 @@ try {
   const app = await startOperator(settings, { log });
   onShutdownSignal(() => app.close(), log);
 } catch (err: unknown) {
-  const log = createLogger({ level: 'info', format: 'json' });
+  const log = createLogger(loadLogSettings());
   if (err instanceof SettingsError) log.fatal({ problems: err.problems }, 'invalid settings');
   else log.fatal({ err }, 'start-up failed');
   log.flush();

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import {
   createEnvReader,
-  LOG_LEVELS,
+  readLogOptions,
   type EnvReader,
   type EnvSource,
   type LogFormat,
@@ -40,6 +40,11 @@ export interface Settings {
     services: ReadonlyMap<string, { service: string; portName: string }>;
   };
   log: { level: LogLevel; format: LogFormat };
+}
+
+/** Just the log settings, bad values replaced by defaults: how to report that the other settings are bad. */
+export function loadLogSettings(source: EnvSource = process.env): Settings['log'] {
+  return readLogOptions(createEnvReader(source), 'info');
 }
 
 export function loadSettings(source: EnvSource = process.env): Readonly<Settings> {
@@ -84,10 +89,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
         env.list('OPERATOR_DISCOVERY_SERVICES', { default: ['ratelimit=portcullis-ratelimit:grpc'] }),
       ),
     },
-    log: {
-      level: env.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'info' }),
-      format: env.oneOf('LOG_FORMAT', ['text', 'json'], { default: 'text' }),
-    },
+    log: readLogOptions(env, 'info'),
   };
   const le = settings.leaderElection;
   if (le.renewDeadlineMs >= le.leaseDurationMs)

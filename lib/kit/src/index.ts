@@ -3,6 +3,7 @@ export { parseDurationMs } from './duration.js';
 export { createEnvReader, type EnvReader, type EnvSource } from './env.js';
 export {
   createLogger,
+  readLogOptions,
   LOG_LEVELS,
   type Logger,
   type LogLevel,

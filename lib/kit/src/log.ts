@@ -1,4 +1,5 @@
 import { destination, pino, type Logger as PinoLogger } from 'pino';
+import type { EnvReader } from './env.js';
 
 export type Logger = PinoLogger;
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
@@ -44,4 +45,15 @@ function toLogfmt(jsonLine: string): string {
 function quote(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   return /^[\w./:@+-]+$/.test(text) ? text : JSON.stringify(text);
+}
+
+/** `LOG_LEVEL` and `LOG_FORMAT` (`text` by default), read the same way by every process. */
+export function readLogOptions(
+  env: EnvReader,
+  defaultLevel: LogLevel,
+): { level: LogLevel; format: LogFormat } {
+  return {
+    level: env.oneOf('LOG_LEVEL', LOG_LEVELS, { default: defaultLevel }),
+    format: env.oneOf('LOG_FORMAT', ['text', 'json'], { default: 'text' }),
+  };
 }

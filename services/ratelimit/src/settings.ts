@@ -1,6 +1,6 @@
 import {
   createEnvReader,
-  LOG_LEVELS,
+  readLogOptions,
   type EnvReader,
   type EnvSource,
   type LogFormat,
@@ -87,7 +87,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     http: { host: env.str('HOST', { default: '0.0.0.0' }), port: port(env, 'PORT', 8080) },
     grpc: { host: env.str('GRPC_HOST', { default: '0.0.0.0' }), port: port(env, 'GRPC_PORT', 8081) },
     debug: { host: env.str('DEBUG_HOST', { default: '0.0.0.0' }), port: port(env, 'DEBUG_PORT', 6070) },
-    log: readLogSettings(env),
+    log: readLogOptions(env, 'warn'),
     config: {
       type: configType,
       xds: {
@@ -164,16 +164,9 @@ function pairs(env: EnvReader, at: { name: string; separator: string }): Record<
   return out;
 }
 
-function readLogSettings(env: EnvReader): Settings['log'] {
-  return {
-    level: env.oneOf('LOG_LEVEL', LOG_LEVELS, { default: 'warn' }),
-    format: env.oneOf('LOG_FORMAT', ['text', 'json'], { default: 'text' }),
-  };
-}
-
 /** Just the log settings, bad values replaced by defaults: how to report that the other settings are bad. */
 export function loadLogSettings(source: EnvSource = process.env): Settings['log'] {
-  return readLogSettings(createEnvReader(source));
+  return readLogOptions(createEnvReader(source), 'warn');
 }
 
 function port(env: EnvReader, name: string, fallback: number): number {
