@@ -1,4 +1,4 @@
-import { spawnTsx, type Child } from './child-process.js';
+import { spawnTsx, type Child } from '../common/child-process.js';
 
 export interface CeilingProcess {
   child: Child;

@@ -3,12 +3,14 @@
 import { resolve } from 'node:path';
 import { startRedis } from '@portcullis/testing';
 import { startCeiling } from './ceiling-process.js';
-import type { Child } from './child-process.js';
+import type { Child } from '../common/child-process.js';
+import { describeMachine, today } from '../common/machine.js';
+import { runBench, type OnCleanup } from '../common/run-bench.js';
 import { startCpuMeter } from './cpu-meter.js';
 import { drive, type Call } from './drive.js';
 import { createGrpcLoad } from './load-grpc.js';
 import { createHttpLoad } from './load-http.js';
-import { describeMachine, formatMarkdown, formatTable, type Row } from './report.js';
+import { formatMarkdown, formatTable, type Row } from './report.js';
 import { startService } from './service-process.js';
 import { summarize } from './stats.js';
 
@@ -30,20 +32,6 @@ function readSettings(env: NodeJS.ProcessEnv): BenchSettings {
   }
   const dir = env.BENCH_CPU_PROF_DIR;
   return { durationMs, cpuProfDir: dir ? resolve(dir) : undefined };
-}
-
-const cleanups: Array<() => Promise<void>> = [];
-let cleaning: Promise<void> | undefined;
-/** Stops everything started so far, last first; safe to call twice. */
-const cleanUp = (): Promise<void> =>
-  (cleaning ??= (async () => {
-    for (const stop of cleanups.reverse()) await stop().catch(() => undefined);
-  })());
-for (const [signal, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-] as const) {
-  process.once(signal, () => void cleanUp().finally(() => process.exit(code)));
 }
 
 const out = (text: string): boolean => process.stdout.write(`${text}\n`);
@@ -77,14 +65,14 @@ async function measure(
   }
 }
 
-async function main(): Promise<void> {
+async function main(onCleanup: OnCleanup): Promise<void> {
   const settings = readSettings(process.env);
   const redis = await startRedis();
-  cleanups.push(() => redis.stop());
+  onCleanup(() => redis.stop());
   const service = await startService({ redisAddress: redis.address, cpuProfDir: settings.cpuProfDir });
-  cleanups.push(() => service.stop());
+  onCleanup(() => service.stop());
   const ceiling = await startCeiling();
-  cleanups.push(() => ceiling.stop());
+  onCleanup(() => ceiling.stop());
   const watched = [service.child, ceiling.child];
   const ours = { durationMs: settings.durationMs, server: service.child, watched };
   const empty = { durationMs: settings.durationMs, server: ceiling.child, watched };
@@ -116,7 +104,7 @@ async function main(): Promise<void> {
     { ...httpOurs, ceiling: httpCeiling.summary },
   ];
 
-  const date = new Date().toISOString().slice(0, 10);
+  const date = today();
   const machine = describeMachine();
   out('');
   out(`${date}, ${machine}`);
@@ -141,11 +129,4 @@ async function main(): Promise<void> {
     out(`\nservice CPU profile: ${settings.cpuProfDir} (written as the service exits)`);
 }
 
-try {
-  await main();
-} catch (err: unknown) {
-  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exitCode = 1;
-} finally {
-  await cleanUp();
-}
+await runBench(main);

@@ -1,9 +1,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '@portcullis/testing';
-import { exitError, spawnTsx, type Child } from './child-process.js';
+import { spawnTsx, type Child } from '../common/child-process.js';
+import { distinctFreePorts } from '../common/ports.js';
+import { waitForHttpOk } from '../common/wait-for-http.js';
 import { BENCH_RULES_YAML } from './rls-proto.js';
 
 const HEALTHY_TIMEOUT_MS = 30_000;
@@ -27,7 +27,7 @@ export async function startService(o: ServiceOptions): Promise<ServiceProcess> {
   const root = await mkdtemp(join(tmpdir(), 'portcullis-bench-'));
   await mkdir(join(root, 'config'));
   await writeFile(join(root, 'config', 'bench.yaml'), BENCH_RULES_YAML);
-  const [httpPort, grpcPort, debugPort] = await distinctFreePorts(3);
+  const [httpPort, grpcPort, debugPort] = (await distinctFreePorts(3)) as [number, number, number];
   const env = {
     BACKEND_TYPE: 'redis',
     KVSTORE_URL: o.redisAddress,
@@ -53,33 +53,10 @@ export async function startService(o: ServiceOptions): Promise<ServiceProcess> {
     await rm(root, { recursive: true, force: true });
   };
   try {
-    await waitForHealthy(`http://127.0.0.1:${httpPort}/healthcheck`, child);
+    await waitForHttpOk(`http://127.0.0.1:${httpPort}/healthcheck`, child, HEALTHY_TIMEOUT_MS);
   } catch (err: unknown) {
     await stop();
     throw err;
   }
   return { child, grpcPort, httpPort, stop };
-}
-
-async function distinctFreePorts(count: number): Promise<[number, number, number]> {
-  const ports = new Set<number>();
-  while (ports.size < count) ports.add(await freePort());
-  const [a, b, c] = [...ports];
-  return [a!, b!, c!];
-}
-
-async function waitForHealthy(url: string, child: Child): Promise<void> {
-  const deadline = Date.now() + HEALTHY_TIMEOUT_MS;
-  for (;;) {
-    if (child.isExited()) throw exitError(child.name, child.outputTail());
-    const status = await fetch(url).then(
-      async (r) => (await r.arrayBuffer(), r.status),
-      () => 0,
-    );
-    if (status === 200) return;
-    if (Date.now() > deadline) {
-      throw new Error(`${url} did not answer 200 within ${HEALTHY_TIMEOUT_MS} ms:\n${child.outputTail()}`);
-    }
-    await sleep(50);
-  }
 }

@@ -1,5 +1,5 @@
 import { DESCRIPTOR_SOURCES, HTTP_METHODS, RATE_LIMIT_UNITS } from '@portcullis/config';
-import { bool, int, list, obj, rule, str, capitalize, type CrdSource } from './schema.js';
+import { bool, int, list, obj, rule, str, unitSpellings, type CrdSource } from './schema.js';
 
 
 const dnsLabel = { maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' };
@@ -38,7 +38,7 @@ const route = obj(
     rateLimit: obj(
       {
         requestsPerUnit: int({ minimum: 0, maximum: 4_294_967_295 }),
-        unit: str({ enum: RATE_LIMIT_UNITS.map((u) => capitalize(u)) }),
+        unit: str({ enum: unitSpellings(RATE_LIMIT_UNITS) }),
         shadowMode: bool(),
         descriptors: list(
           obj(

@@ -1,14 +1,13 @@
 import { RATE_LIMIT_UNITS } from '@portcullis/config';
-import { bool, int, list, obj, rule, str, capitalize, type CrdSource, type Schema } from './schema.js';
+import { bool, int, list, obj, rule, str, unitSpellings, type CrdSource, type Schema } from './schema.js';
 
 /** Levels of nested `descriptors` the schema describes; deeper trees are rejected by the API server. */
 export const MAX_DESCRIPTOR_DEPTH = 6;
 
-const units = RATE_LIMIT_UNITS.flatMap((u) => [u.toLowerCase(), capitalize(u), u]);
 
 const rateLimit = obj(
   {
-    unit: str({ enum: units, description: 'Window of the limit; any case, as upstream accepts it.' }),
+    unit: str({ enum: unitSpellings(RATE_LIMIT_UNITS), description: 'Window of the limit; any case, as upstream accepts it.' }),
     requests_per_unit: int({ minimum: 0, maximum: 4_294_967_295, description: '0 blocks every request.' }),
     unlimited: bool({ description: 'Never limited; no unit or count is given.' }),
     name: str({ description: 'Lets another rule replace this limit.' }),

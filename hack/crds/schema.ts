@@ -14,6 +14,10 @@ export const obj = (properties: Record<string, Schema>, extra: Schema = {}): Sch
 /** `MINUTE` → `Minute`. */
 export const capitalize = (word: string): string => word.charAt(0) + word.slice(1).toLowerCase();
 
+/** The spellings of a unit the parsers accept, for an `enum`: `minute`, `Minute`, `MINUTE`. */
+export const unitSpellings = (units: readonly string[]): string[] =>
+  units.flatMap((u) => [u.toLowerCase(), capitalize(u), u]);
+
 /** A CEL rule as `x-kubernetes-validations` takes it. */
 export const rule = (expression: string, message: string): Schema => ({ rule: expression, message });
 

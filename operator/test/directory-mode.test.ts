@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@portcullis/kit';
@@ -94,6 +94,15 @@ describe('operator in directory mode', () => {
     await writeFile(join(dir, 'a.yaml'), manifest('a', 'alpha', 'lots') + '---\n' + manifest('b', 'beta', 8));
     await until(() => JSON.stringify(latest).includes('"requestsPerUnit":8'));
     expect(JSON.stringify(latest)).toContain('"requestsPerUnit":6');
+  });
+
+  it('notices files replaced by a rename, again and again, as editors save them', async () => {
+    for (const rpu of [21, 22, 23]) {
+      const staged = join(dir, '..', `staged-${rpu}.yaml`);
+      await writeFile(staged, manifest('a', 'alpha', rpu));
+      await rename(staged, join(dir, 'a.yaml'));
+      await until(() => JSON.stringify(latest).includes(`"requestsPerUnit":${rpu}`));
+    }
   });
 
   it('reports readiness and metrics', async () => {

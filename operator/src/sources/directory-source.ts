@@ -23,11 +23,12 @@ interface Seen {
  * that does not parse keeps its previous objects and is logged.
  */
 export class DirectorySource implements ResourceSource {
-  private watcher: FSWatcher | undefined;
+  private watchers: FSWatcher[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly byFile = new Map<string, Resource[]>();
   private readonly seen = new Map<string, Seen>();
   private synced = false;
+  private closed = false;
   private readonly log: Logger;
 
   constructor(private readonly o: { dir: string; store: ResourceStore; log: Logger; now?: () => Date }) {
@@ -36,19 +37,14 @@ export class DirectorySource implements ResourceSource {
 
   async start(): Promise<void> {
     await this.load();
-    this.watcher = watch(this.o.dir, { recursive: true }, () => {
-      clearTimeout(this.timer);
-      this.timer = setTimeout(() => void this.load(), 100);
-    });
-    this.watcher.on('error', (err) =>
-      this.log.error({ err, dir: this.o.dir }, 'watching the manifests failed'),
-    );
     this.synced = true;
   }
 
   close(): Promise<void> {
+    this.closed = true;
     clearTimeout(this.timer);
-    this.watcher?.close();
+    for (const w of this.watchers) w.close();
+    this.watchers = [];
     this.synced = false;
     return Promise.resolve();
   }
@@ -58,7 +54,8 @@ export class DirectorySource implements ResourceSource {
   }
 
   private async load(): Promise<void> {
-    const files = await listFiles(this.o.dir);
+    const { files, dirs } = await listTree(this.o.dir);
+    this.rewatch(dirs);
     for (const file of [...this.byFile.keys()]) if (!files.includes(file)) this.byFile.delete(file);
     for (const file of files) {
       try {
@@ -74,6 +71,23 @@ export class DirectorySource implements ResourceSource {
         all.filter((r) => r.kind === kind),
       );
     this.log.info({ files: files.length, resources: all.length }, 'manifests loaded');
+  }
+
+  /**
+   * One plain watch per directory, renewed after every load. (Node 20's recursive watch on Linux stops
+   * reporting a file after it has been replaced by a rename, which is how editors and atomic writers save.)
+   */
+  private rewatch(dirs: readonly string[]): void {
+    if (this.closed) return;
+    for (const w of this.watchers) w.close();
+    this.watchers = dirs.map((d) => {
+      const w = watch(d, () => {
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => void this.load(), 100);
+      });
+      w.on('error', (err) => this.log.warn({ err, dir: d }, 'watching the manifests failed'));
+      return w;
+    });
   }
 
   private read(file: string, text: string): Resource[] {
@@ -130,10 +144,14 @@ export class DirectorySource implements ResourceSource {
   }
 }
 
-async function listFiles(dir: string): Promise<string[]> {
+async function listTree(dir: string): Promise<{ files: string[]; dirs: string[] }> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && MANIFEST.test(e.name) && !e.name.startsWith('.'))
-    .map((e) => join(e.parentPath, e.name))
-    .sort();
+  const visible = entries.filter((e) => !e.name.startsWith('.'));
+  return {
+    files: visible
+      .filter((e) => e.isFile() && MANIFEST.test(e.name))
+      .map((e) => join(e.parentPath, e.name))
+      .sort(),
+    dirs: [dir, ...visible.filter((e) => e.isDirectory()).map((e) => join(e.parentPath, e.name))],
+  };
 }

@@ -1,0 +1,83 @@
+import { spawnTsx, type Child } from '../common/child-process.js';
+import type { OnCleanup } from '../common/run-bench.js';
+import { waitForHttpOk } from '../common/wait-for-http.js';
+
+const READY_TIMEOUT_MS = 30_000;
+
+export interface OperatorProcess {
+  child: Child;
+  xdsPort: number;
+  metricsUrl: string;
+}
+
+/**
+ * The operator in directory mode on `manifestsDir`, started and ready (`/readyz` answers 200); stopped by
+ * `onCleanup`, registered as soon as it is spawned.
+ */
+export async function startOperator(
+  o: { manifestsDir: string; ports: { xds: number; health: number; metrics: number } },
+  onCleanup: OnCleanup,
+): Promise<OperatorProcess> {
+  const child = spawnTsx({
+    name: 'operator',
+    script: 'operator/src/main.ts',
+    env: {
+      OPERATOR_SOURCE: 'directory',
+      OPERATOR_MANIFESTS_DIR: o.manifestsDir,
+      XDS_HOST: '127.0.0.1',
+      XDS_PORT: String(o.ports.xds),
+      HEALTH_HOST: '127.0.0.1',
+      HEALTH_PORT: String(o.ports.health),
+      METRICS_HOST: '127.0.0.1',
+      METRICS_PORT: String(o.ports.metrics),
+      LOG_LEVEL: 'warn',
+    },
+  });
+  onCleanup(() => child.stop());
+  await waitForHttpOk(`http://127.0.0.1:${o.ports.health}/readyz`, child, READY_TIMEOUT_MS);
+  return { child, xdsPort: o.ports.xds, metricsUrl: `http://127.0.0.1:${o.ports.metrics}/metrics` };
+}
+
+export interface RateLimitInstance {
+  child: Child;
+  /** `http://127.0.0.1:<port>`, serving `POST /json` decisions. */
+  httpUrl: string;
+  /** `http://127.0.0.1:<debug port>`, serving `/stats` and `/rlconfig`. */
+  debugUrl: string;
+}
+
+/**
+ * A rate-limit service taking its rules from the operator over xDS (in-memory counters), started and
+ * healthy, though maybe without its first configuration yet; stopped by `onCleanup`, as soon as spawned.
+ */
+export async function startRateLimit(
+  o: { nodeId: string; xdsPort: number; ports: { http: number; grpc: number; debug: number } },
+  onCleanup: OnCleanup,
+): Promise<RateLimitInstance> {
+  const child = spawnTsx({
+    name: `ratelimit ${o.nodeId}`,
+    script: 'services/ratelimit/src/main.ts',
+    env: {
+      CONFIG_TYPE: 'GRPC_XDS_SOTW',
+      CONFIG_GRPC_XDS_SERVER_URL: `127.0.0.1:${o.xdsPort}`,
+      CONFIG_GRPC_XDS_NODE_ID: o.nodeId,
+      CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '200ms',
+      BACKEND_TYPE: 'memory',
+      FORCE_START_WITHOUT_INITIAL_CONFIG: 'true',
+      HOST: '127.0.0.1',
+      PORT: String(o.ports.http),
+      GRPC_HOST: '127.0.0.1',
+      GRPC_PORT: String(o.ports.grpc),
+      DEBUG_HOST: '127.0.0.1',
+      DEBUG_PORT: String(o.ports.debug),
+      LOG_LEVEL: 'warn',
+    },
+  });
+  onCleanup(() => child.stop());
+  await waitForHttpOk(`http://127.0.0.1:${o.ports.http}/healthcheck`, child, READY_TIMEOUT_MS);
+  return {
+    child,
+    httpUrl: `http://127.0.0.1:${o.ports.http}`,
+    debugUrl: `http://127.0.0.1:${o.ports.debug}`,
+  };
+}
