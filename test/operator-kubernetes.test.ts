@@ -209,17 +209,19 @@ describe('operator with the Kubernetes API', () => {
   });
 
   it('lets the older resource keep a domain another one claims', async () => {
+    // Creation times have one-second resolution, so in a fast run both may share a second; the tie-break
+    // (namespace/name, as Gateway API resolves conflicts) then has to favour `example` too.
     await objects.createNamespacedCustomObject({
       ...G,
       body: {
         apiVersion: 'portcullis.dev/v1alpha1',
         kind: 'RateLimitConfig',
-        metadata: { name: 'copycat' },
+        metadata: { name: 'z-copycat' },
         spec: { domain: 'example' },
       },
     });
     const r = await until(
-      () => rlc('copycat'),
+      () => rlc('z-copycat'),
       (x) => condition(x, 'Accepted') !== undefined,
     );
     expect(condition(r, 'Accepted')).toMatchObject({
