@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperator, type OperatorApp } from '../operator/src/app.js';
 import { loadSettings } from '../operator/src/settings.js';
 import { startKubeApiServer, type KubeApiServer } from './kube-apiserver/index.js';
+import { waitUntil } from '@portcullis/testing';
 
 const log = createLogger({ level: 'fatal', format: 'json', destination: { write: () => undefined } });
 const eds = createMessageCodec(
@@ -21,14 +22,6 @@ interface Assignment {
       endpoint?: { address?: { socketAddress?: { address?: string; portValue?: number } } };
     }>;
   }>;
-}
-
-async function until(check: () => boolean, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 describe('operator: xds:///ratelimit endpoints from EndpointSlices', () => {
@@ -121,18 +114,15 @@ describe('operator: xds:///ratelimit endpoints from EndpointSlices', () => {
           metadata: {
             ...slice({}).metadata,
             resourceVersion: (
-              await api
-                .kubeConfig()
-                .makeApiClient(DiscoveryV1Api)
-                .readNamespacedEndpointSlice({
-                  namespace: 'portcullis-system',
-                  name: 'portcullis-ratelimit-abc',
-                })
+              await api.kubeConfig().makeApiClient(DiscoveryV1Api).readNamespacedEndpointSlice({
+                namespace: 'portcullis-system',
+                name: 'portcullis-ratelimit-abc',
+              })
             ).metadata?.resourceVersion,
           },
         },
       });
-    await until(() => addresses.length === 3);
+    await waitUntil(() => addresses.length === 3);
     expect(addresses).toEqual(['10.0.0.1:8081', '10.0.0.2:8081', '10.0.0.3:8081']);
   });
 });

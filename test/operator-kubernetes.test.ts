@@ -79,6 +79,9 @@ describe('operator with the Kubernetes API', () => {
     const body = (await r.json()) as { statuses: Array<{ currentLimit?: { requestsPerUnit: number } }> };
     return body.statuses[0]?.currentLimit?.requestsPerUnit;
   };
+  /** `kubectl patch` replacing the descriptors of a RateLimitConfig (a merge patch replaces lists whole). */
+  const patchDescriptors = (name: string, descriptorsJson: string): Promise<string> =>
+    kubectl('patch', 'rlc', name, '--type', 'merge', '-p', `{"spec":{"descriptors":${descriptorsJson}}}`);
   const rlc = async (name: string): Promise<Rlc> =>
     (await objects.getNamespacedCustomObject({ ...G, name })) as Rlc;
   const condition = (r: Rlc, type: string): Condition | undefined =>
@@ -156,14 +159,9 @@ describe('operator with the Kubernetes API', () => {
   });
 
   it('follows an edit', async () => {
-    await kubectl(
-      'patch',
-      'rlc',
+    await patchDescriptors(
       'messaging',
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"descriptors":[{"key":"to_number","rate_limit":{"unit":"day","requests_per_unit":7}}]}}',
+      '[{"key":"to_number","rate_limit":{"unit":"day","requests_per_unit":7}}]',
     );
     expect(
       await until(
@@ -174,14 +172,9 @@ describe('operator with the Kubernetes API', () => {
   });
 
   it('rejects an invalid edit on the resource, with an Event, and keeps serving the last good one', async () => {
-    await kubectl(
-      'patch',
-      'rlc',
+    await patchDescriptors(
       'messaging',
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"descriptors":[{"key":"to_number","rate_limit":{"unit":"day","requests_per_unit":9,"replaces":[{"name":"nobody"}]}}]}}',
+      '[{"key":"to_number","rate_limit":{"unit":"day","requests_per_unit":9,"replaces":[{"name":"nobody"}]}}]',
     );
     const r = await until(
       () => rlc('messaging'),
@@ -233,28 +226,18 @@ describe('operator with the Kubernetes API', () => {
   });
 
   it('rejects what the CRD schema forbids at the API server', async () => {
-    const err = await kubectl(
-      'patch',
-      'rlc',
+    const err = await patchDescriptors(
       'example',
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"descriptors":[{"key":"k","rate_limit":{"unlimited":true,"unit":"second"}}]}}',
+      '[{"key":"k","rate_limit":{"unlimited":true,"unit":"second"}}]',
     ).catch((e: unknown) => e as { stderr: string });
     expect((err as { stderr: string }).stderr).toContain('unlimited excludes unit');
   });
 
   it('keeps serving through an abrupt watch drop and a compacted history', async () => {
     api.hooks.dropWatches('abrupt');
-    await kubectl(
-      'patch',
-      'rlc',
+    await patchDescriptors(
       'messaging',
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"descriptors":[{"key":"to_number","rate_limit":{"unit":"day","requests_per_unit":11}}]}}',
+      '[{"key":"to_number","rate_limit":{"unit":"day","requests_per_unit":11}}]',
     );
     expect(
       await until(
@@ -264,14 +247,9 @@ describe('operator with the Kubernetes API', () => {
     ).toBe(11);
     api.hooks.compactHistory();
     api.hooks.dropWatches('graceful');
-    await kubectl(
-      'patch',
-      'rlc',
+    await patchDescriptors(
       'messaging',
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"descriptors":[{"key":"to_number","rate_limit":{"unit":"day","requests_per_unit":12}}]}}',
+      '[{"key":"to_number","rate_limit":{"unit":"day","requests_per_unit":12}}]',
     );
     expect(
       await until(
@@ -284,14 +262,9 @@ describe('operator with the Kubernetes API', () => {
   it('survives an operator restart: the service keeps serving, then resyncs', async () => {
     await operator.close();
     expect(await limitOf('messaging')).toBe(12);
-    await kubectl(
-      'patch',
-      'rlc',
+    await patchDescriptors(
       'messaging',
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"descriptors":[{"key":"to_number","rate_limit":{"unit":"day","requests_per_unit":13}}]}}',
+      '[{"key":"to_number","rate_limit":{"unit":"day","requests_per_unit":13}}]',
     );
     operator = await startOperator(operatorSettings(), { log, kubeConfig: api.kubeConfig() });
     expect(

@@ -5,16 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperator, type OperatorApp } from '../operator/src/app.js';
 import { loadSettings } from '../operator/src/settings.js';
 import { startKubeApiServer, type KubeApiServer } from './kube-apiserver/index.js';
+import { waitUntil } from '@portcullis/testing';
 
 const log = createLogger({ level: 'fatal', format: 'json', destination: { write: () => undefined } });
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('operator leader election', () => {
   let api: KubeApiServer;
@@ -51,7 +44,7 @@ describe('operator leader election', () => {
       .makeApiClient(CoreV1Api)
       .createNamespace({ body: { metadata: { name: 'portcullis-system' } } });
     replicas.push(await start('replica-a'));
-    await until(() => replicas[0]?.isLeader() === true);
+    await waitUntil(() => replicas[0]?.isLeader() === true);
     replicas.push(await start('replica-b'));
   });
   afterAll(async () => {
@@ -68,7 +61,7 @@ describe('operator leader election', () => {
 
   it('hands over at once when the leader shuts down and releases the lease', async () => {
     await replicas[0]?.close();
-    await until(() => replicas[1]?.isLeader() === true);
+    await waitUntil(() => replicas[1]?.isLeader() === true);
     expect(await holder()).toBe('replica-b');
   });
 
@@ -81,12 +74,12 @@ describe('operator leader election', () => {
     lease.spec = { ...lease.spec, holderIdentity: 'crashed', renewTime: new V1MicroTime() };
     await leases.replaceNamespacedLease({ ...at, body: lease });
     let stepDown = false;
-    await until(() => {
+    await waitUntil(() => {
       if (replicas[1]?.isLeader() === false) stepDown = true;
       return stepDown;
     });
     expect(await holder()).toBe('crashed');
-    await until(async () => (await holder()) === 'replica-b');
+    await waitUntil(async () => (await holder()) === 'replica-b');
     expect(replicas[1]?.isLeader()).toBe(true);
     expect((await leases.readNamespacedLease(at)).spec?.leaseTransitions).toBe(transitions + 1);
   });

@@ -7,6 +7,7 @@ import { createSotwClient, type ReceivedResource, type SotwClient } from '@portc
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperator, type OperatorApp } from '../src/app.js';
 import { loadSettings } from '../src/settings.js';
+import { waitUntil } from '@portcullis/testing';
 
 const log = createLogger({ level: 'fatal', format: 'json', destination: { write: () => undefined } });
 const rlc = createMessageCodec(PROTO_FILES.rateLimitConfig, 'ratelimit.config.ratelimit.v3.RateLimitConfig');
@@ -23,14 +24,6 @@ spec:
     - key: k
       rate_limit: {unit: minute, requests_per_unit: ${rpu}}
 `;
-
-async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('operator in directory mode', () => {
   let dir: string;
@@ -86,13 +79,13 @@ describe('operator in directory mode', () => {
 
   it('follows edits and new files, and keeps the last good generation of a broken one', async () => {
     await writeFile(join(dir, 'a.yaml'), manifest('a', 'alpha', 6) + '---\n' + manifest('b', 'beta', 7));
-    await until(() => latest.length === 2);
+    await waitUntil(() => latest.length === 2);
     expect(latest.map((m) => [m.name, m.domain])).toEqual([
       ['demo/a', 'alpha'],
       ['demo/b', 'beta'],
     ]);
     await writeFile(join(dir, 'a.yaml'), manifest('a', 'alpha', 'lots') + '---\n' + manifest('b', 'beta', 8));
-    await until(() => JSON.stringify(latest).includes('"requestsPerUnit":8'));
+    await waitUntil(() => JSON.stringify(latest).includes('"requestsPerUnit":8'));
     expect(JSON.stringify(latest)).toContain('"requestsPerUnit":6');
   });
 
@@ -101,7 +94,7 @@ describe('operator in directory mode', () => {
       const staged = join(dir, '..', `staged-${rpu}.yaml`);
       await writeFile(staged, manifest('a', 'alpha', rpu));
       await rename(staged, join(dir, 'a.yaml'));
-      await until(() => JSON.stringify(latest).includes(`"requestsPerUnit":${rpu}`));
+      await waitUntil(() => JSON.stringify(latest).includes(`"requestsPerUnit":${rpu}`));
     }
   });
 

@@ -3,3 +3,4 @@ export { spawnServer, type ServerProcess } from './server-process.js';
 export { startRedis, withRedis, type RedisOptions, type RedisServer } from './redis.js';
 export { startMemcached, type MemcachedServer } from './memcached.js';
 export { createCertificates, type TestCertificates } from './certificates.js';
+export { waitUntil } from './wait.js';

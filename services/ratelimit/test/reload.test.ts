@@ -3,17 +3,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './harness.js';
+import { waitUntil } from '@portcullis/testing';
 
 const rule = (domain: string, limit: number) =>
   `domain: ${domain}\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: ${limit}}\n`;
-
-async function until(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(20);
-  }
-}
 
 const limitOf = async (h: Harness, domain: string): Promise<number | undefined> => {
   const r = await h.json({
@@ -31,14 +24,14 @@ describe('configuration reload from files', () => {
   it('reloads on write, create, chmod and remove', async () => {
     h = await startHarness({ 'a.yaml': rule('a', 1) });
     await writeFile(join(h.configDir, 'a.yaml'), rule('a', 2));
-    await until(async () => (await limitOf(h, 'a')) === 2);
+    await waitUntil(async () => (await limitOf(h, 'a')) === 2);
     await writeFile(join(h.configDir, 'b.yaml'), rule('b', 3));
-    await until(async () => (await limitOf(h, 'b')) === 3);
+    await waitUntil(async () => (await limitOf(h, 'b')) === 3);
     const loads = h.app.stats.counter('config_load_success').value;
     await chmod(join(h.configDir, 'b.yaml'), 0o600);
-    await until(() => Promise.resolve(h.app.stats.counter('config_load_success').value > loads));
+    await waitUntil(() => Promise.resolve(h.app.stats.counter('config_load_success').value > loads));
     await rm(join(h.configDir, 'b.yaml'));
-    await until(async () => (await limitOf(h, 'b')) === undefined);
+    await waitUntil(async () => (await limitOf(h, 'b')) === undefined);
   });
 
   it('keeps the last good configuration when a file turns bad, and counts the error', async () => {
@@ -47,11 +40,11 @@ describe('configuration reload from files', () => {
       join(h.configDir, 'a.yaml'),
       'domain: a\ndescriptors:\n  - key: k\n    rate_limit: {unit: fortnight}\n',
     );
-    await until(() => Promise.resolve(h.app.stats.counter('config_load_error').value === 1));
+    await waitUntil(() => Promise.resolve(h.app.stats.counter('config_load_error').value === 1));
     expect(await limitOf(h, 'a')).toBe(5);
     expect((await h.get('/rlconfig', 'debug')).text).toContain('a.k: unit=HOUR requests_per_unit=5');
     await writeFile(join(h.configDir, 'a.yaml'), rule('a', 6));
-    await until(async () => (await limitOf(h, 'a')) === 6);
+    await waitUntil(async () => (await limitOf(h, 'a')) === 6);
   });
 
   it('rejects a domain defined in two files unless MERGE_DOMAIN_CONFIG', async () => {
@@ -99,7 +92,7 @@ describe('configuration reload from files', () => {
     expect(await limitOf(h, 'swap')).toBe(1);
     await symlink(v2, join(base, 'next'));
     await rename(join(base, 'next'), join(base, 'current'));
-    await until(async () => (await limitOf(h, 'swap')) === 2);
+    await waitUntil(async () => (await limitOf(h, 'swap')) === 2);
     await rm(base, { recursive: true, force: true });
   });
 
@@ -121,7 +114,7 @@ describe('configuration reload from files', () => {
       await writeFile(join(h.configDir, 'a.yaml'), rule('a', 1_000_000 + i));
       await sleep(60);
     }
-    await until(async () => (await limitOf(h, 'a')) === 1_000_009);
+    await waitUntil(async () => (await limitOf(h, 'a')) === 1_000_009);
     stop = true;
     await load;
     expect(failures).toEqual([]);

@@ -1,5 +1,5 @@
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
-import { freePort } from '@portcullis/testing';
+import { freePort, waitUntil } from '@portcullis/testing';
 import { createSotwServer, type SotwServer, type SotwServerEvents } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_LIMIT_CONFIG_TYPE } from '../src/config/xds-source.js';
@@ -18,14 +18,6 @@ const config = (name: string, domain: string, requestsPerUnit: number) => ({
     descriptors: [{ key: 'k', rateLimit: { unit: 'MINUTE', requestsPerUnit } }],
   }),
 });
-
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('ratelimit with CONFIG_TYPE=GRPC_XDS_SOTW', () => {
   let xds: SotwServer;
@@ -66,7 +58,7 @@ describe('ratelimit with CONFIG_TYPE=GRPC_XDS_SOTW', () => {
     expect(await limit('a')).toBe(5);
     expect(xds.clients().map((c) => c.nodeId)).toEqual(['rl-test']);
     xds.setResources(RATE_LIMIT_CONFIG_TYPE, [config('team/a', 'a', 7), config('team/b', 'b', 9)]);
-    await until(async () => (await limit('b')) === 9);
+    await waitUntil(async () => (await limit('b')) === 9);
     expect(await limit('a')).toBe(7);
     expect((await h.get('/rlconfig', 'debug')).text).toContain('b.k: unit=MINUTE requests_per_unit=9');
   });
@@ -82,7 +74,7 @@ describe('ratelimit with CONFIG_TYPE=GRPC_XDS_SOTW', () => {
       }),
     };
     const version = xds.setResources(RATE_LIMIT_CONFIG_TYPE, [config('team/a', 'a', 7), bad]);
-    await until(() => nacks.some((n) => n.version === version));
+    await waitUntil(() => nacks.some((n) => n.version === version));
     expect(nacks.find((n) => n.version === version)?.message).toBe(
       'team/c: descriptors[0].rate_limit.unit: rate limit unit is required unless unlimited is true (one of second, minute, hour, day, week, month, year)',
     );
@@ -95,7 +87,7 @@ describe('ratelimit with CONFIG_TYPE=GRPC_XDS_SOTW', () => {
       config('team/x', 'dup', 1),
       config('team/y', 'dup', 2),
     ]);
-    await until(() => nacks.some((n) => n.version === version));
+    await waitUntil(() => nacks.some((n) => n.version === version));
     expect(nacks.find((n) => n.version === version)?.message).toBe(
       "team/y: duplicate domain 'dup' in config file (also in team/x)",
     );
