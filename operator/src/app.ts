@@ -91,7 +91,7 @@ export async function startOperator(
   const isLeader = (): boolean =>
     !kubeConfig || !settings.leaderElection.enabled || (elector?.isLeader() ?? false);
 
-  const reconciler = new Reconciler();
+  const reconciler = new Reconciler({ gatewayDomain: settings.gatewayRateLimitDomain });
   const versions = new Map<string, string>();
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;

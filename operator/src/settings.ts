@@ -31,6 +31,8 @@ export interface Settings {
     retryPeriodMs: number;
   };
   keysSecretName: string;
+  /** The rate-limit domain whose rules are generated from ApiRoute rate limits; RateLimitConfigs may not use it. */
+  gatewayRateLimitDomain: string;
   /**
    * Services handed out over xDS for client-side balancing (`xds:///<name>`): in directory mode fixed
    * addresses, in Kubernetes mode a Service and the name of its gRPC port, read from EndpointSlices.
@@ -79,6 +81,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       retryPeriodMs: env.durationMs('LEADER_ELECTION_RETRY_PERIOD', { default: '2s' }),
     },
     keysSecretName: env.str('OPERATOR_KEYS_SECRET', { default: 'portcullis-keys' }),
+    gatewayRateLimitDomain: env.str('OPERATOR_GATEWAY_RATELIMIT_DOMAIN', { default: 'gateway' }),
     discovery: {
       endpoints: readEndpoints(
         env,

@@ -17,8 +17,13 @@ export class KindReconciler<M> {
 
   constructor(private readonly handler: KindHandler<M>) {}
 
-  reconcile(resources: readonly Resource[]): KindResult {
-    const owners = new Map<string, string>();
+  /** `reserved` claims are held by someone outside this kind (the gateway's rate-limit domain, say). */
+  reconcile(
+    resources: readonly Resource[],
+    reserved: ReadonlyMap<string, string> = new Map(),
+  ): KindResult<M> {
+    const owners = new Map<string, string>(reserved);
+    const models: KindResult<M>['models'] = [];
     const outcomes: Outcome[] = [];
     const served: KindResult['resources'] = [];
     const present = new Set<string>();
@@ -50,10 +55,11 @@ export class KindReconciler<M> {
       if (usable) {
         for (const c of this.handler.claims(usable.model)) owners.set(c, name);
         served.push({ name, value: this.handler.encode(resource, usable.model) });
+        models.push({ name, model: usable.model });
       }
       outcomes.push({ resource, rejection, servedGeneration: usable?.generation });
     }
     for (const uid of this.lastGood.keys()) if (!present.has(uid)) this.lastGood.delete(uid);
-    return { typeUrl: this.handler.typeUrl, outcomes, resources: served };
+    return { typeUrl: this.handler.typeUrl, outcomes, resources: served, models };
   }
 }

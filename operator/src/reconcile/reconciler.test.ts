@@ -36,7 +36,7 @@ describe('Reconciler', () => {
   it('serves valid RateLimitConfigs as upstream RateLimitConfig messages named namespace/name', () => {
     const store = new ResourceStore();
     store.upsert(resource('RateLimitConfig', 'web', limit('web')));
-    const result = new Reconciler().reconcile(store).RateLimitConfig;
+    const result = new Reconciler({ gatewayDomain: 'gateway' }).reconcile(store).RateLimitConfig;
     expect(result.typeUrl).toBe('type.googleapis.com/ratelimit.config.ratelimit.v3.RateLimitConfig');
     expect(result.resources.map((r) => ({ name: r.name, message: rlc.decode(r.value) }))).toEqual([
       {
@@ -60,7 +60,7 @@ describe('Reconciler', () => {
       resource('RateLimitConfig', 'a-older', limit('web', 2), { created: '2026-11-21T10:00:00Z' }),
     );
     store.upsert(resource('RateLimitConfig', 'other', limit('other')));
-    const result = new Reconciler().reconcile(store).RateLimitConfig;
+    const result = new Reconciler({ gatewayDomain: 'gateway' }).reconcile(store).RateLimitConfig;
     expect(result.resources.map((r) => r.name)).toEqual(['team/a-older', 'team/other']);
     const newer = result.outcomes.find((o) => o.resource.metadata.name === 'b-newer');
     expect(newer?.rejection).toEqual({
@@ -71,7 +71,7 @@ describe('Reconciler', () => {
 
   it('keeps serving the last good generation after an invalid edit, without blocking the others', () => {
     const store = new ResourceStore();
-    const reconciler = new Reconciler();
+    const reconciler = new Reconciler({ gatewayDomain: 'gateway' });
     store.upsert(resource('RateLimitConfig', 'web', limit('web', 5)));
     store.upsert(resource('RateLimitConfig', 'api', limit('api')));
     reconciler.reconcile(store);
@@ -109,7 +109,7 @@ describe('Reconciler', () => {
 
   it('never serves a new resource that is invalid, and forgets deleted ones', () => {
     const store = new ResourceStore();
-    const reconciler = new Reconciler();
+    const reconciler = new Reconciler({ gatewayDomain: 'gateway' });
     store.upsert(resource('RateLimitConfig', 'bad', { descriptors: [] }));
     let result = reconciler.reconcile(store).RateLimitConfig;
     expect(result.resources).toEqual([]);
@@ -136,7 +136,7 @@ describe('Reconciler', () => {
     store.upsert(
       resource('InboxEndpoint', 'hook-b', { endpointId: id }, { created: '2026-03-01T00:00:00Z' }),
     );
-    const result = new Reconciler().reconcile(store);
+    const result = new Reconciler({ gatewayDomain: 'gateway' }).reconcile(store);
     expect(result.ApiRoute.resources.map((r) => r.name)).toEqual(['team/old']);
     expect(result.ApiRoute.outcomes[1]?.rejection?.message).toBe(
       'GET /v1/users is already served by team/old, which is older',
@@ -145,6 +145,57 @@ describe('Reconciler', () => {
     expect(result.InboxEndpoint.outcomes[1]?.rejection?.message).toBe(
       `endpoint id '${id}' is already used by team/hook-a, which is older`,
     );
+  });
+});
+
+describe('the gateway rate-limit domain', () => {
+  it('is generated from ApiRoute rate limits and reserved against RateLimitConfigs', () => {
+    const store = new ResourceStore();
+    store.upsert(
+      resource('ApiRoute', 'users', {
+        routes: [
+          {
+            name: 'get-user',
+            method: 'GET',
+            path: 'users/{id}',
+            handler: 'Users.get',
+            rateLimit: {
+              requestsPerUnit: 60,
+              unit: 'minute',
+              descriptors: [{ key: 'client', from: 'remoteAddress' }],
+            },
+          },
+          {
+            name: 'list',
+            method: 'GET',
+            path: 'users',
+            handler: 'Users.list',
+            rateLimit: { requestsPerUnit: 5, unit: 'second' },
+          },
+          { name: 'open', method: 'GET', path: 'open', handler: 'Users.list' },
+        ],
+      }),
+    );
+    store.upsert(resource('RateLimitConfig', 'sneaky', limit('gateway')));
+    const result = new Reconciler({ gatewayDomain: 'gateway' }).reconcile(store).RateLimitConfig;
+    expect(result.outcomes[0]?.rejection).toEqual({
+      reason: 'Conflict',
+      message: "domain 'gateway' is already defined by the gateway's ApiRoute rate limits, which is older",
+    });
+    expect(result.resources.map((r) => rlc.decode(r.value))).toEqual([
+      {
+        name: 'portcullis/gateway-routes',
+        domain: 'gateway',
+        descriptors: [
+          {
+            key: 'route',
+            value: 'team/users/get-user',
+            descriptors: [{ key: 'client', rateLimit: { unit: 'MINUTE', requestsPerUnit: 60 } }],
+          },
+          { key: 'route', value: 'team/users/list', rateLimit: { unit: 'SECOND', requestsPerUnit: 5 } },
+        ],
+      },
+    ]);
   });
 });
 

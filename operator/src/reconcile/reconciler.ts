@@ -1,24 +1,43 @@
-import { KINDS, type Kind } from '../resources.js';
+import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
+import type { Kind } from '../resources.js';
 import type { ResourceStore } from '../store.js';
-import { HANDLERS } from './handlers.js';
+import { GATEWAY_RATE_LIMITS_NAME, gatewayRateLimitConfig } from './gateway-rate-limits.js';
+import { HANDLERS, toRateLimitConfigMessage } from './handlers.js';
 import { KindReconciler } from './reconcile-kind.js';
 import type { KindResult } from './types.js';
 
-/** Reconciles all three kinds from the store; a pure function of the store plus each kind's last good state. */
-export class Reconciler {
-  private readonly kinds: { [K in Kind]: KindReconciler<unknown> };
+const rateLimitCodec = createMessageCodec(
+  PROTO_FILES.rateLimitConfig,
+  'ratelimit.config.ratelimit.v3.RateLimitConfig',
+);
 
-  constructor() {
-    this.kinds = {
-      RateLimitConfig: new KindReconciler(HANDLERS.RateLimitConfig),
-      ApiRoute: new KindReconciler(HANDLERS.ApiRoute),
-      InboxEndpoint: new KindReconciler(HANDLERS.InboxEndpoint),
-    };
-  }
+/**
+ * Reconciles the three kinds from the store: a pure function of the store plus each kind's last good
+ * state. ApiRoutes go first: their rate limits become the rules of the gateway's domain, which no
+ * RateLimitConfig may then claim.
+ */
+export class Reconciler {
+  private readonly rateLimitConfigs = new KindReconciler(HANDLERS.RateLimitConfig);
+  private readonly apiRoutes = new KindReconciler(HANDLERS.ApiRoute);
+  private readonly inboxEndpoints = new KindReconciler(HANDLERS.InboxEndpoint);
+
+  constructor(private readonly o: { gatewayDomain: string }) {}
 
   reconcile(store: ResourceStore): Record<Kind, KindResult> {
-    const out = {} as Record<Kind, KindResult>;
-    for (const kind of KINDS) out[kind] = this.kinds[kind].reconcile(store.list(kind));
-    return out;
+    const apiRoutes = this.apiRoutes.reconcile(store.list('ApiRoute'));
+    const reserved = new Map([[this.o.gatewayDomain, "the gateway's ApiRoute rate limits"]]);
+    const rateLimitConfigs = this.rateLimitConfigs.reconcile(store.list('RateLimitConfig'), reserved);
+    const generated = gatewayRateLimitConfig(this.o.gatewayDomain, apiRoutes.models);
+    if (generated.descriptors.length > 0) {
+      rateLimitConfigs.resources.push({
+        name: GATEWAY_RATE_LIMITS_NAME,
+        value: rateLimitCodec.encode(toRateLimitConfigMessage(GATEWAY_RATE_LIMITS_NAME, generated)),
+      });
+    }
+    return {
+      RateLimitConfig: rateLimitConfigs,
+      ApiRoute: apiRoutes,
+      InboxEndpoint: this.inboxEndpoints.reconcile(store.list('InboxEndpoint')),
+    };
   }
 }

@@ -22,8 +22,10 @@ export interface Outcome {
   servedGeneration: number | undefined;
 }
 
-export interface KindResult {
+export interface KindResult<M = unknown> {
   typeUrl: string;
   outcomes: Outcome[];
   resources: Array<{ name: string; value: Uint8Array }>;
+  /** The models being served, by resource name, in the order they claimed. */
+  models: Array<{ name: string; model: M }>;
 }
