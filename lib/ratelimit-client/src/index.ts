@@ -1,1 +1,14 @@
-export {};
+export { createRateLimitClient } from './rate-limit-client.js';
+export { LIMIT_HEADER_NAMES } from './limit-headers.js';
+export { RateLimitClientClosedError, RateLimitClientOptionsError, UndecidedResponseError } from './errors.js';
+export type {
+  DecideRequest,
+  Decision,
+  DescriptorEntry,
+  DescriptorStatus,
+  FailureReason,
+  RateLimitClient,
+  RateLimitClientOptions,
+  RateLimitClientStats,
+  StatusCode,
+} from './types.js';

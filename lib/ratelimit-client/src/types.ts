@@ -1,0 +1,87 @@
+/** The public shapes of the rate-limit client; a leaf module that imports only types. */
+import type { Logger } from '@portcullis/kit';
+
+export interface RateLimitClientOptions {
+  /** `host:port`, or `xds:///ratelimit` to balance over the endpoints an xDS server hands out. */
+  target: string;
+  /**
+   * Bootstrap for `xds:///` targets: the xDS server address (`host:port`, insecure) and this node's id.
+   * Without it an `xds:///` target reads grpc-js-xds's process-wide `GRPC_XDS_BOOTSTRAP` (a file) or
+   * `GRPC_XDS_BOOTSTRAP_CONFIG` (JSON).
+   */
+  xds?: { serverUri: string; nodeId: string };
+  /** Deadline of each call, in milliseconds. */
+  timeoutMs: number;
+  /** What `decide()` answers when the service cannot be reached, errors or cannot decide. */
+  failureMode: 'allow' | 'deny';
+  log: Logger;
+}
+
+export interface DescriptorEntry {
+  key: string;
+  value: string;
+}
+
+export interface DecideRequest {
+  domain: string;
+  descriptors: Array<{
+    entries: DescriptorEntry[];
+    /** This descriptor's hits; overrides the request's `hitsAddend` (sent as `google.protobuf.UInt64Value`). */
+    hitsAddend?: number;
+  }>;
+  /** Hits of every descriptor without its own; the service counts 0 as 1. */
+  hitsAddend?: number;
+}
+
+export type StatusCode = 'OK' | 'OVER_LIMIT' | 'UNKNOWN';
+
+/** One `DescriptorStatus` of the response, in the order of the request's descriptors. */
+export interface DescriptorStatus {
+  code: StatusCode;
+  limitRemaining?: number;
+  requestsPerUnit?: number;
+  /** `SECOND` … `YEAR`, as the service names it. */
+  unit?: string;
+  durationUntilResetSeconds?: number;
+}
+
+export interface Decision {
+  /** The service answered OK, or it failed and `failureMode` is `allow`. */
+  allowed: boolean;
+  /** The service answered OVER_LIMIT (never set by `failureMode`). */
+  overLimit: boolean;
+  /** True when the answer came from `failureMode` (`allow` or `deny`), not from the service. */
+  failedOpen: boolean;
+  /** `response_headers_to_add`, plus `RateLimit-Limit`, `-Remaining` and `-Reset` when the service sent none. */
+  headers: DescriptorEntry[];
+  statuses: DescriptorStatus[];
+}
+
+/**
+ * Why a call fell back to `failureMode`: the gRPC status name (`UNAVAILABLE`, `DEADLINE_EXCEEDED`, …), or
+ * `UNDECIDED` when the service answered with overall code UNKNOWN.
+ */
+export type FailureReason = string;
+
+export interface RateLimitClientStats {
+  /** Every `decide()` call. */
+  calls: number;
+  /** Calls answered by `failureMode`. */
+  failures: number;
+  failuresByReason: Readonly<Record<FailureReason, number>>;
+  /** Failures answered `allowed` (`failureMode: 'allow'`). */
+  failedOpen: number;
+  /** Failures answered `denied` (`failureMode: 'deny'`). */
+  failedClosed: number;
+}
+
+export interface RateLimitClient {
+  /**
+   * Asks `ShouldRateLimit`. Never rejects for the service's sake: an error or a missed deadline is answered
+   * by `failureMode`. @throws RateLimitClientClosedError after `close()`.
+   */
+  decide(request: DecideRequest): Promise<Decision>;
+  stats(): RateLimitClientStats;
+  /** Closes the channel; calls in flight finish. */
+  close(): void;
+}

@@ -1,0 +1,217 @@
+import { createLogger } from '@portcullis/kit';
+import {
+  createRateLimitClient,
+  RateLimitClientClosedError,
+  RateLimitClientOptionsError,
+  type RateLimitClient,
+  type RateLimitClientOptions,
+} from '@portcullis/ratelimit-client';
+import { freePort, waitUntil } from '@portcullis/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createCollectingLog } from './collect-log.js';
+import { startRlsServer, type RlsServer } from './rls-server.js';
+
+const quietLog = createLogger({ level: 'fatal', format: 'json', destination: { write: () => undefined } });
+const user = (value: string) => ({ entries: [{ key: 'user', value }] });
+
+describe('createRateLimitClient against a real RateLimitService', () => {
+  let rls: RlsServer;
+  const clients: RateLimitClient[] = [];
+  const open = (o: Partial<RateLimitClientOptions> = {}): RateLimitClient => {
+    const c = createRateLimitClient({
+      target: rls.address,
+      timeoutMs: 2000,
+      failureMode: 'deny',
+      log: quietLog,
+      ...o,
+    });
+    clients.push(c);
+    return c;
+  };
+
+  beforeAll(async () => {
+    rls = await startRlsServer();
+  });
+  afterEach(() => {
+    for (const c of clients.splice(0)) c.close();
+  });
+  afterAll(() => rls.stop());
+
+  it('allows, with the statuses and limit headers computed from them', async () => {
+    const d = await open().decide({ domain: 'web', descriptors: [user('alice')] });
+    expect(d).toEqual({
+      allowed: true,
+      overLimit: false,
+      failedOpen: false,
+      statuses: [
+        { code: 'OK', limitRemaining: 9, requestsPerUnit: 10, unit: 'MINUTE', durationUntilResetSeconds: 30 },
+      ],
+      headers: [
+        { key: 'RateLimit-Limit', value: '10' },
+        { key: 'RateLimit-Remaining', value: '9' },
+        { key: 'RateLimit-Reset', value: '30' },
+      ],
+    });
+  });
+
+  it('denies over the limit, with the headers of the status over its limit (remaining 0 off the wire)', async () => {
+    const d = await open().decide({
+      domain: 'web',
+      descriptors: [user('alice'), user('blocked'), { entries: [{ key: 'unlimited', value: 'x' }] }],
+    });
+    expect(d).toMatchObject({ allowed: false, overLimit: true, failedOpen: false });
+    expect(d.statuses).toEqual([
+      { code: 'OK', limitRemaining: 9, requestsPerUnit: 10, unit: 'MINUTE', durationUntilResetSeconds: 30 },
+      {
+        code: 'OVER_LIMIT',
+        limitRemaining: 0,
+        requestsPerUnit: 2,
+        unit: 'MINUTE',
+        durationUntilResetSeconds: 42,
+      },
+      { code: 'OK' },
+    ]);
+    expect(d.headers).toEqual([
+      { key: 'RateLimit-Limit', value: '2' },
+      { key: 'RateLimit-Remaining', value: '0' },
+      { key: 'RateLimit-Reset', value: '42' },
+    ]);
+  });
+
+  it("passes the service's own headers through and adds none when it sent a limit header", async () => {
+    const d = await open().decide({ domain: 'service-headers', descriptors: [user('alice')] });
+    expect(d.headers).toEqual([
+      { key: 'ratelimit-limit', value: '99' },
+      { key: 'x-served-by', value: 'rls-test' },
+    ]);
+  });
+
+  it('sends a per-descriptor hitsAddend as UInt64Value and the request one as a number', async () => {
+    const before = rls.requests.length;
+    const d = await open().decide({
+      domain: 'web',
+      descriptors: [{ ...user('alice'), hitsAddend: 5 }, user('bob')],
+      hitsAddend: 2,
+    });
+    expect(rls.requests.slice(before)).toEqual([
+      {
+        domain: 'web',
+        descriptors: [
+          { entries: [{ key: 'user', value: 'alice' }], hitsAddend: { value: 5 } },
+          { entries: [{ key: 'user', value: 'bob' }] },
+        ],
+        hitsAddend: 2,
+      },
+    ]);
+    expect(d.statuses.map((s) => s.limitRemaining)).toEqual([5, 8]);
+  });
+
+  it('answers an UNKNOWN overall code by the failure mode', async () => {
+    const client = open({ failureMode: 'allow' });
+    const d = await client.decide({ domain: 'undecided', descriptors: [user('alice')] });
+    expect(d).toEqual({ allowed: true, overLimit: false, failedOpen: true, headers: [], statuses: [] });
+    expect(client.stats().failuresByReason).toEqual({ UNDECIDED: 1 });
+  });
+
+  it.each([
+    ['allow', true, { calls: 3, failures: 3, failedOpen: 3, failedClosed: 0 }],
+    ['deny', false, { calls: 3, failures: 3, failedOpen: 0, failedClosed: 3 }],
+  ] as const)(
+    'a dead service with failureMode %s: allowed=%s, one warning for three calls',
+    async (mode, allowed, counts) => {
+      const { log, lines } = createCollectingLog();
+      const client = open({ target: `127.0.0.1:${await freePort()}`, failureMode: mode, log });
+      for (let i = 0; i < 3; i++) {
+        expect(await client.decide({ domain: 'web', descriptors: [user('alice')] })).toEqual({
+          allowed,
+          overLimit: false,
+          failedOpen: true,
+          headers: [],
+          statuses: [],
+        });
+      }
+      expect(client.stats()).toEqual({ ...counts, failuresByReason: { UNAVAILABLE: 3 } });
+      expect(lines.filter((l) => l.level === 'warn')).toMatchObject([
+        {
+          '@message': 'ratelimit calls failing, answering by failure mode',
+          component: 'ratelimit-client',
+          grpcCode: 14,
+          reason: 'UNAVAILABLE',
+          failureMode: mode,
+        },
+      ]);
+    },
+  );
+
+  it('answers a call past its deadline by the failure mode, and recovers once the service is fast again', async () => {
+    const { log, lines } = createCollectingLog();
+    const client = open({ timeoutMs: 100, failureMode: 'deny', log });
+    rls.delayMs = 1000;
+    try {
+      const d = await client.decide({ domain: 'web', descriptors: [user('alice')] });
+      expect(d).toMatchObject({ allowed: false, failedOpen: true });
+      expect(client.stats().failuresByReason).toEqual({ DEADLINE_EXCEEDED: 1 });
+    } finally {
+      rls.delayMs = 0;
+    }
+    expect(await client.decide({ domain: 'web', descriptors: [user('alice')] })).toMatchObject({
+      allowed: true,
+      failedOpen: false,
+    });
+    expect(lines.map((l) => [l.level, l.reason])).toEqual([
+      ['warn', 'DEADLINE_EXCEEDED'],
+      ['info', 'DEADLINE_EXCEEDED'],
+    ]);
+  });
+
+  it('rejects a call after close()', async () => {
+    const client = open();
+    client.close();
+    await expect(client.decide({ domain: 'web', descriptors: [user('a')] })).rejects.toBeInstanceOf(
+      RateLimitClientClosedError,
+    );
+  });
+
+  it('lists every unusable option', () => {
+    expect(() =>
+      createRateLimitClient({
+        target: '127.0.0.1:1',
+        xds: { serverUri: '127.0.0.1:2', nodeId: 'n' },
+        timeoutMs: 0,
+        failureMode: 'allow',
+        log: quietLog,
+      }),
+    ).toThrow(
+      new RateLimitClientOptionsError([
+        'timeoutMs: expected a number > 0, got 0',
+        'xds: a bootstrap is only used by an xds:/// target, got "127.0.0.1:1"',
+      ]),
+    );
+  });
+});
+
+describe('a service that goes away and comes back', () => {
+  it('fails open while it is down and answers again once grpc-js has reconnected', async () => {
+    const rls = await startRlsServer();
+    const { log, lines } = createCollectingLog();
+    const client = createRateLimitClient({ target: rls.address, timeoutMs: 1000, failureMode: 'allow', log });
+    const ask = () => client.decide({ domain: 'web', descriptors: [user('alice')] });
+    try {
+      expect(await ask()).toMatchObject({ allowed: true, failedOpen: false });
+      rls.stop();
+      expect(await ask()).toMatchObject({ allowed: true, failedOpen: true });
+      expect(await ask()).toMatchObject({ allowed: true, failedOpen: true });
+      await rls.restart();
+      await waitUntil(async () => !(await ask()).failedOpen, 15_000);
+      expect(client.stats()).toMatchObject({ failedOpen: client.stats().failures, failedClosed: 0 });
+      expect(client.stats().failures).toBeGreaterThanOrEqual(2);
+      expect(lines.map((l) => [l.level, l['@message']])).toEqual([
+        ['warn', 'ratelimit calls failing, answering by failure mode'],
+        ['info', 'ratelimit calls succeed again'],
+      ]);
+    } finally {
+      client.close();
+      rls.stop();
+    }
+  });
+});
