@@ -17,7 +17,7 @@ const route = obj(
         'Relative to /<base>/<prefix>/: segments, `{name}`, `{name:regex}`, optional trailing `[...]`.',
     }),
     auth: bool({ default: true, description: 'false opens the route to anonymous callers.' }),
-    requiredParams: list(str({ pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\|[a-z]+)?$' }), {
+    requiredParams: list(str({ pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\|[A-Za-z]+)?$' }), {
       maxItems: 32,
       description: '`name` or `name|sanitizer`, checked before the handler runs.',
     }),

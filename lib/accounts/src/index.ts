@@ -1,1 +1,42 @@
-export {};
+export {
+  AccountsBackendError,
+  InvalidArgumentError,
+  InvalidUsernameError,
+  PasswordHashError,
+  UsernameTakenError,
+  WeakPasswordError,
+} from './errors.js';
+export type {
+  Account,
+  AccountPage,
+  AccountStore,
+  Clock,
+  ListOptions,
+  NewAccount,
+  Session,
+  SessionOptions,
+  SessionStore,
+  TokenDenylist,
+} from './types.js';
+export {
+  createScryptHasher,
+  scryptMemoryBytes,
+  DEFAULT_SCRYPT_OPTIONS,
+  type PasswordHasher,
+  type ScryptHasherOptions,
+} from './password-hasher.js';
+export { formatScryptHash, parseScryptHash, type ScryptHash, type ScryptParams } from './scrypt-phc.js';
+export { signValue, unsignValue, MIN_SIGNING_KEY_CHARS } from './signed-value.js';
+export { MIN_PASSWORD_CHARS, isValidUsername } from './account-rules.js';
+export { createMemoryAccountStore, type MemoryAccountStoreOptions } from './memory-accounts.js';
+export { createMemorySessionStore, type MemorySessionStoreOptions } from './memory-sessions.js';
+export { createMemoryTokenDenylist, type MemoryTokenDenylistOptions } from './memory-denylist.js';
+export { createRedisAccountStore, type RedisAccountStoreOptions } from './redis-accounts.js';
+export { createRedisSessionStore, type RedisSessionStoreOptions } from './redis-sessions.js';
+export { createRedisTokenDenylist, type RedisTokenDenylistOptions } from './redis-denylist.js';
+export {
+  createAccountsBackend,
+  DEFAULT_KEY_PREFIX,
+  type AccountsBackend,
+  type AccountsBackendOptions,
+} from './backend.js';

@@ -43,7 +43,7 @@ export interface ApiRouteSpec {
 const HANDLER = /^[A-Za-z_$][A-Za-z0-9_$]*\.[A-Za-z_$][A-Za-z0-9_$]*$/;
 const PREFIX = /^[a-z0-9-]+(\/[a-z0-9-]+)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const PARAM_SPEC = /^[A-Za-z_][A-Za-z0-9_]*(\|[a-z]+)?$/;
+const PARAM_SPEC = /^[A-Za-z_][A-Za-z0-9_]*(\|[A-Za-z]+)?$/;
 
 /**
  * Validates an ApiRoute's `spec` (the custom resource's, or the same fields decoded from xDS) and returns

@@ -8,7 +8,11 @@ export interface RunningServer {
 }
 
 /** The one mapping from an error to an HTTP status and JSON body, per service. */
-export type ErrorMapper = (err: unknown) => { statusCode: number; body: { error: string; code: string } };
+export type ErrorMapper = (err: unknown) => {
+  statusCode: number;
+  body: { error: string; code: string };
+  headers?: Record<string, string>;
+};
 
 /**
  * A fastify app logging through the kit logger, without a line per request (that would cost more than
@@ -21,10 +25,13 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper) {
     logController: new LogController({ disableRequestLogging: true }),
   });
   app.setErrorHandler((err, request, reply) => {
-    const { statusCode, body } = toHttpError(err);
+    const { statusCode, body, headers } = toHttpError(err);
     if (statusCode >= 500) request.log.error({ err, url: request.url }, 'request failed');
     else request.log.debug({ err, url: request.url, statusCode }, 'request rejected');
-    void reply.code(statusCode).send(body);
+    void reply
+      .code(statusCode)
+      .headers(headers ?? {})
+      .send(body);
   });
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: `no route for ${request.method} ${request.url}`, code: 'NOT_FOUND' });

@@ -1,0 +1,91 @@
+// `npx tsx hack/create-user.ts <username>`: creates a platform account in the Redis at REDIS_URL (the one
+// the gateway and the inbox use, default key prefix `acct:`) and prints its id. The password comes from
+// PORTCULLIS_PASSWORD or, on a terminal, from a prompt that does not echo.
+// Exit codes: 0 created, 1 refused (name taken, weak password) or Redis failed, 2 usage, 130 interrupted.
+import { PortcullisError } from '@portcullis/kit';
+import { createAccountsBackend, isValidUsername, MIN_PASSWORD_CHARS } from '@portcullis/accounts';
+
+class Interrupted extends Error {}
+
+function fail(message: string, exitCode: number): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(exitCode);
+}
+
+/** Reads one line from the terminal without echoing it. */
+function promptHidden(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  // Raw mode before the prompt: keys typed ahead of it must not echo either.
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  stdin.resume();
+  process.stderr.write(prompt);
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const finish = (): void => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write('\n');
+    };
+    const onData = (chunk: string): void => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') {
+          finish();
+          resolve(value);
+          return;
+        }
+        if (ch === '\u0003') {
+          finish();
+          reject(new Interrupted());
+          return;
+        }
+        value = ch === '\u007f' || ch === '\b' ? Array.from(value).slice(0, -1).join('') : value + ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+async function readPassword(): Promise<string> {
+  const fromEnv = process.env.PORTCULLIS_PASSWORD;
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  if (!process.stdin.isTTY) fail('no password: set PORTCULLIS_PASSWORD or run on a terminal', 2);
+  const first = await promptHidden(`Password (at least ${MIN_PASSWORD_CHARS} characters): `);
+  const second = await promptHidden('Repeat password: ');
+  if (first !== second) fail('the passwords differ', 2);
+  return first;
+}
+
+const [username, ...extra] = process.argv.slice(2);
+if (username === undefined || extra.length > 0) fail('usage: npx tsx hack/create-user.ts <username>', 2);
+if (!isValidUsername(username)) fail('user name must be 1-64 characters from A-Z a-z 0-9 _ . @ -', 2);
+const redisUrl = process.env.REDIS_URL ?? '';
+if (redisUrl === '') {
+  fail(
+    'REDIS_URL is not set: in memory mode the account would vanish when this command exits. ' +
+      'Set REDIS_URL to the Redis the gateway and the inbox use.',
+    2,
+  );
+}
+
+let password: string;
+try {
+  password = await readPassword();
+} catch (err: unknown) {
+  if (err instanceof Interrupted) fail('interrupted', 130);
+  throw err;
+}
+
+const backend = createAccountsBackend({ redisUrl });
+try {
+  const account = await backend.accounts.createUser({ username, password });
+  process.stdout.write(`${account.id}\n`);
+} catch (err: unknown) {
+  if (!(err instanceof PortcullisError)) throw err;
+  const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
+  process.stderr.write(`${err.code}: ${err.message}${cause}\n`);
+  process.exitCode = 1;
+} finally {
+  await backend.close();
+}

@@ -1,0 +1,164 @@
+import { createAccountsBackend, type AccountsBackend } from '@portcullis/accounts';
+import { ConfigError } from '@portcullis/config';
+import {
+  createHttpApp,
+  listenHttp,
+  startParts,
+  type ErrorMapper,
+  type Logger,
+  type RunningServer,
+} from '@portcullis/kit';
+import { createRateLimitClient, type RateLimitClient } from '@portcullis/ratelimit-client';
+import { createSotwClient, type SotwClient } from '@portcullis/xds';
+import { Authenticator } from './auth/authenticator.js';
+import { createJwt } from './auth/jwt.js';
+import { applyCors } from './cors.js';
+import { Dispatcher } from './dispatch.js';
+import { HttpError } from './errors.js';
+import { loadKeys } from './keys.js';
+import { API_ROUTE_TYPE, routesFromApiRoutes } from './router/api-routes.js';
+import { RouteTable } from './router/route-table.js';
+import type { GatewayRoute } from './router/route-types.js';
+import { routesFromModule, type RoutesDefinition } from './router/routes-module.js';
+import { HANDLER_CLASSES, type HandlerClasses } from './handlers/registry.js';
+import { routes as codeRoutes } from './routes.js';
+import { parseParameterSpecs } from './sanitize/index.js';
+import type { Settings } from './settings.js';
+
+export interface GatewayApp {
+  port: number;
+  dispatcher: Dispatcher;
+  backend: AccountsBackend;
+  close(): Promise<void>;
+}
+
+/** Everything the gateway answers with is `{"error": …}` JSON; a status code the error carries wins. */
+export const toHttpError: ErrorMapper = (err) => {
+  if (err instanceof HttpError) {
+    return { statusCode: err.statusCode, body: { error: err.message, code: err.code }, headers: err.headers };
+  }
+  const status = (err as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return { statusCode: status, body: { error: (err as Error).message, code: 'BAD_REQUEST' } };
+  }
+  return { statusCode: 500, body: { error: 'Internal Server Error', code: 'INTERNAL' } };
+};
+
+export interface GatewayDeps {
+  log: Logger;
+  /** The routes module and handler classes; the shipped ones unless given (tests add their own). */
+  routes?: RoutesDefinition;
+  handlers?: HandlerClasses;
+}
+
+export async function startGateway(settings: Readonly<Settings>, deps: GatewayDeps): Promise<GatewayApp> {
+  const { log } = deps;
+  const handlers = deps.handlers ?? HANDLER_CLASSES;
+  const keys = await loadKeys({
+    jwtSecret: settings.jwt.secret,
+    sessionKeys: settings.session.keys,
+    stateDir: settings.stateDir,
+    log,
+  });
+  const backend = createAccountsBackend(settings.redisUrl ? { redisUrl: settings.redisUrl } : {});
+  const auth = new Authenticator({
+    mode: settings.auth,
+    jwt: createJwt({ ...settings.jwt, secret: keys.jwtSecret }),
+    accounts: backend.accounts,
+    sessions: backend.sessions,
+    denylist: backend.denylist,
+    session: { ...settings.session, keys: keys.sessionKeys },
+  });
+  const ratelimit: RateLimitClient = createRateLimitClient({
+    target: settings.ratelimit.target,
+    ...(settings.ratelimit.target.startsWith('xds:')
+      ? { xds: { serverUri: settings.ratelimit.xdsServerUri, nodeId: settings.xds.nodeId } }
+      : {}),
+    timeoutMs: settings.ratelimit.timeoutMs,
+    failureMode: settings.ratelimit.failureMode,
+    log,
+  });
+  const code = routesFromModule(deps.routes ?? codeRoutes, handlers);
+  const buildTable = (dynamic: readonly GatewayRoute[]): RouteTable => {
+    const all = [...code, ...dynamic];
+    for (const route of all) parseParameterSpecs(route.requiredParams);
+    return new RouteTable(all);
+  };
+  const dispatcher = new Dispatcher(
+    { settings, auth, accounts: backend.accounts, ratelimit, handlers, log },
+    buildTable([]),
+  );
+
+  const xds: SotwClient | undefined = settings.xds.serverUrl
+    ? createSotwClient({
+        serverUrl: settings.xds.serverUrl,
+        nodeId: settings.xds.nodeId,
+        typeUrls: [API_ROUTE_TYPE],
+        retryIntervalMs: settings.xds.retryIntervalMs,
+        log,
+        onResources: (_typeUrl, version, resources) => {
+          try {
+            const table = buildTable(routesFromApiRoutes(resources));
+            dispatcher.setTable(table);
+            log.info({ version, routes: table.routes.length }, 'routes updated');
+          } catch (err: unknown) {
+            log.error({ version, err }, 'routes rejected, keeping the current ones');
+            throw err instanceof ConfigError ? err : new ConfigError([(err as Error).message]);
+          }
+        },
+      })
+    : undefined;
+
+  const base = `/${settings.basePath}`;
+  const app = createHttpApp(log.child({ component: 'http' }), toHttpError);
+  app.removeAllContentTypeParsers();
+  // Bodies stay unread streams here: handlers read and parse them, upstream routes stream them on.
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+  app.addHook('onRequest', (request, reply, done) => {
+    applyCors(request, reply, { origins: settings.corsOrigins, credentials: settings.auth === 'session' });
+    done();
+  });
+  const serve = (
+    request: Parameters<Dispatcher['handle']>[0],
+    reply: Parameters<Dispatcher['handle']>[1],
+  ) => {
+    const path = new URL(request.url, 'http://gateway').pathname;
+    const rel = path.slice(base.length).replace(/^\/+|\/+$/g, '');
+    return dispatcher.handle(request, reply, decodeURIComponent(rel));
+  };
+  app.all(base, serve);
+  app.all(`${base}/*`, serve);
+  app.get('/healthz', () => ({ status: 'ok' }));
+
+  let server: RunningServer | undefined;
+  const running = await startParts(
+    [
+      {
+        name: 'routes',
+        start: async () => {
+          if (!xds) return;
+          xds.start();
+          await xds.firstUpdate();
+        },
+        close: () => xds?.close(),
+      },
+      {
+        name: 'http server',
+        start: async () => {
+          server = await listenHttp(app, settings);
+        },
+        close: () => server?.close(),
+      },
+      {
+        name: 'backends',
+        start: () => undefined,
+        close: async () => {
+          ratelimit.close();
+          await backend.close();
+        },
+      },
+    ],
+    log,
+  );
+  return { port: server?.port ?? 0, dispatcher, backend, close: () => running.close() };
+}

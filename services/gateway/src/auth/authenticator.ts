@@ -1,0 +1,157 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  signValue,
+  unsignValue,
+  type Account,
+  type AccountStore,
+  type SessionStore,
+  type TokenDenylist,
+} from '@portcullis/accounts';
+import { AuthError } from '../errors.js';
+import type { AuthMode } from '../settings.js';
+import { CLOCK_TOLERANCE_SECONDS, bearerToken, type Jwt, type TokenClaims } from './jwt.js';
+
+/** Who is calling and how they proved it. */
+export interface Caller {
+  account: Account;
+  via: 'jwt' | 'session';
+  claims?: TokenClaims;
+  sessionId?: string;
+}
+
+export interface AuthenticatorOptions {
+  mode: AuthMode;
+  jwt: Jwt;
+  accounts: AccountStore;
+  sessions: SessionStore;
+  denylist: TokenDenylist;
+  session: {
+    keys: string[];
+    ttlSeconds: number;
+    cookieName: string;
+    secureCookie: 'auto' | 'always' | 'never';
+  };
+}
+
+const LOGIN_FAILED = 'Login not successful';
+
+/**
+ * The gateway's three auth modes. `none`: nobody is identified and `auth` flags are ignored. `jwt`: a
+ * Bearer token from `POST /auth`, revocable with `DELETE /auth` until it expires. `session`: a signed,
+ * HTTP-only cookie naming a session in the shared store (the inbox web app reads the same one).
+ */
+export class Authenticator {
+  constructor(private readonly o: AuthenticatorOptions) {}
+
+  /**
+   * The caller, or undefined when no credentials came. Credentials that came but do not hold (bad,
+   * expired, revoked) are an `AuthError` even on an open route: the client should know.
+   */
+  async identify(request: FastifyRequest): Promise<Caller | undefined> {
+    switch (this.o.mode) {
+      case 'none':
+        return undefined;
+      case 'jwt':
+        return this.fromToken(request.headers.authorization);
+      case 'session':
+        return this.fromCookie(request.headers.cookie);
+      default: {
+        const unknown: never = this.o.mode;
+        throw new Error(`unknown auth mode ${String(unknown)}`);
+      }
+    }
+  }
+
+  /** The 401 for a route that needs a caller and got none. */
+  missing(): AuthError {
+    return this.o.mode === 'jwt'
+      ? new AuthError('No Authorization Header found', { scheme: 'Bearer' })
+      : new AuthError('user does not have authorization', { scheme: 'Cookie' });
+  }
+
+  /** `POST /auth` with `username` and `password` (JSON or form). */
+  async login(params: Record<string, unknown>, reply: FastifyReply, secure: boolean): Promise<unknown> {
+    const username = typeof params.username === 'string' ? params.username : '';
+    const password = typeof params.password === 'string' ? params.password : '';
+    const account =
+      username && password ? await this.o.accounts.verifyCredentials(username, password) : undefined;
+    if (!account)
+      throw new AuthError(LOGIN_FAILED, { scheme: this.o.mode === 'session' ? 'Cookie' : 'Bearer' });
+    switch (this.o.mode) {
+      case 'jwt':
+        return { jwt: (await this.o.jwt.sign(account)).token };
+      case 'session': {
+        const session = await this.o.sessions.create(account.id, { ttlSeconds: this.o.session.ttlSeconds });
+        void reply.header(
+          'set-cookie',
+          this.cookie(signValue(session.id, this.o.session.keys), {
+            secure,
+            maxAge: this.o.session.ttlSeconds,
+          }),
+        );
+        return { message: `logged in: ${account.username}` };
+      }
+      case 'none':
+        return null;
+      default: {
+        const unknown: never = this.o.mode;
+        throw new Error(`unknown auth mode ${String(unknown)}`);
+      }
+    }
+  }
+
+  /** `DELETE /auth`: revokes the token or ends the session. */
+  async logout(caller: Caller | undefined, reply: FastifyReply, secure: boolean): Promise<unknown> {
+    if (this.o.mode === 'none') return null;
+    if (!caller) throw this.missing();
+    // kept while a token could still pass verification, clock tolerance included
+    if (caller.claims)
+      await this.o.denylist.revoke(caller.claims.jti, caller.claims.exp + CLOCK_TOLERANCE_SECONDS);
+    if (caller.sessionId !== undefined) {
+      await this.o.sessions.destroy(caller.sessionId);
+      void reply.header('set-cookie', this.cookie('', { secure, maxAge: 0 }));
+    }
+    return { message: `logged out: ${caller.account.username}` };
+  }
+
+  private async fromToken(header: string | undefined): Promise<Caller | undefined> {
+    if (header === undefined || header.trim() === '') return undefined;
+    const token = bearerToken(header);
+    if (!token)
+      throw new AuthError('Invalid Authorization header: expected Bearer <token>', {
+        scheme: 'Bearer',
+        detail: 'invalid_request',
+      });
+    const claims = await this.o.jwt.verify(token);
+    if (await this.o.denylist.isRevoked(claims.jti))
+      throw new AuthError('Token revoked', { scheme: 'Bearer', detail: 'invalid_token' });
+    const account = await this.o.accounts.getById(claims.sub);
+    if (!account) throw new AuthError('Invalid token', { scheme: 'Bearer', detail: 'invalid_token' });
+    return { account, via: 'jwt', claims };
+  }
+
+  private async fromCookie(header: string | undefined): Promise<Caller | undefined> {
+    const raw = readCookie(header, this.o.session.cookieName);
+    if (raw === undefined || raw === '') return undefined;
+    const sessionId = unsignValue(raw, this.o.session.keys);
+    const session = sessionId === undefined ? undefined : await this.o.sessions.get(sessionId);
+    const account = session ? await this.o.accounts.getById(session.accountId) : undefined;
+    if (!session || !account) throw new AuthError('session expired or invalid', { scheme: 'Cookie' });
+    await this.o.sessions.touch(session.id, this.o.session.ttlSeconds);
+    return { account, via: 'session', sessionId: session.id };
+  }
+
+  private cookie(value: string, at: { secure: boolean; maxAge: number }): string {
+    const secure =
+      this.o.session.secureCookie === 'always' || (this.o.session.secureCookie === 'auto' && at.secure);
+    return `${this.o.session.cookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${at.maxAge}${secure ? '; Secure' : ''}`;
+  }
+}
+
+function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return undefined;
+}

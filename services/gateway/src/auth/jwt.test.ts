@@ -1,0 +1,55 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { AuthError } from '../errors.js';
+import { bearerToken, createJwt } from './jwt.js';
+
+const options = {
+  secret: 's'.repeat(48),
+  ttlSeconds: 60,
+  issuer: 'portcullis-gateway',
+  audience: 'portcullis',
+};
+const jwt = createJwt(options);
+const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+
+async function rejection(token: string): Promise<string> {
+  const err = await jwt.verify(token).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(AuthError);
+  return (err as AuthError).message;
+}
+
+describe('jwt', () => {
+  it('signs and verifies its own tokens', async () => {
+    const { token, claims } = await jwt.sign({ id: 'u1', username: 'alice' });
+    expect(await jwt.verify(token)).toEqual(claims);
+    expect(claims).toMatchObject({ sub: 'u1', username: 'alice' });
+  });
+
+  it('rejects alg none, a wrong signature, a tampered payload, another issuer and an expired token', async () => {
+    const { token } = await jwt.sign({ id: 'u1', username: 'alice' });
+    const [header, payload, signature] = token.split('.');
+    const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()) as Record<string, unknown>;
+    expect(await rejection(`${b64({ alg: 'none', typ: 'JWT' })}.${payload}.`)).toBe('Invalid token');
+    expect(await rejection(`${header}.${payload}.${signature?.slice(0, -2)}xx`)).toBe('Invalid token');
+    expect(await rejection(`${header}.${b64({ ...claims, sub: 'admin' })}.${signature}`)).toBe(
+      'Invalid token',
+    );
+    const other = createJwt({ ...options, issuer: 'someone-else' });
+    expect(await rejection((await other.sign({ id: 'u1', username: 'a' })).token)).toBe('Invalid token');
+    const expiredPayload = b64({ ...claims, exp: Math.floor(Date.now() / 1000) - 120 });
+    const expiredSig = createHmac('sha256', options.secret)
+      .update(`${header}.${expiredPayload}`)
+      .digest('base64url');
+    expect(await rejection(`${header}.${expiredPayload}.${expiredSig}`)).toBe('Token expired');
+    expect(await rejection('not-a-token')).toBe('Invalid token');
+  });
+
+  it('reads Bearer <token> in any case and the original Bearer+<token> form', () => {
+    expect(bearerToken('Bearer abc.def.ghi')).toBe('abc.def.ghi');
+    expect(bearerToken('bearer abc.def.ghi')).toBe('abc.def.ghi');
+    expect(bearerToken('Bearer+abc.def.ghi')).toBe('abc.def.ghi');
+    expect(bearerToken('Basic dXNlcjpwYXNz')).toBeUndefined();
+    expect(bearerToken('abc.def.ghi')).toBeUndefined();
+    expect(bearerToken(undefined)).toBeUndefined();
+  });
+});

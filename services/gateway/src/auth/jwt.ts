@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT, errors, jwtVerify } from 'jose';
+import { AuthError } from '../errors.js';
+
+export interface JwtOptions {
+  /** The HMAC key, used as given (not base64-decoded). At least 32 bytes. */
+  secret: string;
+  ttlSeconds: number;
+  issuer: string;
+  audience: string;
+}
+
+export interface TokenClaims {
+  sub: string;
+  jti: string;
+  exp: number;
+  username: string;
+}
+
+const ALGORITHM = 'HS256';
+/** Replicas' clocks may disagree a little; a fresh token must not bounce off a pod one second behind. */
+export const CLOCK_TOLERANCE_SECONDS = 30;
+
+/**
+ * HS256 tokens, pinned: no other algorithm is accepted (so no `none`, no RS/HS confusion), `exp`, `sub`
+ * and `jti` are required, issuer and audience are checked.
+ */
+export function createJwt(o: JwtOptions) {
+  const key = new TextEncoder().encode(o.secret);
+  return {
+    async sign(account: { id: string; username: string }): Promise<{ token: string; claims: TokenClaims }> {
+      const jti = randomUUID();
+      const now = Math.floor(Date.now() / 1000);
+      const exp = now + o.ttlSeconds;
+      const token = await new SignJWT({ username: account.username })
+        .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+        .setSubject(account.id)
+        .setJti(jti)
+        .setIssuedAt(now)
+        .setExpirationTime(exp)
+        .setIssuer(o.issuer)
+        .setAudience(o.audience)
+        .sign(key);
+      return { token, claims: { sub: account.id, jti, exp, username: account.username } };
+    },
+
+    /** @throws AuthError for anything but a valid, unexpired token of ours. */
+    async verify(token: string): Promise<TokenClaims> {
+      try {
+        const { payload } = await jwtVerify(token, key, {
+          algorithms: [ALGORITHM],
+          issuer: o.issuer,
+          audience: o.audience,
+          requiredClaims: ['exp', 'sub', 'jti'],
+          clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        });
+        return {
+          sub: String(payload.sub),
+          jti: String(payload.jti),
+          exp: Number(payload.exp),
+          username: typeof payload.username === 'string' ? payload.username : '',
+        };
+      } catch (err: unknown) {
+        if (err instanceof errors.JWTExpired) {
+          throw new AuthError('Token expired', { scheme: 'Bearer', detail: 'invalid_token', cause: err });
+        }
+        throw new AuthError('Invalid token', { scheme: 'Bearer', detail: 'invalid_token', cause: err });
+      }
+    },
+  };
+}
+
+export type Jwt = ReturnType<typeof createJwt>;
+
+/**
+ * The token of an `Authorization` header: `Bearer <token>` (any case, RFC 6750) and the original
+ * module's `Bearer+<token>` form; anything else is undefined.
+ */
+export function bearerToken(header: string | undefined): string | undefined {
+  const m = header === undefined ? null : /^bearer[ +]+([A-Za-z0-9_.~+/=-]+)\s*$/i.exec(header.trim());
+  return m?.[1];
+}

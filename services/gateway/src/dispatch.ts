@@ -1,0 +1,181 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccountStore } from '@portcullis/accounts';
+import type { Logger } from '@portcullis/kit';
+import type { RateLimitClient } from '@portcullis/ratelimit-client';
+import type { Authenticator, Caller } from './auth/authenticator.js';
+import { HttpError } from './errors.js';
+import { resolveHandler, type HandlerClasses } from './handlers/registry.js';
+import { forwardRequest } from './proxy/upstream.js';
+import { routeDescriptor } from './rate-limit.js';
+import { mergeData, parseBody, parseQuery, readBody, toResponseBody } from './request-data.js';
+import type { RouteTable } from './router/route-table.js';
+import type { GatewayRoute, RouteMatch } from './router/route-types.js';
+import { checkAndSanitizeRequiredParameters } from './sanitize/index.js';
+import type { Settings } from './settings.js';
+
+export interface DispatcherOptions {
+  settings: Readonly<Settings>;
+  auth: Authenticator;
+  accounts: AccountStore;
+  ratelimit: RateLimitClient;
+  handlers: HandlerClasses;
+  log: Logger;
+}
+
+const AUTH_METHODS = ['DELETE', 'OPTIONS', 'POST'];
+
+/**
+ * Serves everything under the base path. The route table is swapped whole on each update; a request keeps
+ * the table it started with.
+ */
+export class Dispatcher {
+  private table: RouteTable;
+
+  constructor(
+    private readonly o: DispatcherOptions,
+    initial: RouteTable,
+  ) {
+    this.table = initial;
+  }
+
+  setTable(table: RouteTable): void {
+    this.table = table;
+  }
+
+  currentTable(): RouteTable {
+    return this.table;
+  }
+
+  /** `relPath` is the path after the base path, without leading or trailing `/`. */
+  async handle(request: FastifyRequest, reply: FastifyReply, relPath: string): Promise<unknown> {
+    const table = this.table;
+    const method = request.method;
+    if (relPath === '') return { message: 'no endpoint defined' };
+    if (relPath === 'auth') return this.handleAuth(request, reply);
+    if (method === 'OPTIONS') return this.options(reply, table, relPath);
+    const found = table.lookup(method, relPath);
+    if (found.kind === 'not-found') throw new HttpError(404, 'Route not found', { code: 'NOT_FOUND' });
+    if (found.kind === 'method-not-allowed') {
+      throw new HttpError(405, 'Method not allowed', {
+        code: 'METHOD_NOT_ALLOWED',
+        headers: { allow: [...found.allow, 'OPTIONS'].join(', ') },
+      });
+    }
+    const caller = await this.o.auth.identify(request);
+    const { route } = found.match;
+    if (route.auth && this.o.settings.auth !== 'none' && !caller) throw this.o.auth.missing();
+    const url = new URL(request.url, 'http://gateway');
+    const query = parseQuery(url.search);
+    await this.limit(request, { match: found.match, caller, query, reply });
+    if (route.target.kind === 'backend')
+      return this.proxy(request, reply, { route, caller, relPath, search: url.search });
+    return this.runHandler(request, { match: found.match, caller, query });
+  }
+
+  private async runHandler(
+    request: FastifyRequest,
+    at: { match: RouteMatch; caller: Caller | undefined; query: Record<string, unknown> },
+  ): Promise<unknown> {
+    const { route, params } = at.match;
+    if (route.target.kind !== 'handler') throw new Error('not a handler route');
+    const handler = resolveHandler(this.o.handlers, route.target.handler);
+    if (!handler)
+      throw new HttpError(501, `handler ${route.target.handler} is not available`, {
+        code: 'UNKNOWN_HANDLER',
+      });
+    const body = parseBody(
+      request.headers['content-type'],
+      await readBody(request.raw, this.o.settings.maxBodyBytes),
+    );
+    let data = mergeData({ query: at.query, body, params, userId: at.caller?.account.id });
+    if (route.requiredParams.length > 0)
+      data = checkAndSanitizeRequiredParameters(data, route.requiredParams);
+    const ctx = { account: at.caller?.account, accounts: this.o.accounts, log: this.o.log };
+    return toResponseBody(await handler(data, ctx));
+  }
+
+  private async proxy(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    at: { route: GatewayRoute; caller: Caller | undefined; relPath: string; search: string },
+  ): Promise<unknown> {
+    const target = at.route.target;
+    if (target.kind !== 'backend') throw new Error('not a backend route');
+    const host = this.o.settings.backendHostTemplate
+      .replaceAll('{service}', target.service)
+      .replaceAll('{namespace}', target.namespace);
+    const rest = at.route.prefix === '' ? at.relPath : at.relPath.slice(at.route.prefix.length + 1);
+    const path = `${target.path.replace(/\/+$/, '')}/${rest}${at.search}`;
+    const upstream = await forwardRequest({
+      req: request.raw,
+      host,
+      port: target.port,
+      path: path.startsWith('/') ? path : `/${path}`,
+      timeoutMs: target.timeoutSeconds * 1000,
+      client: { ip: request.ip, protocol: request.protocol, host: request.headers.host ?? '' },
+      identity: at.caller ? { id: at.caller.account.id, username: at.caller.account.username } : undefined,
+    });
+    return reply.code(upstream.statusCode).headers(upstream.headers).send(upstream.body);
+  }
+
+  private async limit(
+    request: FastifyRequest,
+    at: {
+      match: RouteMatch;
+      caller: Caller | undefined;
+      query: Record<string, unknown>;
+      reply: FastifyReply;
+    },
+  ): Promise<void> {
+    const { route, params } = at.match;
+    if (!route.rateLimit) return;
+    const entries = routeDescriptor(route, route.rateLimit, {
+      ip: request.ip,
+      headers: request.headers,
+      params,
+      query: at.query,
+      userId: at.caller?.account.id,
+      claims: at.caller?.claims ? { ...at.caller.claims } : undefined,
+    });
+    const decision = await this.o.ratelimit.decide({
+      domain: this.o.settings.ratelimit.domain,
+      descriptors: [{ entries }],
+    });
+    for (const h of decision.headers) void at.reply.header(h.key, h.value);
+    if (!decision.allowed) throw new HttpError(429, 'Too many requests', { code: 'RATE_LIMITED' });
+  }
+
+  private async handleAuth(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const secure = request.protocol === 'https';
+    switch (request.method) {
+      case 'OPTIONS':
+        return reply.code(204).header('allow', AUTH_METHODS.join(', ')).send();
+      case 'POST': {
+        const url = new URL(request.url, 'http://gateway');
+        const body = parseBody(
+          request.headers['content-type'],
+          await readBody(request.raw, this.o.settings.maxBodyBytes),
+        );
+        return this.o.auth.login({ ...parseQuery(url.search), ...body }, reply, secure);
+      }
+      case 'DELETE':
+        return this.o.auth.logout(await this.o.auth.identify(request), reply, secure);
+      default:
+        throw new HttpError(405, 'Method not allowed', {
+          code: 'METHOD_NOT_ALLOWED',
+          headers: { allow: AUTH_METHODS.join(', ') },
+        });
+    }
+  }
+
+  private options(reply: FastifyReply, table: RouteTable, relPath: string): FastifyReply {
+    const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
+      (m) => table.lookup(m, relPath).kind === 'match',
+    );
+    if (methods.length === 0) throw new HttpError(404, 'Route not found', { code: 'NOT_FOUND' });
+    return reply
+      .code(204)
+      .header('allow', [...methods, 'OPTIONS'].join(', '))
+      .send();
+  }
+}

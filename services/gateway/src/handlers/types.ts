@@ -1,0 +1,19 @@
+import type { Account, AccountStore } from '@portcullis/accounts';
+import type { Logger } from '@portcullis/kit';
+
+/** The merged request parameters a handler receives: query < body < path parameters < `userId`. */
+export type RequestData = Record<string, unknown>;
+
+/** What a handler may use besides its data: the caller and the platform's services. */
+export interface HandlerContext {
+  /** The authenticated caller, or undefined on an open route without credentials. */
+  account: Account | undefined;
+  accounts: AccountStore;
+  log: Logger;
+}
+
+/**
+ * A handler method: its return value is the response (object or array → JSON, string →
+ * `{"message": …}`, nothing → `null`); it may throw an `HttpError` to answer with a status.
+ */
+export type HandlerMethod = (data: RequestData, ctx: HandlerContext) => unknown;

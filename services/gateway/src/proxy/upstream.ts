@@ -1,0 +1,94 @@
+import {
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+} from 'node:http';
+import { HttpError } from '../errors.js';
+
+/** Headers that describe one connection, never forwarded (RFC 9110 §7.6.1). */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
+/** Identity headers only the gateway may set. */
+const IDENTITY = ['x-user-id', 'x-user-name'];
+
+export interface UpstreamRequest {
+  req: IncomingMessage;
+  host: string;
+  port: number;
+  /** Path and query to ask for, starting with `/`. */
+  path: string;
+  timeoutMs: number;
+  client: { ip: string; protocol: string; host: string };
+  identity: { id: string; username: string } | undefined;
+}
+
+export interface UpstreamResponse {
+  statusCode: number;
+  headers: OutgoingHttpHeaders;
+  body: IncomingMessage;
+}
+
+/**
+ * Forwards a request to a backend with its method, headers (minus hop-by-hop ones) and body streamed as
+ * it arrives, adding `X-Forwarded-For/-Proto/-Host` and the caller's identity. Resolves with the response
+ * headers (the body streams after); rejects with 504 when no answer comes within the timeout and 502 when
+ * the backend cannot be reached.
+ */
+export function forwardRequest(o: UpstreamRequest): Promise<UpstreamResponse> {
+  const headers = forwardHeaders(o.req.headers, o);
+  return new Promise((resolve, reject) => {
+    const upstream = httpRequest({ host: o.host, port: o.port, method: o.req.method, path: o.path, headers });
+    const timer = setTimeout(() => {
+      upstream.destroy();
+      reject(new HttpError(504, 'upstream timed out', { code: 'UPSTREAM_TIMEOUT' }));
+    }, o.timeoutMs);
+    upstream.once('response', (res) => {
+      clearTimeout(timer);
+      resolve({ statusCode: res.statusCode ?? 502, headers: responseHeaders(res.headers), body: res });
+    });
+    upstream.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new HttpError(502, 'upstream unavailable', { code: 'UPSTREAM_UNAVAILABLE', cause: err }));
+    });
+    o.req.pipe(upstream);
+  });
+}
+
+function forwardHeaders(incoming: IncomingHttpHeaders, o: UpstreamRequest): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  const dropped = new Set((incoming.connection ?? '').split(',').map((h) => h.trim().toLowerCase()));
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name) || IDENTITY.includes(name)) continue;
+    out[name] = value;
+  }
+  const before = incoming['x-forwarded-for'];
+  out['x-forwarded-for'] = before ? `${String(before)}, ${o.client.ip}` : o.client.ip;
+  out['x-forwarded-proto'] = o.client.protocol;
+  out['x-forwarded-host'] = o.client.host;
+  out.host = `${o.host}:${o.port}`;
+  if (o.identity) {
+    out['x-user-id'] = o.identity.id;
+    out['x-user-name'] = o.identity.username;
+  }
+  return out;
+}
+
+function responseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  const dropped = new Set((incoming.connection ?? '').split(',').map((h) => h.trim().toLowerCase()));
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !dropped.has(name)) out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,56 @@
+import type { RouteRateLimit } from '@portcullis/config';
+import type { GatewayRoute } from './router/route-types.js';
+
+export interface DescriptorSources {
+  ip: string;
+  headers: Record<string, string | string[] | undefined>;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  /** The caller's account id and token claims, when authenticated. */
+  userId: string | undefined;
+  claims: Record<string, unknown> | undefined;
+}
+
+/**
+ * The descriptor a route's limit is asked with: `route=<route id>`, then each configured entry with its
+ * value taken from the request. A value the request does not have is sent empty, so all such requests
+ * share one counter rather than escaping the limit. The operator turns the same routes into the rules of
+ * the gateway's rate-limit domain, in this shape.
+ */
+export function routeDescriptor(
+  route: GatewayRoute,
+  limit: RouteRateLimit,
+  from: DescriptorSources,
+): Array<{ key: string; value: string }> {
+  return [
+    { key: 'route', value: route.id },
+    ...limit.descriptors.map((d) => ({ key: d.key, value: valueOf(d, from) })),
+  ];
+}
+
+function valueOf(d: RouteRateLimit['descriptors'][number], from: DescriptorSources): string {
+  switch (d.from) {
+    case 'remoteAddress':
+      return from.ip;
+    case 'user':
+      return from.userId ?? '';
+    case 'header': {
+      const v = from.headers[d.name.toLowerCase()];
+      return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');
+    }
+    case 'pathParam':
+      return from.params[d.name] ?? '';
+    case 'query': {
+      const v = from.query[d.name];
+      return typeof v === 'string' ? v : Array.isArray(v) ? String(v[0] ?? '') : '';
+    }
+    case 'claim': {
+      const v = from.claims?.[d.name];
+      return typeof v === 'string' || typeof v === 'number' ? String(v) : '';
+    }
+    default: {
+      const unknown: never = d.from;
+      throw new Error(`unknown descriptor source ${String(unknown)}`);
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { HttpError } from './errors.js';
+import { mergeData, parseBody, parseQuery, toResponseBody } from './request-data.js';
+
+describe('request data', () => {
+  it('merges query < body < path parameters and sets userId from the caller only', () => {
+    expect(
+      mergeData({
+        query: { id: 'q', page: '2', userId: 'spoofed' },
+        body: { id: 'b', name: 'x', userId: 'spoofed' },
+        params: { id: 'Path-Case' },
+        userId: 'u-1',
+      }),
+    ).toEqual({ id: 'Path-Case', page: '2', name: 'x', userId: 'u-1' });
+    expect(mergeData({ query: { userId: 'x' }, body: {}, params: {}, userId: undefined })).toEqual({});
+  });
+
+  it('reads JSON and form bodies, repeated names as lists', () => {
+    expect(parseBody('application/json; charset=utf-8', Buffer.from('{"a":1,"b":[1,2]}'))).toEqual({
+      a: 1,
+      b: [1, 2],
+    });
+    expect(parseBody('application/x-www-form-urlencoded', Buffer.from('a=1&a=2&b=%C3%A9'))).toEqual({
+      a: ['1', '2'],
+      b: 'é',
+    });
+    expect(parseBody('text/plain', Buffer.from('hello'))).toEqual({});
+    expect(parseBody('application/json', Buffer.from('[1,2]'))).toEqual({});
+    expect(parseQuery('x=1&y=&x=3')).toEqual({ x: ['1', '3'], y: '' });
+    expect(() => parseBody('application/json', Buffer.from('{nope'))).toThrow(HttpError);
+  });
+
+  it('turns return values into bodies', () => {
+    expect(toResponseBody('done')).toEqual({ message: 'done' });
+    expect(toResponseBody(undefined)).toBeNull();
+    expect(toResponseBody([1])).toEqual([1]);
+  });
+});

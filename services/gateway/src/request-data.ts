@@ -1,0 +1,83 @@
+import type { IncomingMessage } from 'node:http';
+import { HttpError } from './errors.js';
+import type { RequestData } from './handlers/types.js';
+
+/** Reads a request body up to `maxBytes`; a larger one is refused with 413 before it is all read. */
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > maxBytes) throw tooLarge(maxBytes);
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks);
+}
+
+function tooLarge(maxBytes: number): HttpError {
+  return new HttpError(413, `request body larger than ${maxBytes} bytes`, { code: 'BODY_TOO_LARGE' });
+}
+
+/** Query parameters; a repeated name becomes a list. */
+export function parseQuery(search: string): Record<string, unknown> {
+  return fromPairs(new URLSearchParams(search));
+}
+
+/** A JSON object or urlencoded form body, for any method; other types contribute nothing. */
+export function parseBody(contentType: string | undefined, body: Buffer): Record<string, unknown> {
+  if (body.length === 0) return {};
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type === 'application/json' || type.endsWith('+json')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch (err: unknown) {
+      throw new HttpError(400, `body is not valid JSON: ${(err as Error).message}`, { code: 'BAD_JSON' });
+    }
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
+  }
+  if (type === 'application/x-www-form-urlencoded')
+    return fromPairs(new URLSearchParams(body.toString('utf8')));
+  return {};
+}
+
+function fromPairs(params: URLSearchParams): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of params) {
+    const before = out[key];
+    out[key] =
+      before === undefined
+        ? value
+        : Array.isArray(before)
+          ? [...(before as unknown[]), value]
+          : [before, value];
+  }
+  return out;
+}
+
+/**
+ * The handler's data, later sources winning: query, then body, then path parameters; `userId` is always
+ * the authenticated caller's (or removed), so a client cannot claim to be someone else.
+ */
+export function mergeData(parts: {
+  query: Record<string, unknown>;
+  body: Record<string, unknown>;
+  params: Record<string, string>;
+  userId: string | undefined;
+}): RequestData {
+  const data: RequestData = { ...parts.query, ...parts.body, ...parts.params };
+  delete data.userId;
+  if (parts.userId !== undefined) data.userId = parts.userId;
+  return data;
+}
+
+/** A handler's return value as the response body: strings become `{"message": …}`, nothing becomes null. */
+export function toResponseBody(value: unknown): unknown {
+  if (typeof value === 'string') return { message: value };
+  return value ?? null;
+}

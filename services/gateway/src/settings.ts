@@ -1,0 +1,104 @@
+import {
+  createEnvReader,
+  readLogOptions,
+  type EnvSource,
+  type LogFormat,
+  type LogLevel,
+} from '@portcullis/kit';
+
+export const AUTH_MODES = ['none', 'session', 'jwt'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+export interface Settings {
+  host: string;
+  port: number;
+  /** Without slashes: `api`, `cms/api`. */
+  basePath: string;
+  auth: AuthMode;
+  jwt: { secret: string; ttlSeconds: number; issuer: string; audience: string };
+  session: {
+    keys: string[];
+    ttlSeconds: number;
+    cookieName: string;
+    secureCookie: 'auto' | 'always' | 'never';
+  };
+  /** Where generated keys are kept when none are given (local mode). */
+  stateDir: string;
+  corsOrigins: string[];
+  /** Accounts, sessions and the token denylist; empty keeps them in memory (local mode). */
+  redisUrl: string;
+  xds: { serverUrl: string; nodeId: string; retryIntervalMs: number };
+  ratelimit: {
+    target: string;
+    xdsServerUri: string;
+    domain: string;
+    failureMode: 'allow' | 'deny';
+    timeoutMs: number;
+  };
+  /** Host of a backend Service; `{service}` and `{namespace}` are replaced. */
+  backendHostTemplate: string;
+  maxBodyBytes: number;
+  trustProxy: boolean;
+  log: { level: LogLevel; format: LogFormat };
+}
+
+/** Reads every setting once; a bad value stops start-up naming the variable. */
+export function loadSettings(source: EnvSource = process.env): Readonly<Settings> {
+  const env = createEnvReader(source);
+  const basePath = env.str('GATEWAY_BASE_PATH', { default: 'api' }).replace(/^\/+|\/+$/g, '') || 'api';
+  if (!/^[a-z0-9-]+(\/[a-z0-9-]+)*$/.test(basePath)) {
+    env.problem(`GATEWAY_BASE_PATH="${basePath}": expected segments of a-z, 0-9 and -, separated by /`);
+  }
+  const jwtSecret = env.str('GATEWAY_JWT_SECRET');
+  if (jwtSecret !== '' && Buffer.byteLength(jwtSecret) < 32)
+    env.problem('GATEWAY_JWT_SECRET: at least 32 bytes');
+  const settings: Settings = {
+    host: env.str('GATEWAY_HOST', { default: '0.0.0.0' }),
+    port: env.int('GATEWAY_PORT', { default: 8088, min: 0, max: 65_535 }),
+    basePath,
+    auth: env.oneOf('GATEWAY_AUTH', AUTH_MODES, { default: 'none' }),
+    jwt: {
+      secret: jwtSecret,
+      ttlSeconds: Math.round(env.durationMs('GATEWAY_JWT_TTL', { default: '24h' }) / 1000),
+      issuer: env.str('GATEWAY_JWT_ISSUER', { default: 'portcullis-gateway' }),
+      audience: env.str('GATEWAY_JWT_AUDIENCE', { default: 'portcullis' }),
+    },
+    session: {
+      keys: env.list('GATEWAY_SESSION_KEYS'),
+      ttlSeconds: Math.round(env.durationMs('GATEWAY_SESSION_TTL', { default: '24h' }) / 1000),
+      cookieName: env.str('GATEWAY_SESSION_COOKIE', { default: 'portcullis_session' }),
+      secureCookie: env.oneOf('GATEWAY_COOKIE_SECURE', ['auto', 'always', 'never'], { default: 'auto' }),
+    },
+    stateDir: env.str('GATEWAY_STATE_DIR', { default: '.portcullis' }),
+    corsOrigins: env.list('GATEWAY_CORS_ORIGINS'),
+    redisUrl: env.str('REDIS_URL'),
+    xds: {
+      serverUrl: env.str('GATEWAY_XDS_SERVER_URL'),
+      nodeId: env.str('GATEWAY_XDS_NODE_ID', { default: 'gateway' }),
+      retryIntervalMs: env.durationMs('GATEWAY_XDS_RETRY_INTERVAL', { default: '3s' }),
+    },
+    ratelimit: {
+      target: env.str('GATEWAY_RATELIMIT_URL', { default: 'localhost:8081' }),
+      xdsServerUri: env.str('GATEWAY_RATELIMIT_XDS_SERVER', { default: env.str('GATEWAY_XDS_SERVER_URL') }),
+      domain: env.str('GATEWAY_RATELIMIT_DOMAIN', { default: 'gateway' }),
+      failureMode: env.oneOf('GATEWAY_RATELIMIT_FAILURE_MODE', ['allow', 'deny'], { default: 'allow' }),
+      timeoutMs: env.durationMs('GATEWAY_RATELIMIT_TIMEOUT', { default: '200ms' }),
+    },
+    backendHostTemplate: env.str('GATEWAY_BACKEND_HOST', {
+      default: '{service}.{namespace}.svc.cluster.local',
+    }),
+    maxBodyBytes: env.int('GATEWAY_MAX_BODY_BYTES', { default: 1_048_576, min: 1 }),
+    trustProxy: env.bool('GATEWAY_TRUST_PROXY', { default: false }),
+    log: readLogOptions(env, 'info'),
+  };
+  if (settings.auth === 'session' && settings.corsOrigins.includes('*')) {
+    env.problem('GATEWAY_CORS_ORIGINS="*": credentialed session mode needs the allowed origins listed');
+  }
+  env.finish();
+  return Object.freeze(settings);
+}
+
+/** Just the log settings, bad values replaced by defaults: how to report that the other settings are bad. */
+export function loadLogSettings(source: EnvSource = process.env): Settings['log'] {
+  return readLogOptions(createEnvReader(source), 'info');
+}

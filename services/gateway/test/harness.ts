@@ -1,0 +1,74 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger, type Logger } from '@portcullis/kit';
+import { startGateway, type GatewayApp, type GatewayDeps } from '../src/app.js';
+import { loadSettings } from '../src/settings.js';
+
+export const quietLog: Logger = createLogger({
+  level: 'fatal',
+  format: 'json',
+  destination: { write: () => undefined },
+});
+
+export interface GatewayHarness {
+  app: GatewayApp;
+  url: string;
+  request(
+    method: string,
+    path: string,
+    init?: { body?: unknown; form?: Record<string, string>; headers?: Record<string, string> },
+  ): Promise<{
+    status: number;
+    body: unknown;
+    headers: Headers;
+  }>;
+  close(): Promise<void>;
+}
+
+/** The gateway on 127.0.0.1 with a free port, a fresh state directory and the given environment. */
+export async function startGatewayHarness(
+  env: Record<string, string>,
+  deps: Partial<GatewayDeps> = {},
+): Promise<GatewayHarness> {
+  const stateDir = await mkdtemp(join(tmpdir(), 'gateway-test-'));
+  const app = await startGateway(
+    loadSettings({
+      GATEWAY_HOST: '127.0.0.1',
+      GATEWAY_PORT: '0',
+      GATEWAY_STATE_DIR: stateDir,
+      GATEWAY_RATELIMIT_URL: '127.0.0.1:1',
+      ...env,
+    }),
+    { log: quietLog, ...deps },
+  );
+  const url = `http://127.0.0.1:${app.port}`;
+  return {
+    app,
+    url,
+    async request(method, path, init = {}) {
+      const headers: Record<string, string> = { ...init.headers };
+      let body: string | undefined;
+      if (init.form) {
+        headers['content-type'] = 'application/x-www-form-urlencoded';
+        body = new URLSearchParams(init.form).toString();
+      } else if (init.body !== undefined) {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(init.body);
+      }
+      const res = await fetch(url + path, { method, headers, ...(body === undefined ? {} : { body }) });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text === '' ? undefined : (JSON.parse(text) as unknown);
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: res.status, body: parsed, headers: res.headers };
+    },
+    async close() {
+      await app.close();
+      await rm(stateDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpError } from '../src/errors.js';
+import { Example } from '../src/handlers/example.js';
+import type { RoutesDefinition } from '../src/router/routes-module.js';
+import { routes } from '../src/routes.js';
+import { startGatewayHarness, type GatewayHarness } from './harness.js';
+
+/** Extra handlers only these tests route to: failures and empty answers. */
+class Probe {
+  static nothing(): unknown {
+    return undefined;
+  }
+
+  static teapot(): unknown {
+    throw new HttpError(418, 'short and stout');
+  }
+
+  static crash(): unknown {
+    throw new Error('secret internals at /srv/app.ts:42');
+  }
+}
+
+const testRoutes: RoutesDefinition = [
+  ...routes,
+  ['GET', 'probe/nothing', Probe, 'nothing', { auth: false }],
+  ['GET', 'probe/teapot', Probe, 'teapot', { auth: false }],
+  ['GET', 'probe/crash', Probe, 'crash', { auth: false }],
+  [
+    'POST',
+    'needs/{id:\\d+}',
+    Example,
+    'echo',
+    { auth: false, requiredParams: ['id|int', 'message|text', 'email|email'] },
+  ],
+];
+
+describe('gateway routing (auth none)', () => {
+  let g: GatewayHarness;
+  beforeAll(async () => {
+    g = await startGatewayHarness({}, { routes: testRoutes, handlers: { Example, Probe } });
+    await g.app.backend.accounts.createUser({ username: 'alice', password: 'correct horse' });
+  });
+  afterAll(() => g.close());
+
+  it('answers the base path itself, with or without a trailing slash, for any method', async () => {
+    for (const [method, path] of [
+      ['GET', '/api'],
+      ['POST', '/api/'],
+      ['DELETE', '/api'],
+    ] as const) {
+      const r = await g.request(method, path);
+      expect([r.status, r.body]).toEqual([200, { message: 'no endpoint defined' }]);
+    }
+  });
+
+  it('matches the base path as whole segments only', async () => {
+    const r = await g.request('GET', '/apiary/users');
+    expect(r.status).toBe(404);
+  });
+
+  it('lists users with and without a trailing slash, and HEAD falls back to GET', async () => {
+    const a = await g.request('GET', '/api/users');
+    const b = await g.request('GET', '/api/users/');
+    expect(a.status).toBe(200);
+    expect(b.body).toEqual(a.body);
+    expect((a.body as { users: Array<{ name: string }> }).users.map((u) => u.name)).toEqual(['alice']);
+    expect(JSON.stringify(a.body)).not.toMatch(/hash|password|scrypt/);
+    const head = await fetch(`${g.url}/api/users`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+  });
+
+  it('serves two groups with the same endpoint and different handlers', async () => {
+    expect((await g.request('GET', '/api/v1/hello')).body).toMatchObject({ message: 'test successful' });
+    expect((await g.request('GET', '/api/v2/hello')).body).toHaveProperty('users');
+  });
+
+  it('turns return values into bodies: string → message, nothing → null', async () => {
+    expect((await g.request('GET', '/api/ping')).body).toEqual({ message: 'pong' });
+    const r = await fetch(`${g.url}/api/probe/nothing`);
+    expect([r.status, await r.text()]).toEqual([200, 'null']);
+  });
+
+  it('merges query < body < path parameters and never takes userId from the client', async () => {
+    const r = await g.request('POST', '/api/echo/Path-Case?id=q&page=2&userId=evil', {
+      body: { id: 'b', note: 'hi', userId: 'evil' },
+    });
+    expect(r.body).toEqual({ id: 'Path-Case', page: '2', note: 'hi' });
+    const form = await g.request('POST', '/api/echo/x', { form: { note: 'from a form' } });
+    expect(form.body).toEqual({ id: 'x', note: 'from a form' });
+  });
+
+  it('answers 404 for no route and 405 with Allow for a wrong method', async () => {
+    const missing = await g.request('GET', '/api/nowhere');
+    expect([missing.status, missing.body]).toEqual([404, { error: 'Route not found', code: 'NOT_FOUND' }]);
+    const wrong = await g.request('PUT', '/api/users');
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect(wrong.body).toEqual({ error: 'Method not allowed', code: 'METHOD_NOT_ALLOWED' });
+  });
+
+  it('answers a thrown status with its code and hides other failures behind a 500', async () => {
+    expect(await g.request('GET', '/api/probe/teapot')).toMatchObject({
+      status: 418,
+      body: { error: 'short and stout' },
+    });
+    const crash = await g.request('GET', '/api/probe/crash');
+    expect(crash).toMatchObject({ status: 500, body: { error: 'Internal Server Error', code: 'INTERNAL' } });
+    expect(JSON.stringify(crash.body)).not.toContain('secret');
+    expect(await g.request('GET', '/api/users/nobody')).toMatchObject({
+      status: 404,
+      body: { error: 'user not found' },
+    });
+  });
+
+  it('checks and sanitizes required parameters, naming every missing one', async () => {
+    const missing = await g.request('POST', '/api/needs/7', { body: {} });
+    expect(missing.status).toBe(400);
+    expect((missing.body as { error: string }).error).toContain(
+      "Required parameter: 'message|text' missing!",
+    );
+    expect((missing.body as { error: string }).error).toContain("Required parameter: 'email|email' missing!");
+    const ok = await g.request('POST', '/api/needs/7', {
+      body: { message: '<b>hi</b>\nthere', email: 'not an email' },
+    });
+    expect(ok.body).toEqual({ id: 7, message: 'hi there', email: '' });
+  });
+
+  it('answers OPTIONS with the allowed methods, without asking for credentials', async () => {
+    const r = await fetch(`${g.url}/api/users`, { method: 'OPTIONS' });
+    expect(r.status).toBe(204);
+    expect(r.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('refuses malformed JSON and oversized bodies with JSON errors', async () => {
+    const bad = await fetch(`${g.url}/api/echo/x`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{nope',
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/^body is not valid JSON/);
+    const big = await fetch(`${g.url}/api/echo/x`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'x'.repeat(2 * 1024 * 1024),
+    });
+    expect(big.status).toBe(413);
+  });
+});
