@@ -142,7 +142,11 @@ export class Dispatcher {
       descriptors: [{ entries }],
     });
     for (const h of decision.headers) void at.reply.header(h.key, h.value);
-    if (!decision.allowed) throw new HttpError(429, 'Too many requests', { code: 'RATE_LIMITED' });
+    if (decision.allowed) return;
+    // failure mode deny: the service could not be asked, which is not the caller's doing
+    if (decision.failedOpen)
+      throw new HttpError(503, 'rate limit service unavailable', { code: 'RATE_LIMIT_UNAVAILABLE' });
+    throw new HttpError(429, 'Too many requests', { code: 'RATE_LIMITED' });
   }
 
   private async handleAuth(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {

@@ -1,0 +1,142 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { createLogger } from '@portcullis/kit';
+import { freePort, waitUntil } from '@portcullis/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOperator, type OperatorApp } from '../operator/src/app.js';
+import { loadSettings as loadOperatorSettings } from '../operator/src/settings.js';
+import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
+import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
+import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
+import { loadSettings as loadRateLimitSettings } from '../services/ratelimit/src/settings.js';
+import { startKubeApiServer, type KubeApiServer } from './kube-apiserver/index.js';
+
+/**
+ * The gateway's routes and rate limits from an ApiRoute applied with kubectl: operator (Kubernetes mode,
+ * test API server) → xDS → gateway (routes) and ratelimit (the generated `gateway` domain).
+ */
+
+const log = createLogger({ level: 'fatal', format: 'json', destination: { write: () => undefined } });
+const run = promisify(execFile);
+
+const apiRoute = (limit: number) => `apiVersion: portcullis.dev/v1alpha1
+kind: ApiRoute
+metadata: {name: shop, namespace: default}
+spec:
+  prefix: v1
+  routes:
+    - name: ping
+      method: GET
+      path: ping
+      auth: false
+      handler: Example.ping
+      rateLimit:
+        requestsPerUnit: ${limit}
+        unit: minute
+        descriptors:
+          - {key: client, from: remoteAddress}
+`;
+
+describe('gateway routes and rate limits from kubectl-applied ApiRoutes', () => {
+  let api: KubeApiServer;
+  let operator: OperatorApp;
+  let ratelimit: RateLimitApp;
+  let gateway: GatewayApp;
+  let dir: string;
+
+  const kubectl = async (...args: string[]): Promise<string> => {
+    const env = { ...process.env, KUBECONFIG: api.kubeconfigPath, KUBECACHEDIR: api.cacheDir };
+    return (await run('kubectl', args, { env, timeout: 20_000 })).stdout;
+  };
+  const get = (path: string) => fetch(`http://127.0.0.1:${gateway.port}${path}`);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gateway-platform-'));
+    api = await startKubeApiServer({ crdDirs: [join(import.meta.dirname, '../crds')] });
+    await api
+      .kubeConfig()
+      .makeApiClient(CoreV1Api)
+      .createNamespace({ body: { metadata: { name: 'portcullis-system' } } });
+    operator = await startOperator(
+      loadOperatorSettings({
+        OPERATOR_SOURCE: 'kubernetes',
+        OPERATOR_NAMESPACE: 'portcullis-system',
+        LEADER_ELECTION: 'false',
+        XDS_HOST: '127.0.0.1',
+        XDS_PORT: '0',
+        HEALTH_PORT: '0',
+        METRICS_PORT: '0',
+      }),
+      { log, kubeConfig: api.kubeConfig() },
+    );
+    const xds = `127.0.0.1:${operator.ports.xds}`;
+    const grpcPort = await freePort();
+    ratelimit = await startRateLimit(
+      loadRateLimitSettings({
+        BACKEND_TYPE: 'memory',
+        CONFIG_TYPE: 'GRPC_XDS_SOTW',
+        CONFIG_GRPC_XDS_SERVER_URL: xds,
+        CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '100ms',
+        FORCE_START_WITHOUT_INITIAL_CONFIG: 'true',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: String(grpcPort),
+        DEBUG_HOST: '127.0.0.1',
+        DEBUG_PORT: '0',
+      }),
+      { log },
+    );
+    gateway = await startGateway(
+      loadGatewaySettings({
+        GATEWAY_HOST: '127.0.0.1',
+        GATEWAY_PORT: '0',
+        GATEWAY_STATE_DIR: dir,
+        GATEWAY_XDS_SERVER_URL: xds,
+        GATEWAY_XDS_RETRY_INTERVAL: '100ms',
+        GATEWAY_RATELIMIT_URL: `127.0.0.1:${grpcPort}`,
+      }),
+      { log },
+    );
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await ratelimit.close();
+    await operator.close();
+    await api.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves a route as soon as it is applied, and limits it', async () => {
+    expect((await get('/api/v1/ping')).status).toBe(404);
+    await writeFile(join(dir, 'shop.yaml'), apiRoute(2));
+    await kubectl('apply', '-f', join(dir, 'shop.yaml'));
+    await waitUntil(async () => (await get('/api/v1/ping')).status !== 404);
+    // the first request above may have been counted already; what matters is that a third within the minute is refused
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await get('/api/v1/ping')).status);
+    expect(statuses.at(-1)).toBe(429);
+    const refused = await get('/api/v1/ping');
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: 'Too many requests', code: 'RATE_LIMITED' });
+    expect(refused.headers.get('ratelimit-limit')).toBe('2');
+    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+    expect(Number(refused.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
+  });
+
+  it('follows an edit of the ApiRoute to a higher limit', async () => {
+    await writeFile(join(dir, 'shop.yaml'), apiRoute(1000));
+    await kubectl('apply', '-f', join(dir, 'shop.yaml'));
+    await waitUntil(async () => (await get('/api/v1/ping')).status === 200);
+    expect((await get('/api/v1/ping')).headers.get('ratelimit-limit')).toBe('1000');
+  });
+
+  it('stops serving a deleted route', async () => {
+    await kubectl('delete', 'apiroute', 'shop');
+    await waitUntil(async () => (await get('/api/v1/ping')).status === 404);
+  });
+});
