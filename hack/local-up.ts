@@ -8,7 +8,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsx = join(root, 'node_modules/.bin/tsx');
 
 // The operator reads the custom resources from examples/resources (directory mode) and serves them over
-// xDS on 18000; the rate-limit service takes its rules from there, as it would in a cluster.
+// xDS on 18000; the rate-limit service and the gateway take their rules and routes from there, as they
+// would in a cluster.
 const services: Array<{ name: string; entry: string; env: Record<string, string> }> = [
   {
     name: 'operator',
@@ -32,6 +33,19 @@ const services: Array<{ name: string; entry: string; env: Record<string, string>
       CONFIG_GRPC_XDS_SERVER_URL: '127.0.0.1:18000',
       CONFIG_GRPC_XDS_NODE_ID: 'ratelimit-local',
       CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '500ms',
+      LOG_LEVEL: 'info',
+    },
+  },
+  {
+    name: 'gateway',
+    entry: 'services/gateway/src/main.ts',
+    env: {
+      GATEWAY_PORT: '8088',
+      GATEWAY_XDS_SERVER_URL: '127.0.0.1:18000',
+      GATEWAY_XDS_NODE_ID: 'gateway-local',
+      GATEWAY_XDS_RETRY_INTERVAL: '500ms',
+      GATEWAY_RATELIMIT_URL: '127.0.0.1:8081',
+      GATEWAY_BACKEND_HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
     },
   },

@@ -1,5 +1,16 @@
 import { PortcullisError } from '@portcullis/kit';
 
+const STATUS_CODES: Readonly<Record<number, string>> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  422: 'UNPROCESSABLE',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
+
 /**
  * An error a handler may throw to answer with a status: `throw new HttpError(404, 'user not found')`
  * answers 404 `{"error":"user not found"}`. Anything else thrown by a handler answers 500.
@@ -13,7 +24,7 @@ export class HttpError extends PortcullisError {
     opts: { code?: string; headers?: Record<string, string>; cause?: unknown } = {},
   ) {
     super(message, { cause: opts.cause });
-    this.code = opts.code ?? `HTTP_${statusCode}`;
+    this.code = opts.code ?? STATUS_CODES[statusCode] ?? `HTTP_${statusCode}`;
     this.headers = opts.headers ?? {};
   }
 
