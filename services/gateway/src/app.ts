@@ -1,7 +1,10 @@
+import { Counter, Histogram } from 'prom-client';
 import { createAccountsBackend, type AccountsBackend } from '@portcullis/accounts';
 import { ConfigError } from '@portcullis/config';
 import {
   createHttpApp,
+  createMetricsRegistry,
+  withSpan,
   listenHttp,
   startParts,
   type ErrorMapper,
@@ -109,6 +112,19 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
       })
     : undefined;
 
+  const registry = createMetricsRegistry({ component: 'gateway' });
+  const requests = new Counter({
+    name: 'portcullis_gateway_requests_total',
+    help: 'Requests under the base path, by method and status.',
+    labelNames: ['method', 'status'],
+    registers: [registry],
+  });
+  const seconds = new Histogram({
+    name: 'portcullis_gateway_request_duration_seconds',
+    help: 'Time to answer a request under the base path.',
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+    registers: [registry],
+  });
   const base = `/${settings.basePath}`;
   const app = createHttpApp(log.child({ component: 'http' }), toHttpError);
   app.removeAllContentTypeParsers();
@@ -124,11 +140,24 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
   ) => {
     const path = new URL(request.url, 'http://gateway').pathname;
     const rel = path.slice(base.length).replace(/^\/+|\/+$/g, '');
-    return dispatcher.handle(request, reply, decodeURIComponent(rel));
+    return withSpan('portcullis-gateway', 'gateway request', (span) => {
+      span.setAttributes({ 'http.method': request.method, 'gateway.path': rel });
+      return dispatcher.handle(request, reply, decodeURIComponent(rel));
+    });
   };
   app.all(base, serve);
   app.all(`${base}/*`, serve);
   app.get('/healthz', () => ({ status: 'ok' }));
+  app.get('/metrics', async (_request, reply) =>
+    reply.type(registry.contentType).send(await registry.metrics()),
+  );
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.url.startsWith(base)) {
+      requests.inc({ method: request.method, status: String(reply.statusCode) });
+      seconds.observe(reply.elapsedTime / 1000);
+    }
+    done();
+  });
 
   let server: RunningServer | undefined;
   const running = await startParts(

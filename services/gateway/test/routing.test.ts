@@ -131,6 +131,14 @@ describe('gateway routing (auth none)', () => {
     expect(r.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
   });
 
+  it('counts requests for Prometheus', async () => {
+    await g.request('GET', '/api/ping');
+    const metrics = await (await fetch(`${g.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /^portcullis_gateway_requests_total\{method="GET",status="200",component="gateway"\} [1-9]\d*$/m,
+    );
+  });
+
   it('refuses malformed JSON and oversized bodies with JSON errors', async () => {
     const bad = await fetch(`${g.url}/api/echo/x`, {
       method: 'POST',
