@@ -18,7 +18,11 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
 }
 
 function tooLarge(maxBytes: number): HttpError {
-  return new HttpError(413, `request body larger than ${maxBytes} bytes`, { code: 'BODY_TOO_LARGE' });
+  // The rest of the body is never read: closing the connection is the only way to be rid of it.
+  return new HttpError(413, `request body larger than ${maxBytes} bytes`, {
+    code: 'BODY_TOO_LARGE',
+    headers: { connection: 'close' },
+  });
 }
 
 /** Query parameters; a repeated name becomes a list. */
