@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { createLogger } from '@portcullis/kit';
-import { freePort, waitUntil } from '@portcullis/testing';
+import { freePort, waitUntil, quietLog as log } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperator, type OperatorApp } from '../operator/src/app.js';
 import { loadSettings as loadOperatorSettings } from '../operator/src/settings.js';
@@ -20,7 +19,6 @@ import { startKubeApiServer, type KubeApiServer } from './kube-apiserver/index.j
  * test API server) → xDS → gateway (routes) and ratelimit (the generated `gateway` domain).
  */
 
-const log = createLogger({ level: 'fatal', format: 'json', destination: { write: () => undefined } });
 const run = promisify(execFile);
 
 const apiRoute = (limit: number) => `apiVersion: portcullis.dev/v1alpha1

@@ -3,16 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, type Client, type ServiceError } from '@grpc/grpc-js';
 import { register } from '@grpc/grpc-js-xds';
-import { createLogger } from '@portcullis/kit';
-import { freePort } from '@portcullis/testing';
+import { freePort, quietLog as log } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperator, type OperatorApp } from '../operator/src/app.js';
 import { loadSettings as loadOperatorSettings } from '../operator/src/settings.js';
 import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
 import { loadRateLimitServiceDefinition } from '../services/ratelimit/src/servers/grpc-server.js';
 import { loadSettings as loadRateLimitSettings } from '../services/ratelimit/src/settings.js';
-
-const log = createLogger({ level: 'fatal', format: 'json', destination: { write: () => undefined } });
 
 const manifest = (rpu: number) => `apiVersion: portcullis.dev/v1alpha1
 kind: RateLimitConfig

@@ -1,15 +1,13 @@
 import { join } from 'node:path';
 import { CoreV1Api, DiscoveryV1Api } from '@kubernetes/client-node';
-import { createLogger } from '@portcullis/kit';
 import { createMessageCodec } from '@portcullis/protos';
 import { createSotwClient, type SotwClient } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperator, type OperatorApp } from '../operator/src/app.js';
 import { loadSettings } from '../operator/src/settings.js';
 import { startKubeApiServer, type KubeApiServer } from './kube-apiserver/index.js';
-import { waitUntil } from '@portcullis/testing';
+import { waitUntil, quietLog as log } from '@portcullis/testing';
 
-const log = createLogger({ level: 'fatal', format: 'json', destination: { write: () => undefined } });
 const eds = createMessageCodec(
   'envoy/config/endpoint/v3/endpoint.proto',
   'envoy.config.endpoint.v3.ClusterLoadAssignment',

@@ -2,8 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CoordinationV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { createLogger } from '@portcullis/kit';
-import { startRedis, type RedisServer } from '@portcullis/testing';
+import { startRedis, type RedisServer, quietLog as log } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperator, type OperatorApp } from '../operator/src/app.js';
 import { loadSettings as loadOperatorSettings } from '../operator/src/settings.js';
@@ -17,7 +16,6 @@ import { startKubeApiServer, type KubeApiServer } from './kube-apiserver/index.j
  */
 
 const repo = join(import.meta.dirname, '..');
-const log = createLogger({ level: 'fatal', format: 'json', destination: { write: () => undefined } });
 const run = promisify(execFile);
 const G = { group: 'portcullis.dev', version: 'v1alpha1', plural: 'ratelimitconfigs', namespace: 'default' };
 

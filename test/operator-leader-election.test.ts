@@ -1,13 +1,10 @@
 import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, V1MicroTime } from '@kubernetes/client-node';
-import { createLogger } from '@portcullis/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperator, type OperatorApp } from '../operator/src/app.js';
 import { loadSettings } from '../operator/src/settings.js';
 import { startKubeApiServer, type KubeApiServer } from './kube-apiserver/index.js';
-import { waitUntil } from '@portcullis/testing';
-
-const log = createLogger({ level: 'fatal', format: 'json', destination: { write: () => undefined } });
+import { waitUntil, quietLog as log } from '@portcullis/testing';
 
 describe('operator leader election', () => {
   let api: KubeApiServer;

@@ -8,11 +8,11 @@ import {
   type Logger,
   type Part,
 } from '@portcullis/kit';
-import { createSotwServer, type SotwServer } from '@portcullis/xds';
+import { buildServiceDiscovery, createSotwServer, type SotwServer } from '@portcullis/xds';
 import { LeaderElector } from './leader-election.js';
 import { createOperatorMetrics, typeLabel } from './metrics.js';
 import { Reconciler } from './reconcile/reconciler.js';
-import { buildServiceDiscovery } from './reconcile/service-discovery.js';
+
 import { KINDS } from './resources.js';
 import { ensureKeysSecret } from './secrets.js';
 import type { Settings } from './settings.js';

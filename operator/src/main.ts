@@ -1,16 +1,9 @@
-import { createLogger, onShutdownSignal, SettingsError } from '@portcullis/kit';
+import { runMain } from '@portcullis/kit';
 import { startOperator } from './app.js';
 import { loadLogSettings, loadSettings } from './settings.js';
 
-try {
-  const settings = loadSettings();
-  const log = createLogger(settings.log);
-  const app = await startOperator(settings, { log });
-  onShutdownSignal(() => app.close(), log);
-} catch (err: unknown) {
-  const log = createLogger(loadLogSettings());
-  if (err instanceof SettingsError) log.fatal({ problems: err.problems }, 'invalid settings');
-  else log.fatal({ err }, 'start-up failed');
-  log.flush();
-  process.exitCode = 1;
-}
+await runMain({
+  loadSettings: () => loadSettings(),
+  loadLogSettings: () => loadLogSettings(),
+  start: (settings, log) => startOperator(settings, { log }),
+});

@@ -1,15 +1,13 @@
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '@portcullis/kit';
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
 import { createSotwClient, type ReceivedResource, type SotwClient } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperator, type OperatorApp } from '../src/app.js';
 import { loadSettings } from '../src/settings.js';
-import { waitUntil } from '@portcullis/testing';
+import { waitUntil, quietLog as log } from '@portcullis/testing';
 
-const log = createLogger({ level: 'fatal', format: 'json', destination: { write: () => undefined } });
 const rlc = createMessageCodec(PROTO_FILES.rateLimitConfig, 'ratelimit.config.ratelimit.v3.RateLimitConfig');
 const TYPE = rlc.typeUrl;
 

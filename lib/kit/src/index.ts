@@ -12,6 +12,13 @@ export {
 } from './log.js';
 export { createMetricsRegistry } from './metrics.js';
 export { createHealth, type Health } from './health.js';
-export { startParts, onShutdownSignal, type Part, type Running } from './lifecycle.js';
+export {
+  onShutdownSignal,
+  runMain,
+  startParts,
+  type MainOptions,
+  type Part,
+  type Running,
+} from './lifecycle.js';
 export { withSpan } from './tracing.js';
 export { createHttpApp, listenHttp, type ErrorMapper, type HttpApp, type RunningServer } from './http-app.js';

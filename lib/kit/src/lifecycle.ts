@@ -1,4 +1,5 @@
-import type { Logger } from './log.js';
+import { SettingsError } from './errors.js';
+import { createLogger, type LogOptions, type Logger } from './log.js';
 
 /** One piece of a process: started in list order, closed in reverse. */
 export interface Part {
@@ -70,4 +71,35 @@ export function onShutdownSignal(handler: (signal: NodeJS.Signals) => Promise<vo
   };
   process.on('SIGINT', listener);
   process.on('SIGTERM', listener);
+}
+
+export interface MainOptions<S, A extends Running> {
+  loadSettings(): S & { log: Pick<LogOptions, 'level' | 'format'> };
+  /** The log settings alone, tolerant of bad values: how to report that the other settings are bad. */
+  loadLogSettings(): Pick<LogOptions, 'level' | 'format'>;
+  start(settings: S, log: Logger): Promise<A>;
+  /** Runs at once on SIGTERM or SIGINT, before the app closes (a health check turning unhealthy, say). */
+  onSignal?(app: A): void;
+}
+
+/**
+ * The whole of a process's `main`: settings, logger, start, close on a signal. A bad setting or a failed
+ * start is logged as fatal (every bad variable named) and the exit code is 1.
+ */
+export async function runMain<S, A extends Running>(o: MainOptions<S, A>): Promise<void> {
+  try {
+    const settings = o.loadSettings();
+    const log = createLogger(settings.log);
+    const app = await o.start(settings, log);
+    onShutdownSignal(async () => {
+      o.onSignal?.(app);
+      await app.close();
+    }, log);
+  } catch (err: unknown) {
+    const log = createLogger(o.loadLogSettings());
+    if (err instanceof SettingsError) log.fatal({ problems: err.problems }, 'invalid settings');
+    else log.fatal({ err }, 'start-up failed');
+    log.flush();
+    process.exitCode = 1;
+  }
 }

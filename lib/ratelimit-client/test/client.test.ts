@@ -1,4 +1,3 @@
-import { createLogger } from '@portcullis/kit';
 import {
   createRateLimitClient,
   RateLimitClientClosedError,
@@ -6,12 +5,11 @@ import {
   type RateLimitClient,
   type RateLimitClientOptions,
 } from '@portcullis/ratelimit-client';
-import { freePort, waitUntil } from '@portcullis/testing';
+import { freePort, waitUntil, quietLog, createCollectingLog } from '@portcullis/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createCollectingLog } from './collect-log.js';
+
 import { startRlsServer, type RlsServer } from './rls-server.js';
 
-const quietLog = createLogger({ level: 'fatal', format: 'json', destination: { write: () => undefined } });
 const user = (value: string) => ({ entries: [{ key: 'user', value }] });
 
 describe('createRateLimitClient against a real RateLimitService', () => {

@@ -1,87 +1,15 @@
-import { createLogger } from '@portcullis/kit';
-import { createMessageCodec, type MessageCodec } from '@portcullis/protos';
 import { createRateLimitClient, type Decision, type RateLimitClient } from '@portcullis/ratelimit-client';
-import { waitUntil } from '@portcullis/testing';
-import { createSotwServer, type SotwServer, type XdsResource } from '@portcullis/xds';
+import { waitUntil, quietLog } from '@portcullis/testing';
+import { buildServiceDiscovery, createSotwServer, type SotwServer } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRlsServer, type RlsServer } from './rls-server.js';
 
-const quietLog = createLogger({ level: 'fatal', format: 'json', destination: { write: () => undefined } });
-
-const codec = (file: string, type: string): MessageCodec => createMessageCodec(file, type);
-const listenerCodec = codec('envoy/config/listener/v3/listener.proto', 'envoy.config.listener.v3.Listener');
-const hcmCodec = codec(
-  'envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto',
-  'envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
-);
-const routerCodec = codec(
-  'envoy/extensions/filters/http/router/v3/router.proto',
-  'envoy.extensions.filters.http.router.v3.Router',
-);
-const routeCodec = codec('envoy/config/route/v3/route.proto', 'envoy.config.route.v3.RouteConfiguration');
-const clusterCodec = codec('envoy/config/cluster/v3/cluster.proto', 'envoy.config.cluster.v3.Cluster');
-const endpointCodec = codec(
-  'envoy/config/endpoint/v3/endpoint.proto',
-  'envoy.config.endpoint.v3.ClusterLoadAssignment',
-);
-const ads = { ads: {}, resourceApiVersion: 'V3' };
-const named = (c: MessageCodec, name: string, message: Record<string, unknown>): XdsResource => ({
-  name,
-  value: c.encode({ name, ...message }),
-});
-
-/**
- * The operator's service discovery (`buildServiceDiscovery`, operator/src/reconcile), cut down to one
- * service: API listener → route configuration → EDS cluster → endpoints. lib/ never imports the operator.
- */
+/** The service discovery the operator serves, for one service on local ports. */
 function serveDiscovery(xds: SotwServer, service: string, ports: readonly number[]): void {
-  const hcm = {
-    rds: { configSource: ads, routeConfigName: `${service}-route` },
-    // protobufjs defines google.protobuf.Any itself, with the snake_case `type_url`
-    httpFilters: [
-      { name: 'router', typedConfig: { type_url: routerCodec.typeUrl, value: routerCodec.encode({}) } },
-    ],
-  };
-  xds.setResources(listenerCodec.typeUrl, [
-    named(listenerCodec, service, {
-      apiListener: { apiListener: { type_url: hcmCodec.typeUrl, value: hcmCodec.encode(hcm) } },
-    }),
-  ]);
-  xds.setResources(routeCodec.typeUrl, [
-    named(routeCodec, `${service}-route`, {
-      virtualHosts: [
-        {
-          name: service,
-          domains: ['*'],
-          routes: [{ match: { prefix: '' }, route: { cluster: `${service}-cluster` } }],
-        },
-      ],
-    }),
-  ]);
-  xds.setResources(clusterCodec.typeUrl, [
-    named(clusterCodec, `${service}-cluster`, {
-      type: 'EDS',
-      lbPolicy: 'ROUND_ROBIN',
-      edsClusterConfig: { edsConfig: ads, serviceName: `${service}-endpoints` },
-    }),
-  ]);
-  xds.setResources(endpointCodec.typeUrl, [
-    {
-      name: `${service}-endpoints`,
-      value: endpointCodec.encode({
-        clusterName: `${service}-endpoints`,
-        endpoints: [
-          {
-            locality: { region: 'cluster', zone: 'any' },
-            loadBalancingWeight: { value: 1 },
-            lbEndpoints: ports.map((portValue) => ({
-              endpoint: { address: { socketAddress: { address: '127.0.0.1', portValue } } },
-            })),
-          },
-        ],
-      }),
-    },
-  ]);
+  const resources = buildServiceDiscovery(
+    new Map([[service, ports.map((port) => ({ address: '127.0.0.1', port }))]]),
+  );
+  for (const [typeUrl, list] of resources) xds.setResources(typeUrl, list);
 }
 
 describe('an xds:///ratelimit target resolved through a SotwServer', () => {

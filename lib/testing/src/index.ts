@@ -4,3 +4,4 @@ export { startRedis, withRedis, type RedisOptions, type RedisServer } from './re
 export { startMemcached, type MemcachedServer } from './memcached.js';
 export { createCertificates, type TestCertificates } from './certificates.js';
 export { waitUntil } from './wait.js';
+export { createCollectingLog, quietLog } from './logs.js';

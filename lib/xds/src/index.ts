@@ -24,3 +24,4 @@ export type {
   SotwServerEvents,
   XdsResource,
 } from './types.js';
+export { DISCOVERY_TYPES, buildServiceDiscovery, type ServiceEndpoint } from './service-discovery.js';

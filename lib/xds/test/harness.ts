@@ -8,8 +8,7 @@ import {
   type ServerDuplexStream,
   type StatusObject,
 } from '@grpc/grpc-js';
-import { createLogger, type Logger } from '@portcullis/kit';
-import { freePort } from '@portcullis/testing';
+import { freePort, quietLog, createCollectingLog } from '@portcullis/testing';
 import {
   createSotwServer,
   loadAdsServiceDefinition,
@@ -21,22 +20,7 @@ import {
   type XdsResource,
 } from '@portcullis/xds';
 
-export const quietLog: Logger = createLogger({
-  level: 'fatal',
-  format: 'json',
-  destination: { write: () => undefined },
-});
-
-/** A logger that keeps every line, parsed, for assertions on messages and fields. */
-export function createCollectingLog(): { log: Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const log = createLogger({
-    level: 'debug',
-    format: 'json',
-    destination: { write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) },
-  });
-  return { log, lines };
-}
+export { createCollectingLog };
 
 export const TYPE_A = 'type.googleapis.com/test.v1.Alpha';
 export const TYPE_B = 'type.googleapis.com/test.v1.Beta';
@@ -56,6 +40,8 @@ export async function startServer(opts: Partial<SotwServerOptions> = {}): Promis
   await server.start();
   return server;
 }
+
+export { quietLog };
 
 export interface RawStream {
   send(req: DiscoveryRequestMessage): void;

@@ -6,7 +6,7 @@ import {
   type V1EndpointSlice,
 } from '@kubernetes/client-node';
 import type { Logger } from '@portcullis/kit';
-import type { ServiceEndpoint } from '../reconcile/service-discovery.js';
+import type { ServiceEndpoint } from '@portcullis/xds';
 import { keepInformerRunning } from './keep-informer-running.js';
 
 /** Where the ready addresses of the services handed out over xDS (`xds:///ratelimit`) come from. */

@@ -1,15 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, type Logger } from '@portcullis/kit';
 import { startGateway, type GatewayApp, type GatewayDeps } from '../src/app.js';
 import { loadSettings } from '../src/settings.js';
+import { quietLog } from '@portcullis/testing';
 
-export const quietLog: Logger = createLogger({
-  level: 'fatal',
-  format: 'json',
-  destination: { write: () => undefined },
-});
+export { quietLog };
 
 export interface GatewayHarness {
   app: GatewayApp;

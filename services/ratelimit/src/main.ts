@@ -1,19 +1,11 @@
-import { createLogger, onShutdownSignal, SettingsError } from '@portcullis/kit';
+import { runMain } from '@portcullis/kit';
 import { startRateLimit } from './app.js';
 import { loadLogSettings, loadSettings } from './settings.js';
 
-try {
-  const settings = loadSettings();
-  const log = createLogger(settings.log);
-  const app = await startRateLimit(settings, { log });
-  onShutdownSignal(async () => {
-    app.health.set('sigterm', false);
-    await app.close();
-  }, log);
-} catch (err: unknown) {
-  const log = createLogger(loadLogSettings());
-  if (err instanceof SettingsError) log.fatal({ problems: err.problems }, 'invalid settings');
-  else log.fatal({ err }, 'start-up failed');
-  log.flush();
-  process.exitCode = 1;
-}
+await runMain({
+  loadSettings: () => loadSettings(),
+  loadLogSettings: () => loadLogSettings(),
+  start: (settings, log) => startRateLimit(settings, { log }),
+  // the health check fails at once; the servers then drain what is in flight
+  onSignal: (app) => app.health.set('sigterm', false),
+});

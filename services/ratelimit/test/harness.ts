@@ -2,16 +2,12 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, type Client, type ServiceError } from '@grpc/grpc-js';
-import { createLogger, type Logger } from '@portcullis/kit';
 import { startRateLimit, type RateLimitApp } from '../src/app.js';
 import { loadRateLimitServiceDefinition } from '../src/servers/grpc-server.js';
 import { loadSettings } from '../src/settings.js';
+import { quietLog } from '@portcullis/testing';
 
-export const quietLog: Logger = createLogger({
-  level: 'fatal',
-  format: 'json',
-  destination: { write: () => undefined },
-});
+export { quietLog };
 
 export interface Harness {
   app: RateLimitApp;
