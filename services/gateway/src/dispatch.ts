@@ -5,6 +5,7 @@ import type { RateLimitClient } from '@portcullis/ratelimit-client';
 import type { Authenticator, Caller } from './auth/authenticator.js';
 import { HttpError } from './errors.js';
 import { resolveHandler, type HandlerClasses } from './handlers/registry.js';
+import type { HandlerMethod } from './handlers/types.js';
 import { forwardRequest } from './proxy/upstream.js';
 import { routeDescriptor } from './rate-limit.js';
 import { mergeData, parseBody, parseQuery, readBody, toResponseBody } from './request-data.js';
@@ -30,6 +31,8 @@ const AUTH_METHODS = ['DELETE', 'OPTIONS', 'POST'];
  */
 export class Dispatcher {
   private table: RouteTable;
+  /** Handler lookups by `Class.method`, resolved once each. */
+  private readonly handlers = new Map<string, HandlerMethod | undefined>();
 
   constructor(
     private readonly o: DispatcherOptions,
@@ -78,7 +81,11 @@ export class Dispatcher {
   ): Promise<unknown> {
     const { route, params } = at.match;
     if (route.target.kind !== 'handler') throw new Error('not a handler route');
-    const handler = resolveHandler(this.o.handlers, route.target.handler);
+    let handler = this.handlers.get(route.target.handler);
+    if (!this.handlers.has(route.target.handler)) {
+      handler = resolveHandler(this.o.handlers, route.target.handler);
+      this.handlers.set(route.target.handler, handler);
+    }
     if (!handler)
       throw new HttpError(501, `handler ${route.target.handler} is not available`, {
         code: 'UNKNOWN_HANDLER',

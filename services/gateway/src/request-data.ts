@@ -4,6 +4,9 @@ import type { RequestData } from './handlers/types.js';
 
 /** Reads a request body up to `maxBytes`; a larger one is refused with 413 before it is all read. */
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+    return Buffer.alloc(0);
+  }
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
   const chunks: Buffer[] = [];
