@@ -27,6 +27,8 @@ export interface Child {
 export interface TsxOptions {
   name: string;
   script: string;
+  /** Arguments after the script. */
+  args?: readonly string[];
   env?: Record<string, string>;
   /** Passed by tsx to the node process it starts (Node 20 refuses some, like `--cpu-prof`, in NODE_OPTIONS). */
   nodeFlags?: readonly string[];
@@ -38,7 +40,7 @@ export interface TsxOptions {
  */
 export function spawnTsx(o: TsxOptions): Child {
   const name = o.name;
-  const child = spawn(TSX_BIN, [...(o.nodeFlags ?? []), o.script], {
+  const child = spawn(TSX_BIN, [...(o.nodeFlags ?? []), o.script, ...(o.args ?? [])], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...o.env },
     detached: true,

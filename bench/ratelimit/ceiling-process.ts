@@ -1,20 +1,19 @@
-import { spawnTsx, type Child } from '../common/child-process.js';
+import type { Child } from '../common/child-process.js';
+import { spawnPortsChild } from '../common/ports-child.js';
+import type { OnCleanup } from '../common/run-bench.js';
 
 export interface CeilingProcess {
   child: Child;
   grpcPort: number;
   httpPort: number;
-  stop(): Promise<void>;
 }
 
-/** Starts `ceiling-server.ts` in its own process and reads the ports it bound. */
-export async function startCeiling(): Promise<CeilingProcess> {
-  const child = spawnTsx({ name: 'ceiling server', script: 'bench/ratelimit/ceiling-server.ts' });
-  try {
-    const ports = JSON.parse(await child.firstLine) as { grpcPort: number; httpPort: number };
-    return { child, grpcPort: ports.grpcPort, httpPort: ports.httpPort, stop: () => child.stop() };
-  } catch (err: unknown) {
-    await child.stop();
-    throw err;
-  }
+/** Starts `ceiling-server.ts` in its own process and reads the ports it bound; stopped by `onCleanup`. */
+export async function startCeiling(onCleanup: OnCleanup): Promise<CeilingProcess> {
+  const { child, ports } = await spawnPortsChild(
+    { name: 'ceiling server', script: 'bench/ratelimit/ceiling-server.ts' },
+    ['grpcPort', 'httpPort'],
+    onCleanup,
+  );
+  return { child, ...ports };
 }

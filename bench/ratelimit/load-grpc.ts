@@ -1,5 +1,5 @@
 import { credentials, status, type Client, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
-import type { Call } from './drive.js';
+import type { Call } from '../common/drive.js';
 import { buildRequest, CLIENT_COUNT, loadRateLimitService } from './rls-proto.js';
 
 const READY_TIMEOUT_MS = 10_000;

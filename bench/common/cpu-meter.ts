@@ -7,15 +7,16 @@ const TICK_MS = 10;
 export interface CpuShares {
   /** CPU time over wall time, in cores (1 = one core busy); undefined where `/proc` is absent. */
   client: number;
+  /** The server's process groups together. */
   server: number | undefined;
   machine: number | undefined;
 }
 
-/** Starts measuring this process, the process group `serverGroup` and the whole machine. */
-export function startCpuMeter(serverGroup: number): { stop(): CpuShares } {
+/** Starts measuring this process, the process groups `serverGroups` together and the whole machine. */
+export function startCpuMeter(serverGroups: readonly number[]): { stop(): CpuShares } {
   const wallAtStart = performance.now();
   const clientAtStart = process.cpuUsage();
-  const serverAtStart = readGroupCpuMs(serverGroup);
+  const serverAtStart = readGroupCpuMs(serverGroups);
   const machineAtStart = readMachineBusyMs();
   return {
     stop: () => {
@@ -25,15 +26,15 @@ export function startCpuMeter(serverGroup: number): { stop(): CpuShares } {
         from === undefined || to === undefined ? undefined : (to - from) / wallMs;
       return {
         client: (client.user + client.system) / 1000 / wallMs,
-        server: share(serverAtStart, readGroupCpuMs(serverGroup)),
+        server: share(serverAtStart, readGroupCpuMs(serverGroups)),
         machine: share(machineAtStart, readMachineBusyMs()),
       };
     },
   };
 }
 
-/** User + system time of the live processes in a process group. */
-function readGroupCpuMs(pgid: number): number | undefined {
+/** User + system time of the live processes in the process groups `pgids`. */
+function readGroupCpuMs(pgids: readonly number[]): number | undefined {
   let entries: string[];
   try {
     entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
@@ -50,7 +51,7 @@ function readGroupCpuMs(pgid: number): number | undefined {
     }
     // Fields after the command name, which may hold spaces: state ppid pgrp … utime(12th) stime(13th).
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
+    if (pgids.includes(Number(fields[2]))) ticks += Number(fields[11]) + Number(fields[12]);
   }
   return ticks * TICK_MS;
 }

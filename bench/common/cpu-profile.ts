@@ -1,0 +1,168 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO_URL = new URL('../../', import.meta.url).href;
+
+/** The parts of a V8 `.cpuprofile` (what `--cpu-prof` writes) read here. Times in microseconds. */
+interface CpuProfile {
+  nodes: Array<{
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    children?: number[];
+  }>;
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface FrameShare {
+  label: string;
+  /** Share of the busy samples, 0 to 1. */
+  share: number;
+}
+
+export interface ProfileSummary {
+  /** False when no sample fell in the window and the whole profile (start-up included) was read. */
+  windowed: boolean;
+  /** Busy samples (not `(idle)`) in the window; the shares below are of these. */
+  busySamples: number;
+  /** Share of all samples in the window that were `(idle)`. */
+  idleShare: number;
+  /** Self time by where the code comes from: a package, a workspace, node core, GC. */
+  byOrigin: FrameShare[];
+  /** Self time by function. */
+  bySelf: FrameShare[];
+  /** Time in a function or what it called, for the repository's own functions. */
+  byTotalOwnCode: FrameShare[];
+}
+
+export interface WindowUs {
+  /** `process.hrtime` in microseconds: on Linux the clock of the profile's timestamps (CLOCK_MONOTONIC). */
+  fromUs: number;
+  toUs: number;
+}
+
+/** Reads the one `.cpuprofile` in `dir`. Throws when there is none. */
+export async function readCpuProfile(dir: string): Promise<{ file: string; profile: CpuProfile }> {
+  const name = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
+  if (!name) throw new Error(`no .cpuprofile in ${dir}`);
+  const file = join(dir, name);
+  return { file, profile: JSON.parse(await readFile(file, 'utf8')) as CpuProfile };
+}
+
+/** Microseconds on the clock of `--cpu-prof` timestamps, for `WindowUs`. */
+export function nowUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
+/**
+ * Where the samples taken within `window` went (all samples when none fall in it, as on a clock other than
+ * the profile's): `top` entries per list.
+ */
+export function summarizeCpuProfile(
+  profile: CpuProfile,
+  o: { window: WindowUs; top: number },
+): ProfileSummary {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parents = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parents.set(c, n.id);
+  const stamps: number[] = [];
+  let t = profile.startTime;
+  for (const delta of profile.timeDeltas) stamps.push((t += delta));
+  let picked = profile.samples.filter((_, i) => {
+    const at = stamps[i] ?? 0;
+    return at >= o.window.fromUs && at <= o.window.toUs;
+  });
+  const windowed = picked.length > 0;
+  if (!windowed) picked = profile.samples;
+
+  const self = new Map<string, number>();
+  const origin = new Map<string, number>();
+  const total = new Map<string, number>();
+  let idle = 0;
+  for (const id of picked) {
+    const node = nodes.get(id);
+    if (!node) continue;
+    if (node.callFrame.functionName === '(idle)') {
+      idle += 1;
+      continue;
+    }
+    const key = labelOf(node.callFrame);
+    self.set(key, (self.get(key) ?? 0) + 1);
+    const from = originOf(node.callFrame);
+    origin.set(from, (origin.get(from) ?? 0) + 1);
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) {
+      const frame = nodes.get(at)?.callFrame;
+      if (frame && isOwnCode(frame.url)) seen.add(labelOf(frame));
+    }
+    for (const k of seen) total.set(k, (total.get(k) ?? 0) + 1);
+  }
+  const busy = picked.length - idle;
+  const rank = (m: Map<string, number>): FrameShare[] =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, o.top)
+      .map(([label, n]) => ({ label, share: busy > 0 ? n / busy : 0 }));
+  return {
+    windowed,
+    busySamples: busy,
+    idleShare: picked.length > 0 ? idle / picked.length : 0,
+    byOrigin: rank(origin),
+    bySelf: rank(self),
+    byTotalOwnCode: rank(total),
+  };
+}
+
+function isOwnCode(url: string): boolean {
+  return url.startsWith(REPO_URL) && !url.includes('/node_modules/');
+}
+
+/**
+ * `name path:line`, the path relative to the repository or to `node_modules`; no line for TypeScript, whose
+ * profile lines are those of tsx's output.
+ */
+function labelOf(frame: CpuProfile['nodes'][number]['callFrame']): string {
+  const name = frame.functionName || '(anonymous)';
+  if (frame.url === '') return name;
+  const path = shortPath(frame.url);
+  return path.endsWith('.ts') ? `${name} ${path}` : `${name} ${path}:${frame.lineNumber + 1}`;
+}
+
+function shortPath(url: string): string {
+  if (!url.startsWith('file:')) return url;
+  const path = fileURLToPath(url);
+  const inModules = path.lastIndexOf('/node_modules/');
+  if (inModules >= 0) return path.slice(inModules + '/node_modules/'.length);
+  const root = fileURLToPath(REPO_URL);
+  return path.startsWith(root) ? path.slice(root.length) : path;
+}
+
+/** A package (`fastify`, `@grpc/grpc-js`), a workspace (`services/gateway`, `lib/kit`), node core or V8. */
+function originOf(frame: CpuProfile['nodes'][number]['callFrame']): string {
+  const { url, functionName } = frame;
+  if (url === '') return functionName.startsWith('(') ? functionName : 'native bindings and V8 builtins';
+  if (url.startsWith('node:')) return 'node core (JS)';
+  const parts = shortPath(url).split('/');
+  if (url.includes('/node_modules/')) {
+    return parts[0]?.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? url);
+  }
+  return url.startsWith(REPO_URL) ? parts.slice(0, 2).join('/') : url;
+}
+
+/** The summary as indented lines: origins, then functions by self time, then own code by total time. */
+export function formatProfileSummary(s: ProfileSummary): string[] {
+  const pct = (share: number): string => `${(share * 100).toFixed(1).padStart(5)}%`;
+  const list = (title: string, shares: readonly FrameShare[]): string[] => [
+    title,
+    ...shares.map((f) => `  ${pct(f.share)}  ${f.label}`),
+  ];
+  return [
+    ...(s.windowed ? [] : ['no sample in the measured window: the whole profile, start-up included']),
+    `${s.busySamples} busy samples, ${pct(s.idleShare).trim()} of the window idle (waiting for work); shares are of busy time`,
+    ...list('self time by origin:', s.byOrigin),
+    ...list('self time by function:', s.bySelf),
+    ...list('total time (self + callees) of our own functions:', s.byTotalOwnCode),
+  ];
+}

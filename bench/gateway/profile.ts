@@ -1,0 +1,46 @@
+import { mkdtemp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { formatProfileSummary, nowUs, readCpuProfile, summarizeCpuProfile } from '../common/cpu-profile.js';
+import { drive } from '../common/drive.js';
+import type { Load } from '../common/measure.js';
+import type { GatewayProcess } from './processes.js';
+
+const TOP_FRAMES = 15;
+
+export interface ProfileRunOptions {
+  /** Starts a gateway writing a CPU profile into the directory given, on exit. */
+  start: (cpuProfDir: string) => Promise<GatewayProcess>;
+  load: (port: number) => Load;
+  /** A fresh directory for the profile is made in it. */
+  parentDir: string;
+  warmupMs: number;
+  durationMs: number;
+  concurrency: number;
+}
+
+/**
+ * Runs a profiled gateway under `load` (warm-up, then the measured window), stops it so that it writes the
+ * profile, and describes where the window's CPU time went. Resolves with printable lines.
+ */
+export async function profileGateway(o: ProfileRunOptions): Promise<string[]> {
+  const dir = await mkdtemp(join(o.parentDir, 'gateway-cpu-prof-'));
+  const gateway = await o.start(dir);
+  const load = o.load(gateway.port);
+  let served: number;
+  let window: { fromUs: number; toUs: number };
+  try {
+    await drive({ call: load.call, concurrency: o.concurrency, durationMs: o.warmupMs });
+    const fromUs = nowUs();
+    const result = await drive({ call: load.call, concurrency: o.concurrency, durationMs: o.durationMs });
+    window = { fromUs, toUs: nowUs() };
+    served = (result.latenciesMs.length * 1000) / result.durationMs;
+  } finally {
+    load.close();
+    await gateway.child.stop();
+  }
+  const { file, profile } = await readCpuProfile(dir);
+  return [
+    `profiled gateway: ${Math.round(served).toLocaleString('en-US')} requests/s under the profiler; ${file}`,
+    ...formatProfileSummary(summarizeCpuProfile(profile, { window, top: TOP_FRAMES })),
+  ];
+}
