@@ -8,7 +8,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsx = join(root, 'node_modules/.bin/tsx');
 
 // The operator reads the custom resources from examples/resources (directory mode) and serves them over
-// xDS on 18000; the rate-limit service and the gateway take their rules and routes from there, as they
+// xDS on 18000; the rate-limit service, the gateway and the inbox take their rules, routes and endpoints from there, as they
 // would in a cluster.
 const services: Array<{ name: string; entry: string; env: Record<string, string> }> = [
   {
@@ -49,10 +49,27 @@ const services: Array<{ name: string; entry: string; env: Record<string, string>
       LOG_LEVEL: 'info',
     },
   },
+  {
+    name: 'inbox',
+    entry: 'services/inbox/src/main.ts',
+    env: {
+      INBOX_PORT: '8089',
+      INBOX_PUBLIC_URL: 'http://localhost:8089',
+      INBOX_XDS_SERVER_URL: '127.0.0.1:18000',
+      INBOX_XDS_NODE_ID: 'inbox-local',
+      INBOX_XDS_RETRY_INTERVAL: '500ms',
+      LOG_LEVEL: 'info',
+    },
+  },
 ];
 
 const children: ChildProcess[] = services.map(({ name, entry, env }) => {
-  const child = spawn(tsx, [join(root, entry)], { env: { ...env, ...process.env }, stdio: 'inherit' });
+  // Own process groups: a Ctrl-C reaches this script only, which stops the services one signal each.
+  const child = spawn(tsx, [join(root, entry)], {
+    env: { ...env, ...process.env },
+    stdio: 'inherit',
+    detached: true,
+  });
   child.on('exit', (code, signal) => {
     process.stderr.write(`${name} exited (${signal ?? code})\n`);
     stopAll(code ?? 1);

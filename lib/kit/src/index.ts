@@ -22,3 +22,4 @@ export {
 } from './lifecycle.js';
 export { withSpan } from './tracing.js';
 export { createHttpApp, listenHttp, type ErrorMapper, type HttpApp, type RunningServer } from './http-app.js';
+export { readBody } from './read-body.js';

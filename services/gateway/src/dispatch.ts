@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountStore } from '@portcullis/accounts';
-import type { Logger } from '@portcullis/kit';
+import { readBody, type Logger } from '@portcullis/kit';
 import type { RateLimitClient } from '@portcullis/ratelimit-client';
 import type { Authenticator, Caller } from './auth/authenticator.js';
 import { HttpError } from './errors.js';
@@ -8,7 +8,7 @@ import { resolveHandler, type HandlerClasses } from './handlers/registry.js';
 import type { HandlerMethod } from './handlers/types.js';
 import { forwardRequest } from './proxy/upstream.js';
 import { routeDescriptor } from './rate-limit.js';
-import { mergeData, parseBody, parseQuery, readBody, toResponseBody } from './request-data.js';
+import { mergeData, parseBody, parseQuery, tooLarge, toResponseBody } from './request-data.js';
 import type { RouteTable } from './router/route-table.js';
 import type { GatewayRoute, RouteMatch } from './router/route-types.js';
 import { checkAndSanitizeRequiredParameters } from './sanitize/index.js';
@@ -90,10 +90,7 @@ export class Dispatcher {
       throw new HttpError(501, `handler ${route.target.handler} is not available`, {
         code: 'UNKNOWN_HANDLER',
       });
-    const body = parseBody(
-      request.headers['content-type'],
-      await readBody(request.raw, this.o.settings.maxBodyBytes),
-    );
+    const body = parseBody(request.headers['content-type'], await this.readBody(request));
     let data = mergeData({ query: at.query, body, params, userId: at.caller?.account.id });
     if (route.requiredParams.length > 0)
       data = checkAndSanitizeRequiredParameters(data, route.requiredParams);
@@ -163,10 +160,7 @@ export class Dispatcher {
         return reply.code(204).header('allow', AUTH_METHODS.join(', ')).send();
       case 'POST': {
         const url = new URL(request.url, 'http://gateway');
-        const body = parseBody(
-          request.headers['content-type'],
-          await readBody(request.raw, this.o.settings.maxBodyBytes),
-        );
+        const body = parseBody(request.headers['content-type'], await this.readBody(request));
         return this.o.auth.login({ ...parseQuery(url.search), ...body }, reply, secure);
       }
       case 'DELETE':
@@ -177,6 +171,11 @@ export class Dispatcher {
           headers: { allow: AUTH_METHODS.join(', ') },
         });
     }
+  }
+
+  private readBody(request: FastifyRequest): Promise<Buffer> {
+    const max = this.o.settings.maxBodyBytes;
+    return readBody(request.raw, max, () => tooLarge(max));
   }
 
   private options(reply: FastifyReply, table: RouteTable, relPath: string): FastifyReply {

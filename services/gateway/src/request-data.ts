@@ -1,26 +1,8 @@
-import type { IncomingMessage } from 'node:http';
 import { HttpError } from './errors.js';
 import type { RequestData } from './handlers/types.js';
 
-/** Reads a request body up to `maxBytes`; a larger one is refused with 413 before it is all read. */
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
-    return Buffer.alloc(0);
-  }
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > maxBytes) throw tooLarge(maxBytes);
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks);
-}
-
-function tooLarge(maxBytes: number): HttpError {
+/** 413 for a body over the limit. */
+export function tooLarge(maxBytes: number): HttpError {
   // The rest of the body is never read: closing the connection is the only way to be rid of it.
   return new HttpError(413, `request body larger than ${maxBytes} bytes`, {
     code: 'BODY_TOO_LARGE',

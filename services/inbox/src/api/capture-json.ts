@@ -1,0 +1,67 @@
+import { buildBodyView, parseParams, type BodyView } from '../capture/body-view.js';
+import { findHeader, toHeaderPairs } from '../capture/raw-headers.js';
+import { formatRawRequest } from '../capture/raw-request.js';
+import type { Capture } from '../store/types.js';
+
+/** A capture in a list and in a live event without `full=1`. */
+export interface CaptureSummary {
+  id: string;
+  /** ISO 8601, the inbox's clock. */
+  time: string;
+  method: string;
+  /** The raw request-target, path and query as sent. */
+  url: string;
+  nestedPath: string;
+  /** The raw query string, without `?`. */
+  query: string;
+  contentType: string | null;
+  bodySize: number;
+  remoteAddress: string;
+}
+
+/** Everything kept of a capture, for `GET …/requests/:requestId` and live events with `full=1`. */
+export interface CaptureDetail extends CaptureSummary {
+  endpointId: string;
+  path: string;
+  queryParams: Record<string, string | string[]>;
+  httpVersion: string;
+  /** `[name, value]` in the order and case they were sent, duplicates kept. */
+  headers: Array<[string, string]>;
+  bodySha256: string;
+  /** The exact body bytes. */
+  bodyBase64: string;
+  body: BodyView;
+  raw: string;
+}
+
+export function toCaptureSummary(c: Capture): CaptureSummary {
+  const q = c.url.indexOf('?');
+  return {
+    id: c.id,
+    time: new Date(c.receivedAt).toISOString(),
+    method: c.method,
+    url: c.url,
+    nestedPath: c.nestedPath,
+    query: q === -1 ? '' : c.url.slice(q + 1),
+    contentType: findHeader(c.rawHeaders, 'content-type') ?? null,
+    bodySize: c.body.length,
+    remoteAddress: c.remoteAddress,
+  };
+}
+
+export function toCaptureDetail(endpointId: string, c: Capture): CaptureDetail {
+  const summary = toCaptureSummary(c);
+  const q = c.url.indexOf('?');
+  return {
+    ...summary,
+    endpointId,
+    path: q === -1 ? c.url : c.url.slice(0, q),
+    queryParams: parseParams(summary.query),
+    httpVersion: c.httpVersion,
+    headers: toHeaderPairs(c.rawHeaders),
+    bodySha256: c.bodySha256,
+    bodyBase64: c.body.toString('base64'),
+    body: buildBodyView(c.body, c.rawHeaders),
+    raw: formatRawRequest(c),
+  };
+}

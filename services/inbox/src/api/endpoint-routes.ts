@@ -1,0 +1,144 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { withSpan, type HttpApp } from '@portcullis/kit';
+import { receiveUrl, type InboxContext } from '../context.js';
+import { createEndpointId, createEndpointToken, hashToken } from '../endpoints/credentials.js';
+import { EndpointManagedError, InvalidRequestError, NotFoundError } from '../errors.js';
+import { isStreamId } from '../store/stream-id.js';
+import type { EndpointRecord } from '../store/types.js';
+import type { Authorize } from './access.js';
+import { toCaptureDetail, toCaptureSummary } from './capture-json.js';
+
+export const MAX_NAME_CHARS = 200;
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+/** Management bodies are a name at most. */
+const BODY_LIMIT_BYTES = 16 * 1024;
+
+type Params = { Params: { id: string } };
+
+/** The JSON management API under `/api/endpoints`; see the README for the wire protocol. */
+export function registerEndpointRoutes(app: HttpApp, ctx: InboxContext, authorize: Authorize): void {
+  const { store, settings } = ctx;
+  const traced = <T>(name: string, fn: () => Promise<T>): Promise<T> =>
+    withSpan('portcullis-inbox', name, () => fn());
+  const view = async (e: EndpointRecord) => ({
+    id: e.id,
+    name: e.name,
+    kind: e.kind,
+    receiveUrl: receiveUrl(settings, e.id),
+    createdAt: e.createdAt,
+    retention: {
+      maxRequests: e.retention.maxRequests,
+      maxAgeSeconds: Math.round(e.retention.maxAgeMs / 1000),
+    },
+    requestCount: await store.countCaptures(e.id),
+    ...(e.kind === 'managed' ? { resource: e.resource, forward: e.forward } : {}),
+  });
+
+  app.post('/api/endpoints', { bodyLimit: BODY_LIMIT_BYTES }, (request, reply) =>
+    traced('inbox create endpoint', async () => {
+      const name = readName(request.body, { required: false });
+      const id = createEndpointId();
+      const token = createEndpointToken();
+      const createdAt = new Date(ctx.now()).toISOString();
+      await store.createEndpoint({
+        id,
+        name,
+        tokenSha256: hashToken(token),
+        createdAt,
+        retention: { ...settings.retention },
+      });
+      ctx.log.info({ endpointId: id }, 'endpoint created');
+      void reply.code(201).headers({ location: `/api/endpoints/${id}`, 'cache-control': 'no-store' });
+      // the only time the token is ever shown: the store keeps its hash
+      return { id, name, kind: 'anonymous', receiveUrl: receiveUrl(settings, id), token, createdAt };
+    }),
+  );
+
+  app.get<Params>('/api/endpoints/:id', (request) =>
+    traced('inbox get endpoint', async () => view(await authorize(request, request.params.id))),
+  );
+
+  app.patch<Params>('/api/endpoints/:id', { bodyLimit: BODY_LIMIT_BYTES }, (request) =>
+    traced('inbox rename endpoint', async () => {
+      const endpoint = await authorize(request, request.params.id);
+      const name = readName(request.body, { required: true });
+      if (endpoint.kind === 'managed') throw new EndpointManagedError(endpoint.resource);
+      if (!(await store.renameEndpoint(endpoint.id, name))) throw new NotFoundError('no such endpoint');
+      return view({ ...endpoint, name });
+    }),
+  );
+
+  app.delete<Params>('/api/endpoints/:id', (request, reply: FastifyReply) =>
+    traced('inbox delete endpoint', async () => {
+      const endpoint = await authorize(request, request.params.id);
+      if (endpoint.kind === 'managed') throw new EndpointManagedError(endpoint.resource);
+      await store.deleteEndpoint(endpoint.id);
+      ctx.log.info({ endpointId: endpoint.id }, 'endpoint deleted');
+      return reply.code(204).send();
+    }),
+  );
+
+  app.get<Params & { Querystring: Record<string, string | undefined> }>(
+    '/api/endpoints/:id/requests',
+    (request) =>
+      traced('inbox list requests', async () => {
+        const endpoint = await authorize(request, request.params.id);
+        const { limit, before } = readPage(request.query);
+        const page = await store.listCaptures(endpoint.id, {
+          limit: limit + 1,
+          ...(before ? { before } : {}),
+        });
+        const shown = page.slice(0, limit);
+        const last = shown.at(-1);
+        return {
+          requests: shown.map(toCaptureSummary),
+          nextBefore: page.length > limit && last ? last.id : null,
+        };
+      }),
+  );
+
+  app.get<{ Params: { id: string; requestId: string } }>(
+    '/api/endpoints/:id/requests/:requestId',
+    (request: FastifyRequest<{ Params: { id: string; requestId: string } }>) =>
+      traced('inbox get request', async () => {
+        const endpoint = await authorize(request, request.params.id);
+        const id = request.params.requestId;
+        const capture = isStreamId(id) ? await store.getCapture(endpoint.id, id) : undefined;
+        if (!capture) throw new NotFoundError('no such request');
+        return toCaptureDetail(endpoint.id, capture);
+      }),
+  );
+}
+
+/** `{name}`: a string of at most 200 characters without control characters; absent means empty. */
+function readName(body: unknown, o: { required: boolean }): string {
+  if (body === undefined || body === null) {
+    if (o.required) throw new InvalidRequestError('expected a JSON body {"name": "…"}');
+    return '';
+  }
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new InvalidRequestError('expected a JSON object {"name": "…"}');
+  }
+  const name = (body as { name?: unknown }).name;
+  if (name === undefined && !o.required) return '';
+  if (typeof name !== 'string') throw new InvalidRequestError('name: expected a string');
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (name.length > MAX_NAME_CHARS || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new InvalidRequestError(`name: at most ${MAX_NAME_CHARS} characters, no control characters`);
+  }
+  return name;
+}
+
+function readPage(query: Record<string, string | undefined>): { limit: number; before: string | undefined } {
+  const rawLimit = query.limit ?? String(DEFAULT_PAGE_SIZE);
+  const limit = Number(rawLimit);
+  if (!/^\d+$/.test(rawLimit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    throw new InvalidRequestError(`limit: expected an integer from 1 to ${MAX_PAGE_SIZE}`);
+  }
+  const before = query.before;
+  if (before !== undefined && !isStreamId(before)) {
+    throw new InvalidRequestError('before: expected a request id such as 1700000000000-0');
+  }
+  return { limit, before };
+}

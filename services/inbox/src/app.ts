@@ -1,0 +1,124 @@
+import { ConfigError } from '@portcullis/config';
+import {
+  createHttpApp,
+  createMetricsRegistry,
+  listenHttp,
+  startParts,
+  type Logger,
+  type RunningServer,
+} from '@portcullis/kit';
+import { createSotwClient, type SotwClient } from '@portcullis/xds';
+import { createAuthorize } from './api/access.js';
+import { registerEndpointRoutes } from './api/endpoint-routes.js';
+import { registerCaptureRoutes } from './capture/capture-routes.js';
+import type { InboxContext } from './context.js';
+import { endpointsFromResources, INBOX_ENDPOINT_TYPE } from './endpoints/inbox-endpoint-resources.js';
+import { createManagedSync, type ManagedSync } from './endpoints/managed-sync.js';
+import { toHttpError } from './error-mapper.js';
+import { createFeedHub, type FeedHub } from './live/feed-hub.js';
+import { registerSseRoute } from './live/sse-route.js';
+import { createInboxMetrics } from './metrics.js';
+import type { Settings } from './settings.js';
+import { createInboxStore } from './store/factory.js';
+import type { InboxStore } from './store/types.js';
+
+export interface InboxApp {
+  port: number;
+  store: InboxStore;
+  hub: FeedHub;
+  close(): Promise<void>;
+}
+
+export interface InboxDeps {
+  log: Logger;
+  now?: () => number;
+  /** How long one live read blocks (and how often a quiet one checks its endpoint still exists). */
+  liveBlockMs?: number;
+}
+
+/** Store → live feed → retention → managed endpoints (xDS) → HTTP server; closed in reverse. */
+export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps): Promise<InboxApp> {
+  const { log } = deps;
+  const now = deps.now ?? Date.now;
+  const store = createInboxStore(settings, { log, now });
+  const hub = createFeedHub({ store, log, ...(deps.liveBlockMs ? { blockMs: deps.liveBlockMs } : {}) });
+  const registry = createMetricsRegistry({ component: 'inbox' });
+  const ctx: InboxContext = { settings, store, hub, metrics: createInboxMetrics(registry), log, now };
+  const sync: ManagedSync = createManagedSync({ store, log });
+  const xds: SotwClient | undefined = settings.xds.serverUrl
+    ? createSotwClient({
+        serverUrl: settings.xds.serverUrl,
+        nodeId: settings.xds.nodeId,
+        typeUrls: [INBOX_ENDPOINT_TYPE],
+        retryIntervalMs: settings.xds.retryIntervalMs,
+        log,
+        onResources: async (_typeUrl, version, resources) => {
+          let endpoints;
+          try {
+            endpoints = endpointsFromResources(resources);
+          } catch (err: unknown) {
+            log.error({ version, err }, 'InboxEndpoint resources rejected, keeping the current ones');
+            throw err instanceof ConfigError ? err : new ConfigError([String(err)]);
+          }
+          log.info({ version, endpoints: endpoints.length }, 'InboxEndpoint resources received');
+          await sync.apply(endpoints);
+        },
+      })
+    : undefined;
+
+  const app = createHttpApp(log.child({ component: 'http' }), toHttpError);
+  const authorize = createAuthorize({ store, adminToken: settings.adminToken });
+  await registerCaptureRoutes(app, ctx);
+  registerEndpointRoutes(app, ctx, authorize);
+  const closeStreams = registerSseRoute(app, ctx, authorize);
+  // fastify's close waits for open requests, and a live stream never ends by itself
+  app.addHook('preClose', (done) => {
+    closeStreams();
+    done();
+  });
+  app.get('/healthz', () => ({ status: 'ok' }));
+  app.get('/metrics', async (_request, reply) =>
+    reply.type(registry.contentType).send(await registry.metrics()),
+  );
+
+  let trimTimer: NodeJS.Timeout | undefined;
+  let server: RunningServer | undefined;
+  const running = await startParts(
+    [
+      { name: 'store', start: () => undefined, close: () => store.close() },
+      { name: 'live feed', start: () => undefined, close: () => hub.close() },
+      {
+        name: 'retention',
+        start: () => {
+          trimTimer = setInterval(() => {
+            store.trimByAge(now()).catch((err: unknown) => log.warn({ err }, 'retention trim failed'));
+          }, settings.trimIntervalMs);
+          trimTimer.unref();
+        },
+        close: () => clearInterval(trimTimer),
+      },
+      {
+        name: 'managed endpoints',
+        start: async () => {
+          if (!xds) return;
+          xds.start();
+          await xds.firstUpdate();
+        },
+        close: async () => {
+          sync.close();
+          await xds?.close();
+        },
+      },
+      {
+        name: 'http server',
+        start: async () => {
+          server = await listenHttp(app, settings);
+          log.info({ port: server.port, store: store.kind }, 'inbox listening');
+        },
+        close: () => server?.close(),
+      },
+    ],
+    log,
+  );
+  return { port: server?.port ?? 0, store, hub, close: () => running.close() };
+}

@@ -1,0 +1,23 @@
+import { ENDPOINT_ID } from '@portcullis/config';
+import { describe, expect, it } from 'vitest';
+import { createEndpointId, createEndpointToken, hashToken, isTokenMatch } from './credentials.js';
+
+describe('endpoint credentials', () => {
+  it('makes ids lib/config accepts, with 128 bits, and tokens with 256', () => {
+    const id = createEndpointId();
+    expect(id).toMatch(ENDPOINT_ID);
+    expect(Buffer.from(id, 'base64url')).toHaveLength(16);
+    expect(Buffer.from(createEndpointToken(), 'base64url')).toHaveLength(32);
+    expect(createEndpointId()).not.toBe(id);
+  });
+
+  it('matches a token against its hash only', () => {
+    const token = createEndpointToken();
+    const hash = hashToken(token);
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(isTokenMatch(token, hash)).toBe(true);
+    expect(isTokenMatch(`${token}x`, hash)).toBe(false);
+    expect(isTokenMatch(token, '')).toBe(false);
+    expect(isTokenMatch('', hashToken(''))).toBe(true);
+  });
+});

@@ -1,0 +1,94 @@
+import { ConfigError, parseInboxEndpoint } from '@portcullis/config';
+import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
+import type { ManagedEndpoint } from '../store/types.js';
+
+export const INBOX_ENDPOINT_TYPE = 'type.googleapis.com/portcullis.config.v1.InboxEndpoint';
+
+const codec = createMessageCodec(PROTO_FILES.portcullisConfig, 'portcullis.config.v1.InboxEndpoint');
+
+interface InboxEndpointMessage {
+  name?: string;
+  endpointId?: string;
+  displayName?: string;
+  forward?: Array<{
+    url?: string;
+    pathMode?: string;
+    enabled?: boolean;
+    timeoutSeconds?: number;
+    maxAttempts?: number;
+    initialDelaySeconds?: number;
+    maxDelaySeconds?: number;
+  }>;
+  retention?: { maxRequests?: number; maxAgeHours?: number; maxBytes?: number };
+}
+
+/**
+ * The managed endpoints of the InboxEndpoint resources received over xDS, each validated again with the
+ * shared parser (a foreign management server gets the same checks). Throws one `ConfigError` listing every
+ * problem of every resource, and ids used twice, so the update is NACKed whole.
+ */
+export function endpointsFromResources(resources: ReadonlyArray<{ value: Uint8Array }>): ManagedEndpoint[] {
+  const problems: string[] = [];
+  const owners = new Map<string, string>();
+  const endpoints: ManagedEndpoint[] = [];
+  for (const resource of resources) {
+    const m = codec.decode(resource.value) as InboxEndpointMessage;
+    const name = m.name ?? '';
+    try {
+      const spec = parseInboxEndpoint(name, toSpec(m));
+      const owner = owners.get(spec.endpointId);
+      if (owner !== undefined) {
+        problems.push(`${name}: endpointId: '${spec.endpointId}' is already used by ${owner}`);
+        continue;
+      }
+      owners.set(spec.endpointId, name);
+      endpoints.push({
+        id: spec.endpointId,
+        name: spec.displayName,
+        resource: name,
+        retention: {
+          maxRequests: spec.retention.maxRequests,
+          maxAgeMs: spec.retention.maxAgeHours * 3_600_000,
+        },
+        forward: spec.forward,
+      });
+    } catch (err: unknown) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(...err.problems);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return endpoints;
+}
+
+/**
+ * The message back in the resource's spec shape. proto3 leaves zero values out: a missing `enabled` is
+ * false (the operator always sends it), a missing number takes the parser's default (zero is never meant).
+ */
+function toSpec(m: InboxEndpointMessage): Record<string, unknown> {
+  return {
+    endpointId: m.endpointId,
+    displayName: m.displayName,
+    forward: (m.forward ?? []).map((t) => ({
+      url: t.url,
+      pathMode: t.pathMode,
+      enabled: t.enabled ?? false,
+      timeoutSeconds: t.timeoutSeconds,
+      retry: {
+        maxAttempts: t.maxAttempts,
+        initialDelaySeconds: t.initialDelaySeconds,
+        maxDelaySeconds: t.maxDelaySeconds,
+      },
+    })),
+    retention: m.retention && {
+      maxRequests: m.retention.maxRequests,
+      maxAgeHours: m.retention.maxAgeHours,
+      maxBytes: m.retention.maxBytes,
+    },
+  };
+}
+
+/** An InboxEndpoint message as the operator encodes it: for tests and tools that serve resources. */
+export function encodeInboxEndpoint(message: InboxEndpointMessage): Uint8Array {
+  return codec.encode(message as Record<string, unknown>);
+}

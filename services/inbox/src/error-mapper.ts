@@ -1,0 +1,32 @@
+import type { ErrorMapper } from '@portcullis/kit';
+import { InboxError } from './errors.js';
+
+/** fastify's own 4xx errors (a JSON body that does not parse, say), by status. */
+const FRAMEWORK_CODES: Readonly<Record<number, string>> = {
+  413: 'BODY_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+/**
+ * The inbox's one mapping from an error to a response: `{"error": <message>, "code": <code>}` with the
+ * error's status. fastify's client errors keep their status; anything else is 500 `INTERNAL` (logged with
+ * its stack by the kit's error handler, never sent).
+ */
+export const toHttpError: ErrorMapper = (err) => {
+  if (err instanceof InboxError) {
+    return {
+      statusCode: err.statusCode,
+      body: { error: err.message, code: err.code },
+      headers: { ...err.headers },
+    };
+  }
+  const status = (err as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const message = err instanceof Error ? err.message : 'bad request';
+    return {
+      statusCode: status,
+      body: { error: message, code: FRAMEWORK_CODES[status] ?? 'INVALID_ARGUMENT' },
+    };
+  }
+  return { statusCode: 500, body: { error: 'Internal Server Error', code: 'INTERNAL' } };
+};

@@ -1,0 +1,111 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyRequest } from 'fastify';
+import { withSpan, type HttpApp } from '@portcullis/kit';
+import type { Authorize } from '../api/access.js';
+import { toCaptureDetail, toCaptureSummary } from '../api/capture-json.js';
+import type { InboxContext } from '../context.js';
+import { InvalidRequestError } from '../errors.js';
+import { isStreamId } from '../store/stream-id.js';
+import type { FeedSubscription } from './feed-hub.js';
+import { formatSseEvent, formatSseRetry } from './sse-format.js';
+import { SseSubscriber, type SseSink } from './sse-subscriber.js';
+
+/** What a client waits before reconnecting, sent first on every stream. */
+export const SSE_RETRY_MS = 2000;
+const REPLAY_PAGE_SIZE = 50;
+
+type StreamRequest = FastifyRequest<{ Params: { id: string }; Querystring: { full?: string } }>;
+
+/**
+ * `GET /api/endpoints/:id/stream`: live captures as Server-Sent Events, resumable with `Last-Event-ID`.
+ * Returns a function that ends every open stream, for shutdown (fastify's close waits for open requests).
+ */
+export function registerSseRoute(app: HttpApp, ctx: InboxContext, authorize: Authorize): () => void {
+  const open = new Set<SseSubscriber>();
+
+  app.get('/api/endpoints/:id/stream', async (request: StreamRequest, reply) => {
+    const endpoint = await authorize(request, request.params.id);
+    const header = request.headers['last-event-id'];
+    const lastEventId = typeof header === 'string' ? header.trim() : undefined;
+    if (header !== undefined && (lastEventId === undefined || !isStreamId(lastEventId))) {
+      throw new InvalidRequestError('Last-Event-ID: expected a request id such as 1700000000000-0');
+    }
+    const full = request.query.full === '1' || request.query.full === 'true';
+    const res = reply.raw;
+    let unsubscribe = (): void => undefined;
+    const subscriber = new SseSubscriber({
+      sink: toSink(res),
+      endpointId: endpoint.id,
+      maxPendingEvents: ctx.settings.sse.maxPendingEvents,
+      heartbeatMs: ctx.settings.sse.heartbeatMs,
+      toEventData: (c) => (full ? toCaptureDetail(endpoint.id, c) : toCaptureSummary(c)),
+      readAfter: (afterId) =>
+        ctx.store.listCapturesAfter(endpoint.id, { after: afterId, limit: REPLAY_PAGE_SIZE }),
+      onClose: () => {
+        open.delete(subscriber);
+        ctx.metrics.sseSubscribers.dec();
+        unsubscribe();
+      },
+    });
+    open.add(subscriber);
+    ctx.metrics.sseSubscribers.inc();
+    const client = { gone: false };
+    res.on('close', () => {
+      client.gone = true;
+      subscriber.close();
+    });
+    let feed: FeedSubscription;
+    try {
+      // before anything is written: a store failure here is still a 503 JSON answer
+      feed = await withSpan('portcullis-inbox', 'inbox subscribe', () =>
+        ctx.hub.subscribe(endpoint.id, subscriber),
+      );
+    } catch (err: unknown) {
+      subscriber.close();
+      throw err;
+    }
+    reply.hijack();
+    if (client.gone) {
+      feed.unsubscribe(); // the client left while subscribing
+      return;
+    }
+    unsubscribe = feed.unsubscribe;
+    const startAfter = lastEventId ?? feed.cursor;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+      connection: 'keep-alive',
+    });
+    res.write(formatSseRetry(SSE_RETRY_MS));
+    res.write(formatSseEvent({ event: 'ready', data: { endpointId: endpoint.id, lastEventId: startAfter } }));
+    void subscriber
+      .start({ afterId: startAfter, replay: lastEventId !== undefined })
+      .catch((err: unknown) => {
+        ctx.log.error({ endpointId: endpoint.id, err }, 'live stream failed');
+        subscriber.finish();
+      });
+  });
+
+  return () => {
+    for (const s of [...open]) s.finish();
+  };
+}
+
+function toSink(res: ServerResponse): SseSink {
+  return {
+    write: (chunk) => res.write(chunk),
+    drained: () =>
+      new Promise<void>((resolve) => {
+        if (res.destroyed || res.writableEnded) return resolve();
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.once('drain', done);
+        res.once('close', done);
+      }),
+    end: () => res.end(),
+  };
+}

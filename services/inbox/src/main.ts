@@ -1,0 +1,9 @@
+import { runMain } from '@portcullis/kit';
+import { startInbox } from './app.js';
+import { loadLogSettings, loadSettings } from './settings.js';
+
+await runMain({
+  loadSettings: () => loadSettings(),
+  loadLogSettings: () => loadLogSettings(),
+  start: (settings, log) => startInbox(settings, { log }),
+});

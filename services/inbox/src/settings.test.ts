@@ -1,0 +1,46 @@
+import { SettingsError } from '@portcullis/kit';
+import { describe, expect, it } from 'vitest';
+import { loadSettings } from './settings.js';
+
+describe('inbox settings', () => {
+  it('has the documented defaults', () => {
+    const s = loadSettings({});
+    expect(s).toMatchObject({
+      host: '0.0.0.0',
+      port: 8089,
+      publicUrl: 'http://localhost:8089',
+      maxBodyBytes: 1_048_576,
+      retention: { maxRequests: 500, maxAgeMs: 168 * 3_600_000 },
+      redisUrl: '',
+      adminToken: '',
+      xds: { serverUrl: '', nodeId: 'inbox' },
+      sse: { heartbeatMs: 15_000, maxPendingEvents: 256 },
+    });
+    expect(Object.isFrozen(s)).toBe(true);
+    expect(loadSettings({ INBOX_PUBLIC_URL: 'https://hooks.example/' }).publicUrl).toBe(
+      'https://hooks.example',
+    );
+  });
+
+  it('names every bad variable at once', () => {
+    let problems: readonly string[] = [];
+    try {
+      loadSettings({
+        INBOX_PORT: 'ten',
+        INBOX_PUBLIC_URL: 'ftp://x',
+        INBOX_ADMIN_TOKEN: 'short',
+        INBOX_RETENTION_MAX_AGE: 'a week',
+        INBOX_MAX_BODY_BYTES: '0',
+      });
+    } catch (err: unknown) {
+      if (err instanceof SettingsError) problems = err.problems;
+    }
+    expect(problems).toEqual([
+      'INBOX_PUBLIC_URL="ftp://x": expected an absolute http or https URL',
+      'INBOX_ADMIN_TOKEN: at least 32 characters',
+      'INBOX_RETENTION_MAX_AGE="a week": expected a duration such as 250ms, 10s or 1h',
+      'INBOX_PORT="ten": expected an integer ≥ 0 ≤ 65535',
+      'INBOX_MAX_BODY_BYTES="0": expected an integer ≥ 1',
+    ]);
+  });
+});

@@ -1,0 +1,86 @@
+import {
+  createEnvReader,
+  readLogOptions,
+  type EnvSource,
+  type LogFormat,
+  type LogLevel,
+} from '@portcullis/kit';
+
+export interface Settings {
+  host: string;
+  port: number;
+  /** Origin (and optional path) receive URLs are built on, without a trailing slash. */
+  publicUrl: string;
+  maxBodyBytes: number;
+  /** For endpoints created through the API; InboxEndpoint resources carry their own. */
+  retention: { maxRequests: number; maxAgeMs: number };
+  /** How often captures older than their endpoint's maximum age are trimmed. */
+  trimIntervalMs: number;
+  /** Empty keeps everything in process memory (local mode). */
+  redisUrl: string;
+  /** Start of every Redis key. */
+  redisKeyPrefix: string;
+  /** Reads every endpoint, including those of InboxEndpoint resources; empty: no admin access. */
+  adminToken: string;
+  xds: { serverUrl: string; nodeId: string; retryIntervalMs: number };
+  sse: { heartbeatMs: number; maxPendingEvents: number };
+  log: { level: LogLevel; format: LogFormat };
+}
+
+export const MIN_ADMIN_TOKEN_CHARS = 32;
+
+/** Reads every setting once; a bad value stops start-up naming the variable. */
+export function loadSettings(source: EnvSource = process.env): Readonly<Settings> {
+  const env = createEnvReader(source);
+  const publicUrl = env.str('INBOX_PUBLIC_URL', { default: 'http://localhost:8089' }).replace(/\/+$/, '');
+  if (!isHttpUrl(publicUrl)) {
+    env.problem(`INBOX_PUBLIC_URL=${JSON.stringify(publicUrl)}: expected an absolute http or https URL`);
+  }
+  const adminToken = env.str('INBOX_ADMIN_TOKEN');
+  if (adminToken !== '' && adminToken.length < MIN_ADMIN_TOKEN_CHARS) {
+    env.problem(`INBOX_ADMIN_TOKEN: at least ${MIN_ADMIN_TOKEN_CHARS} characters`);
+  }
+  const maxAgeMs = env.durationMs('INBOX_RETENTION_MAX_AGE', { default: '168h' });
+  if (maxAgeMs < 1) env.problem('INBOX_RETENTION_MAX_AGE: expected a duration above 0');
+  const settings: Settings = {
+    host: env.str('INBOX_HOST', { default: '0.0.0.0' }),
+    // 8090 is the operator's health port in local mode
+    port: env.int('INBOX_PORT', { default: 8089, min: 0, max: 65_535 }),
+    publicUrl,
+    maxBodyBytes: env.int('INBOX_MAX_BODY_BYTES', { default: 1_048_576, min: 1 }),
+    retention: {
+      maxRequests: env.int('INBOX_RETENTION_MAX_REQUESTS', { default: 500, min: 1 }),
+      maxAgeMs,
+    },
+    trimIntervalMs: Math.max(10, env.durationMs('INBOX_RETENTION_TRIM_INTERVAL', { default: '1m' })),
+    redisUrl: env.str('REDIS_URL'),
+    redisKeyPrefix: env.str('INBOX_REDIS_KEY_PREFIX', { default: 'inbox:' }),
+    adminToken,
+    xds: {
+      serverUrl: env.str('INBOX_XDS_SERVER_URL'),
+      nodeId: env.str('INBOX_XDS_NODE_ID', { default: 'inbox' }),
+      retryIntervalMs: env.durationMs('INBOX_XDS_RETRY_INTERVAL', { default: '3s' }),
+    },
+    sse: {
+      heartbeatMs: Math.max(10, env.durationMs('INBOX_SSE_HEARTBEAT', { default: '15s' })),
+      maxPendingEvents: env.int('INBOX_SSE_MAX_PENDING_EVENTS', { default: 256, min: 1 }),
+    },
+    log: readLogOptions(env, 'info'),
+  };
+  env.finish();
+  return Object.freeze(settings);
+}
+
+/** Just the log settings, bad values replaced by defaults: how to report that the other settings are bad. */
+export function loadLogSettings(source: EnvSource = process.env): Settings['log'] {
+  return readLogOptions(createEnvReader(source), 'info');
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.search === '' && u.hash === '';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,171 @@
+import { compareStreamIds, parseStreamId, ZERO_STREAM_ID } from './stream-id.js';
+import type { Capture, CaptureTail, EndpointRecord, InboxStore } from './types.js';
+
+export interface MemoryStoreOptions {
+  now?: () => number;
+}
+
+interface Stream {
+  /** Oldest first. */
+  entries: Capture[];
+  lastId: string;
+}
+
+/**
+ * The store in process memory, for local mode: the Redis store's behaviour (ids like `XADD *`, trimming
+ * by count and age, detached captures of removed managed endpoints), with exact trimming where Redis
+ * trims approximately. Its tails wake on an in-process notifier.
+ */
+export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
+  const now = o.now ?? Date.now;
+  const endpoints = new Map<string, EndpointRecord>();
+  const streams = new Map<string, Stream>();
+  /** Captures of removed managed endpoints: dropped at `expiresAt` unless the resource comes back. */
+  const detached = new Map<string, { stream: Stream; expiresAt: number }>();
+  const waiters = new Map<string, Set<() => void>>();
+
+  const copy = (r: EndpointRecord): EndpointRecord => ({
+    ...r,
+    retention: { ...r.retention },
+    forward: r.forward.map((t) => ({ ...t })),
+  });
+  const wake = (id: string): void => {
+    for (const w of [...(waiters.get(id) ?? [])]) w();
+  };
+  const streamOf = (id: string): Stream => {
+    let s = streams.get(id);
+    if (!s) streams.set(id, (s = { entries: [], lastId: ZERO_STREAM_ID }));
+    return s;
+  };
+  const nextId = (s: Stream): string => {
+    const [lastMs, lastSeq] = parseStreamId(s.lastId);
+    const ms = Math.max(now(), lastMs);
+    return ms === lastMs ? `${ms}-${lastSeq + 1}` : `${ms}-0`;
+  };
+  const after = (id: string, afterId: string, limit: number): Capture[] =>
+    (streams.get(id)?.entries ?? []).filter((c) => compareStreamIds(c.id, afterId) > 0).slice(0, limit);
+
+  return {
+    kind: 'memory',
+    createEndpoint(endpoint) {
+      endpoints.set(endpoint.id, copy({ ...endpoint, kind: 'anonymous', resource: '', forward: [] }));
+      return Promise.resolve();
+    },
+    getEndpoint(id) {
+      const r = endpoints.get(id);
+      return Promise.resolve(r && copy(r));
+    },
+    renameEndpoint(id, name) {
+      const r = endpoints.get(id);
+      if (r) r.name = name;
+      return Promise.resolve(r !== undefined);
+    },
+    deleteEndpoint(id) {
+      const existed = endpoints.delete(id);
+      streams.delete(id);
+      if (existed) wake(id);
+      return Promise.resolve(existed);
+    },
+    syncManagedEndpoints(list) {
+      const conflicts: string[] = [];
+      const wanted = new Set(list.map((e) => e.id));
+      for (const [id, r] of endpoints) {
+        if (r.kind !== 'managed' || wanted.has(id)) continue;
+        endpoints.delete(id);
+        const stream = streams.get(id);
+        streams.delete(id);
+        if (stream) detached.set(id, { stream, expiresAt: now() + r.retention.maxAgeMs });
+        wake(id);
+      }
+      for (const e of list) {
+        const before = endpoints.get(e.id);
+        if (before?.kind === 'anonymous') {
+          conflicts.push(e.id);
+          continue;
+        }
+        const createdAt = before?.createdAt ?? new Date(now()).toISOString();
+        endpoints.set(e.id, copy({ ...e, kind: 'managed', tokenSha256: '', createdAt }));
+        const back = detached.get(e.id);
+        detached.delete(e.id);
+        if (back && !streams.has(e.id)) streams.set(e.id, back.stream);
+      }
+      return Promise.resolve({ conflicts });
+    },
+    listManagedEndpoints() {
+      return Promise.resolve([...endpoints.values()].filter((r) => r.kind === 'managed').map(copy));
+    },
+    appendCapture(endpointId, capture, maxRequests) {
+      if (!endpoints.has(endpointId)) return Promise.resolve(undefined);
+      const s = streamOf(endpointId);
+      const id = nextId(s);
+      s.lastId = id;
+      s.entries.push({ ...capture, rawHeaders: [...capture.rawHeaders], id });
+      if (s.entries.length > maxRequests) s.entries.splice(0, s.entries.length - maxRequests);
+      wake(endpointId);
+      return Promise.resolve(id);
+    },
+    getCapture(endpointId, id) {
+      return Promise.resolve(streams.get(endpointId)?.entries.find((c) => c.id === id));
+    },
+    listCaptures(endpointId, opts) {
+      const entries = streams.get(endpointId)?.entries ?? [];
+      const before = opts.before;
+      const older =
+        before === undefined ? entries : entries.filter((c) => compareStreamIds(c.id, before) < 0);
+      return Promise.resolve(older.slice(-opts.limit).reverse());
+    },
+    listCapturesAfter(endpointId, opts) {
+      return Promise.resolve(after(endpointId, opts.after, opts.limit));
+    },
+    lastCaptureId(endpointId) {
+      return Promise.resolve(streams.get(endpointId)?.entries.at(-1)?.id ?? ZERO_STREAM_ID);
+    },
+    countCaptures(endpointId) {
+      return Promise.resolve(streams.get(endpointId)?.entries.length ?? 0);
+    },
+    trimByAge(nowMs) {
+      for (const [id, s] of streams) {
+        const maxAgeMs = endpoints.get(id)?.retention.maxAgeMs;
+        if (maxAgeMs === undefined) continue;
+        s.entries = s.entries.filter((c) => parseStreamId(c.id)[0] >= nowMs - maxAgeMs);
+      }
+      for (const [id, d] of detached) if (d.expiresAt <= nowMs) detached.delete(id);
+      return Promise.resolve();
+    },
+    openTail(endpointId): CaptureTail {
+      const state = { closed: false };
+      const isClosed = (): boolean => state.closed;
+      let stop: (() => void) | undefined;
+      return {
+        async next(afterId, opts) {
+          if (state.closed) return [];
+          const ready = after(endpointId, afterId, opts.count);
+          if (ready.length > 0) return ready;
+          await new Promise<void>((resolve) => {
+            const set = waiters.get(endpointId) ?? new Set();
+            waiters.set(endpointId, set);
+            const done = (): void => {
+              clearTimeout(timer);
+              set.delete(done);
+              if (set.size === 0 && waiters.get(endpointId) === set) waiters.delete(endpointId);
+              stop = undefined;
+              resolve();
+            };
+            const timer = setTimeout(done, opts.blockMs);
+            set.add(done);
+            stop = done;
+          });
+          return isClosed() ? [] : after(endpointId, afterId, opts.count);
+        },
+        close() {
+          state.closed = true;
+          stop?.();
+        },
+      };
+    },
+    close() {
+      for (const set of waiters.values()) for (const w of [...set]) w();
+      return Promise.resolve();
+    },
+  };
+}

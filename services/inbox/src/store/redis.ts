@@ -1,0 +1,238 @@
+import { Redis } from 'ioredis';
+import type { Logger } from '@portcullis/kit';
+import { StoreUnavailableError } from '../errors.js';
+import {
+  decodeCaptureEntry,
+  decodeEndpoint,
+  encodeCaptureFields,
+  encodeEndpointFields,
+} from './redis-entry.js';
+import { createKeyLayout } from './redis-keys.js';
+import { callRedis, defineScript, execRedis } from './redis-script.js';
+import { ZERO_STREAM_ID } from './stream-id.js';
+import type { Capture, CaptureTail, EndpointRecord, InboxStore, ManagedEndpoint } from './types.js';
+
+export interface RedisStoreOptions {
+  /** `redis://…`, `rediss://…` or `host:port`. */
+  url: string;
+  /** Start of every key, e.g. `inbox:`. */
+  prefix: string;
+  log: Logger;
+}
+
+// The endpoint must still exist when the capture is written: a capture racing a DELETE stores nothing.
+// MAXLEN ~ trims whole macro nodes only, so up to stream-node-max-entries (100) more may be kept.
+const CAPTURE = defineScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+return redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'm', ARGV[2], 'b', ARGV[3])`);
+
+const RENAME = defineScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'name', ARGV[1])
+return 1`);
+
+// ARGV: name, resource, maxRequests, maxAgeMs, createdAt, then one JSON per forward target.
+const UPSERT_MANAGED = defineScript(`
+if redis.call('HGET', KEYS[1], 'kind') == 'anonymous' then return 0 end
+redis.call('HSET', KEYS[1], 'kind', 'managed', 'name', ARGV[1], 'resource', ARGV[2], 'tokenSha256', '',
+  'maxRequests', ARGV[3], 'maxAgeMs', ARGV[4])
+redis.call('HSETNX', KEYS[1], 'createdAt', ARGV[5])
+redis.call('DEL', KEYS[2])
+for i = 6, #ARGV do redis.call('HSET', KEYS[2], tostring(i - 6), ARGV[i]) end
+redis.call('PERSIST', KEYS[3])
+return 1`);
+
+// The captures outlive the endpoint by its maximum age, and are kept if the resource comes back first.
+const DETACH_MANAGED = defineScript(`
+if redis.call('HGET', KEYS[1], 'kind') ~= 'managed' then return 0 end
+local maxAgeMs = redis.call('HGET', KEYS[1], 'maxAgeMs')
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('PEXPIRE', KEYS[3], maxAgeMs)
+return 1`);
+
+const TRIM_BATCH = 200;
+
+/**
+ * The store in Redis (see redis-keys.ts for the layout). One connection for everything but the tails,
+ * which block (XREAD BLOCK) and so each get a dedicated one. One retry per command, not ioredis' twenty:
+ * with Redis down a capture fails fast with 503 instead of hanging.
+ */
+export function createRedisStore(o: RedisStoreOptions): InboxStore {
+  const log = o.log.child({ component: 'inbox-redis' });
+  const keys = createKeyLayout(o.prefix);
+  const redis = new Redis(o.url, { maxRetriesPerRequest: 1 });
+  let lastError = '';
+  redis.on('ready', () => (lastError = ''));
+  redis.on('error', (err: Error) => {
+    if (err.message !== lastError) log.warn({ err }, 'redis connection error');
+    lastError = err.message;
+  });
+  const tails = new Set<Redis>();
+
+  const readEndpoints = async (ids: readonly string[]): Promise<Array<EndpointRecord | undefined>> => {
+    if (ids.length === 0) return [];
+    const pipeline = redis.pipeline();
+    for (const id of ids) pipeline.hgetall(keys.endpoint(id)).hgetall(keys.targets(id));
+    const replies = (await execRedis('HGETALL', pipeline)) as Array<Record<string, string>>;
+    return ids.map((id, i) => decodeEndpoint(id, replies[2 * i] ?? {}, replies[2 * i + 1] ?? {}));
+  };
+  const upsertManaged = async (e: ManagedEndpoint, createdAt: string): Promise<boolean> => {
+    const args = [e.name, e.resource, e.retention.maxRequests, e.retention.maxAgeMs, createdAt];
+    const scriptKeys = [keys.endpoint(e.id), keys.targets(e.id), keys.captures(e.id)];
+    const targets = e.forward.map((t) => JSON.stringify(t));
+    const done = await callRedis('upsert', () =>
+      UPSERT_MANAGED.run(redis, scriptKeys, [...args, ...targets]),
+    );
+    if (done !== 1) return false;
+    await execRedis('SADD', redis.multi().sadd(keys.endpoints, e.id).sadd(keys.managed, e.id));
+    return true;
+  };
+  const decodeAll = (entries: Array<[Buffer, Buffer[]]>): Capture[] => entries.map(decodeCaptureEntry);
+
+  return {
+    kind: 'redis',
+    async createEndpoint(e) {
+      const fields = encodeEndpointFields({ ...e, kind: 'anonymous', resource: '' });
+      const tx = redis
+        .multi()
+        .hset(keys.endpoint(e.id), ...fields)
+        .sadd(keys.endpoints, e.id);
+      await execRedis('createEndpoint', tx);
+    },
+    async getEndpoint(id) {
+      return (await readEndpoints([id]))[0];
+    },
+    async renameEndpoint(id, name) {
+      return (await callRedis('rename', () => RENAME.run(redis, [keys.endpoint(id)], [name]))) === 1;
+    },
+    async deleteEndpoint(id) {
+      const tx = redis
+        .multi()
+        .del(keys.endpoint(id))
+        .del(keys.targets(id), keys.captures(id))
+        .srem(keys.endpoints, id)
+        .srem(keys.managed, id);
+      const [deleted] = await execRedis('deleteEndpoint', tx);
+      return deleted === 1;
+    },
+    async syncManagedEndpoints(list) {
+      const wanted = new Set(list.map((e) => e.id));
+      const current = await callRedis('SMEMBERS', () => redis.smembers(keys.managed));
+      for (const id of current.filter((i) => !wanted.has(i))) {
+        const scriptKeys = [keys.endpoint(id), keys.targets(id), keys.captures(id)];
+        await callRedis('detach', () => DETACH_MANAGED.run(redis, scriptKeys, []));
+        await execRedis('SREM', redis.multi().srem(keys.endpoints, id).srem(keys.managed, id));
+      }
+      const conflicts: string[] = [];
+      const createdAt = new Date().toISOString();
+      for (const e of list) if (!(await upsertManaged(e, createdAt))) conflicts.push(e.id);
+      return { conflicts };
+    },
+    async listManagedEndpoints() {
+      const ids = (await callRedis('SMEMBERS', () => redis.smembers(keys.managed))).sort();
+      return (await readEndpoints(ids)).filter((r): r is EndpointRecord => r?.kind === 'managed');
+    },
+    async appendCapture(endpointId, capture, maxRequests) {
+      const scriptKeys = [keys.endpoint(endpointId), keys.captures(endpointId)];
+      const [, meta, , body] = encodeCaptureFields(capture);
+      const id = await callRedis('capture', () => CAPTURE.run(redis, scriptKeys, [maxRequests, meta, body]));
+      return typeof id === 'string' ? id : undefined;
+    },
+    async getCapture(endpointId, id) {
+      const key = keys.captures(endpointId);
+      const found = await callRedis('XRANGE', () => redis.xrangeBuffer(key, id, id, 'COUNT', 1));
+      return decodeAll(found)[0];
+    },
+    async listCaptures(endpointId, opts) {
+      const key = keys.captures(endpointId);
+      const end = opts.before === undefined ? '+' : `(${opts.before}`;
+      return decodeAll(
+        await callRedis('XREVRANGE', () => redis.xrevrangeBuffer(key, end, '-', 'COUNT', opts.limit)),
+      );
+    },
+    async listCapturesAfter(endpointId, opts) {
+      const key = keys.captures(endpointId);
+      return decodeAll(
+        await callRedis('XRANGE', () => redis.xrangeBuffer(key, `(${opts.after}`, '+', 'COUNT', opts.limit)),
+      );
+    },
+    async lastCaptureId(endpointId) {
+      const key = keys.captures(endpointId);
+      const [last] = await callRedis('XREVRANGE', () => redis.xrevrangeBuffer(key, '+', '-', 'COUNT', 1));
+      return last ? last[0].toString() : ZERO_STREAM_ID;
+    },
+    async countCaptures(endpointId) {
+      return callRedis('XLEN', () => redis.xlen(keys.captures(endpointId)));
+    },
+    async trimByAge(nowMs) {
+      let cursor = '0';
+      do {
+        const [next, ids] = await callRedis('SSCAN', () =>
+          redis.sscan(keys.endpoints, cursor, 'COUNT', TRIM_BATCH),
+        );
+        cursor = next;
+        const ages = ids.length === 0 ? [] : await readMaxAges(ids);
+        const pipeline = redis.pipeline();
+        ids.forEach((id, i) => {
+          const maxAgeMs = Number(ages[i]);
+          if (Number.isFinite(maxAgeMs) && maxAgeMs > 0) {
+            pipeline.xtrim(keys.captures(id), 'MINID', '~', `${Math.max(0, nowMs - maxAgeMs)}-0`);
+          }
+        });
+        if (pipeline.length > 0) await execRedis('XTRIM', pipeline);
+      } while (cursor !== '0');
+    },
+    openTail(endpointId) {
+      return openRedisTail(redis, tails, keys.captures(endpointId));
+    },
+    async close() {
+      for (const t of tails) t.disconnect();
+      try {
+        await redis.quit();
+      } catch {
+        // Already closed or never connected: nothing left to release.
+        redis.disconnect();
+      }
+    },
+  };
+
+  async function readMaxAges(ids: readonly string[]): Promise<unknown[]> {
+    const pipeline = redis.pipeline();
+    for (const id of ids) pipeline.hget(keys.endpoint(id), 'maxAgeMs');
+    return execRedis('HGET', pipeline);
+  }
+}
+
+/** XREAD BLOCK on a connection of its own (a blocked connection serves nobody else). */
+function openRedisTail(main: Redis, tails: Set<Redis>, key: string): CaptureTail {
+  const conn = main.duplicate();
+  conn.on('error', () => undefined); // reported by the main connection; a failed read rejects
+  tails.add(conn);
+  const state = { closed: false };
+  const isClosed = (): boolean => state.closed;
+  return {
+    async next(afterId, opts) {
+      if (state.closed) return [];
+      try {
+        const reply = await conn.xreadBuffer(
+          'COUNT',
+          opts.count,
+          'BLOCK',
+          opts.blockMs,
+          'STREAMS',
+          key,
+          afterId,
+        );
+        return (reply?.[0]?.[1] ?? []).map(decodeCaptureEntry);
+      } catch (err: unknown) {
+        if (isClosed()) return [];
+        throw new StoreUnavailableError('inbox store: redis XREAD failed', { cause: err });
+      }
+    },
+    close() {
+      state.closed = true;
+      tails.delete(conn);
+      conn.disconnect();
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
+import { quietLog, startRedis, waitUntil, type RedisServer } from '@portcullis/testing';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { startInbox, type InboxApp } from '../src/app.js';
+import { loadSettings } from '../src/settings.js';
+
+export { quietLog, waitUntil };
+
+export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  json: unknown;
+}
+
+export interface SendOptions {
+  /** Flat `[name, value, …]`, sent exactly in this order and case (node:http adds no Host to an array). */
+  rawHeaders?: string[];
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+  /** Sends the body with `Transfer-Encoding: chunked` in pieces of this size. */
+  chunkBytes?: number;
+  token?: string;
+}
+
+export interface InboxHarness {
+  app: InboxApp;
+  url: string;
+  port: number;
+  send(method: string, path: string, o?: SendOptions): Promise<RawResponse>;
+  /** JSON API call with an optional bearer token; `body` is sent as JSON. */
+  api(method: string, path: string, o?: { token?: string; body?: unknown }): Promise<RawResponse>;
+  /** Creates an anonymous endpoint: `{id, token, receiveUrl, name}`. */
+  createEndpoint(name?: string): Promise<{ id: string; token: string; receiveUrl: string; name: string }>;
+  close(): Promise<void>;
+}
+
+/** An inbox app on 127.0.0.1 with a free port and the given environment. */
+export async function startInboxHarness(env: Record<string, string> = {}): Promise<InboxHarness> {
+  const app = await startInbox(
+    loadSettings({ INBOX_HOST: '127.0.0.1', INBOX_PORT: '0', INBOX_ADMIN_TOKEN: ADMIN_TOKEN, ...env }),
+    { log: quietLog, liveBlockMs: 200 },
+  );
+  const port = app.port;
+  const send = (method: string, path: string, o: SendOptions = {}): Promise<RawResponse> =>
+    sendRaw(port, method, path, o);
+  return {
+    app,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    send,
+    api(method, path, o = {}) {
+      const body = o.body === undefined ? undefined : JSON.stringify(o.body);
+      return send(method, path, {
+        ...(o.token === undefined ? {} : { token: o.token }),
+        ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }),
+      });
+    },
+    async createEndpoint(name) {
+      const r = await send('POST', '/api/endpoints', {
+        ...(name === undefined
+          ? {}
+          : { body: JSON.stringify({ name }), headers: { 'content-type': 'application/json' } }),
+      });
+      if (r.status !== 201) throw new Error(`create endpoint: ${r.status} ${r.body.toString()}`);
+      return r.json as { id: string; token: string; receiveUrl: string; name: string };
+    },
+    close: () => app.close(),
+  };
+}
+
+export function sendRaw(
+  port: number,
+  method: string,
+  path: string,
+  o: SendOptions = {},
+): Promise<RawResponse> {
+  const body = typeof o.body === 'string' ? Buffer.from(o.body) : o.body;
+  let headers: OutgoingHttpHeaders | string[];
+  if (o.rawHeaders) {
+    headers = ['Host', `127.0.0.1:${port}`, ...o.rawHeaders];
+    if (body && o.chunkBytes === undefined) headers.push('Content-Length', String(body.length));
+  } else {
+    headers = {
+      ...o.headers,
+      ...(o.token === undefined ? {} : { authorization: `Bearer ${o.token}` }),
+      ...(body && o.chunkBytes === undefined ? { 'content-length': String(body.length) } : {}),
+    };
+  }
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const buf = Buffer.concat(chunks);
+        let json: unknown;
+        try {
+          json = buf.length === 0 ? undefined : JSON.parse(buf.toString());
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: buf, json });
+      });
+      res.on('error', reject);
+    });
+    // the server may answer (413) and close before the whole body is written
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err);
+    });
+    if (body && o.chunkBytes !== undefined) {
+      for (let i = 0; i < body.length; i += o.chunkBytes) req.write(body.subarray(i, i + o.chunkBytes));
+      req.end();
+    } else {
+      req.end(body);
+    }
+  });
+}
+
+export const STORE_KINDS = ['memory', 'redis'] as const;
+export type StoreKind = (typeof STORE_KINDS)[number];
+
+/**
+ * Runs one behaviour suite against each store: an app on the memory store, and one on a fresh
+ * redis-server. Redis runs with one entry per stream node so that its approximate trimming (`MAXLEN ~`,
+ * `MINID ~`, which drops whole nodes only) is exact, like the memory store's, and retention is testable.
+ */
+export function describeEachStore(
+  name: string,
+  body: (get: () => InboxHarness, kind: StoreKind) => void,
+  env: Record<string, string> | (() => Record<string, string>) = {},
+): void {
+  describe.each(STORE_KINDS)(`${name} (%s store)`, (kind) => {
+    let redis: RedisServer | undefined;
+    let h: InboxHarness | undefined;
+    beforeAll(async () => {
+      if (kind === 'redis') redis = await startRedis({ args: ['--stream-node-max-entries', '1'] });
+      const base = typeof env === 'function' ? env() : env;
+      h = await startInboxHarness({ ...base, ...(redis ? { REDIS_URL: `redis://${redis.address}` } : {}) });
+    });
+    afterAll(async () => {
+      await h?.close();
+      await redis?.stop();
+    });
+    body(() => {
+      if (!h) throw new Error('harness not started');
+      return h;
+    }, kind);
+  });
+}

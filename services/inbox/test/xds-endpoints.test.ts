@@ -1,0 +1,133 @@
+import { freePort, quietLog } from '@portcullis/testing';
+import { createSotwServer, type SotwServer, type XdsResource } from '@portcullis/xds';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { encodeInboxEndpoint, INBOX_ENDPOINT_TYPE } from '../src/endpoints/inbox-endpoint-resources.js';
+import { ADMIN_TOKEN, describeEachStore, waitUntil, type InboxHarness } from './harness.js';
+
+const PAYMENTS = 'payments-hooks-4f9c2a7d1e8b';
+const GITHUB = 'github-hooks-0123456789abcdef';
+
+const resource = (name: string, endpointId: string, displayName: string): XdsResource => ({
+  name,
+  value: encodeInboxEndpoint({
+    name,
+    endpointId,
+    displayName,
+    forward: [
+      {
+        url: 'http://127.0.0.1:3000/webhooks',
+        pathMode: 'append',
+        enabled: true,
+        timeoutSeconds: 10,
+        maxAttempts: 5,
+        initialDelaySeconds: 30,
+        maxDelaySeconds: 3600,
+      },
+    ],
+    retention: { maxRequests: 1000, maxAgeHours: 72, maxBytes: 52_428_800 },
+  }),
+});
+
+const INITIAL = [
+  resource('default/payments', PAYMENTS, 'Payment provider webhooks'),
+  resource('default/github', GITHUB, 'GitHub'),
+];
+
+const xdsPort = await freePort();
+let xds: SotwServer;
+const nacks: string[] = [];
+
+beforeAll(async () => {
+  xds = createSotwServer({ host: '127.0.0.1', port: xdsPort, log: quietLog });
+  xds.setResources(INBOX_ENDPOINT_TYPE, INITIAL);
+  xds.on('nack', (e) => nacks.push(e.message));
+  await xds.start();
+});
+afterAll(() => xds.close());
+
+describeEachStore(
+  'InboxEndpoint resources over xDS',
+  (get) => {
+    let h: InboxHarness;
+    const admin = (id: string) => h.api('GET', `/api/endpoints/${id}`, { token: ADMIN_TOKEN });
+    beforeAll(async () => {
+      h = get();
+      // the previous suite may have left other resources in place
+      xds.setResources(INBOX_ENDPOINT_TYPE, INITIAL);
+      await waitUntil(async () => (await admin(GITHUB)).status === 200);
+    });
+
+    it('creates stable endpoints that capture at once, readable with the admin token only', async () => {
+      const r = await h.send('POST', `/api/hook/${PAYMENTS}/charge?x=1`, { body: '{"id":"evt_1"}' });
+      expect(r.status).toBe(200);
+      const ep = await admin(PAYMENTS);
+      expect(ep.json).toEqual({
+        id: PAYMENTS,
+        name: 'Payment provider webhooks',
+        kind: 'managed',
+        resource: 'default/payments',
+        receiveUrl: `http://localhost:8089/api/hook/${PAYMENTS}`,
+        createdAt: expect.any(String) as unknown,
+        retention: { maxRequests: 1000, maxAgeSeconds: 72 * 3600 },
+        requestCount: 1,
+        forward: [
+          {
+            url: 'http://127.0.0.1:3000/webhooks',
+            pathMode: 'append',
+            enabled: true,
+            timeoutSeconds: 10,
+            maxAttempts: 5,
+            initialDelaySeconds: 30,
+            maxDelaySeconds: 3600,
+          },
+        ],
+      });
+      expect((await h.api('GET', `/api/endpoints/${PAYMENTS}/requests`)).status).toBe(401);
+      const other = await h.createEndpoint();
+      expect((await h.api('GET', `/api/endpoints/${PAYMENTS}`, { token: other.token })).status).toBe(401);
+      const rename = await h.api('PATCH', `/api/endpoints/${PAYMENTS}`, {
+        token: ADMIN_TOKEN,
+        body: { name: 'x' },
+      });
+      expect([rename.status, (rename.json as { code: string }).code]).toEqual([409, 'ENDPOINT_MANAGED']);
+      expect((await h.api('DELETE', `/api/endpoints/${PAYMENTS}`, { token: ADMIN_TOKEN })).status).toBe(409);
+      expect(await h.app.store.listManagedEndpoints()).toHaveLength(2);
+    });
+
+    it('follows updates; a removed endpoint stops capturing and gets its captures back when it returns', async () => {
+      const captured = await h.app.store.countCaptures(GITHUB);
+      expect((await h.send('POST', `/api/hook/${GITHUB}`, { body: 'push' })).status).toBe(200);
+      xds.setResources(INBOX_ENDPOINT_TYPE, [resource('default/payments', PAYMENTS, 'Payments (renamed)')]);
+      await waitUntil(async () => (await admin(GITHUB)).status === 404);
+      expect(((await admin(PAYMENTS)).json as { name: string }).name).toBe('Payments (renamed)');
+      expect((await h.send('POST', `/api/hook/${GITHUB}`, { body: 'lost' })).status).toBe(404);
+      xds.setResources(INBOX_ENDPOINT_TYPE, INITIAL);
+      await waitUntil(async () => (await admin(GITHUB)).status === 200);
+      expect(((await admin(GITHUB)).json as { requestCount: number }).requestCount).toBe(captured + 1);
+    });
+
+    it('NACKs invalid resources and keeps the endpoints it has', async () => {
+      const before = nacks.length;
+      xds.setResources(INBOX_ENDPOINT_TYPE, [...INITIAL, resource('default/bad', 'too-short', 'Bad')]);
+      await waitUntil(() => nacks.length > before);
+      expect(nacks.at(-1)).toBe(
+        'default/bad: endpointId: expected 22 to 64 URL-safe characters (A-Z, a-z, 0-9, _ and -)',
+      );
+      expect((await h.send('POST', `/api/hook/${PAYMENTS}`)).status).toBe(200);
+    });
+
+    it('leaves an anonymous endpoint alone when a resource claims its id', async () => {
+      const anon = await h.createEndpoint('mine');
+      const version = xds.setResources(INBOX_ENDPOINT_TYPE, [
+        ...INITIAL,
+        resource('default/thief', anon.id, 'Stolen'),
+      ]);
+      // ACKed once applied: the store has been asked by then
+      await waitUntil(() => xds.clients().some((c) => c.types.some((t) => t.ackedVersion === version)));
+      expect((await h.app.store.listManagedEndpoints()).map((e) => e.id).sort()).toEqual([GITHUB, PAYMENTS]);
+      const read = await h.api('GET', `/api/endpoints/${anon.id}`, { token: anon.token });
+      expect(read.json).toMatchObject({ kind: 'anonymous', name: 'mine' });
+    });
+  },
+  () => ({ INBOX_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`, INBOX_XDS_RETRY_INTERVAL: '100ms' }),
+);
