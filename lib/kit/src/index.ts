@@ -23,3 +23,4 @@ export {
 export { withSpan } from './tracing.js';
 export { createHttpApp, listenHttp, type ErrorMapper, type HttpApp, type RunningServer } from './http-app.js';
 export { readBody } from './read-body.js';
+export { HOP_BY_HOP_HEADERS } from './http-headers.js';

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import {
   createEnvReader,
   readLogOptions,
@@ -24,6 +25,19 @@ export interface Settings {
   adminToken: string;
   xds: { serverUrl: string; nodeId: string; retryIntervalMs: number };
   sse: { heartbeatMs: number; maxPendingEvents: number };
+  /** The forwarding worker (`src/worker-main.ts`); it needs Redis. */
+  worker: {
+    /** Its consumer name in the forwarders group: unique per worker, stable across restarts (the pod name). */
+    consumerName: string;
+    /** A capture another worker has held this long without a heartbeat is claimed (XAUTOCLAIM). */
+    claimIdleMs: number;
+    /** How long one XREADGROUP blocks, and how often the managed endpoints are re-read. */
+    pollMs: number;
+    /** Captures forwarded at once by one worker. */
+    maxInFlight: number;
+    /** Lets targets resolve to loopback, private, link-local and metadata addresses (local mode, tests). */
+    egressAllowPrivate: boolean;
+  };
   log: { level: LogLevel; format: LogFormat };
 }
 
@@ -64,6 +78,13 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     sse: {
       heartbeatMs: Math.max(10, env.durationMs('INBOX_SSE_HEARTBEAT', { default: '15s' })),
       maxPendingEvents: env.int('INBOX_SSE_MAX_PENDING_EVENTS', { default: 256, min: 1 }),
+    },
+    worker: {
+      consumerName: env.str('INBOX_WORKER_NAME', { default: hostname() }),
+      claimIdleMs: Math.max(30, env.durationMs('INBOX_WORKER_CLAIM_IDLE', { default: '1m' })),
+      pollMs: Math.max(10, env.durationMs('INBOX_WORKER_POLL_INTERVAL', { default: '5s' })),
+      maxInFlight: env.int('INBOX_WORKER_MAX_IN_FLIGHT', { default: 32, min: 1 }),
+      egressAllowPrivate: env.bool('INBOX_EGRESS_ALLOW_PRIVATE', { default: false }),
     },
     log: readLogOptions(env, 'info'),
   };

@@ -4,22 +4,11 @@ import {
   type IncomingMessage,
   type OutgoingHttpHeaders,
 } from 'node:http';
+import { HOP_BY_HOP_HEADERS } from '@portcullis/kit';
 import { HttpError } from '../errors.js';
 
-/** Headers that describe one connection, never forwarded (RFC 9110 §7.6.1). */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-]);
-/** Identity headers only the gateway may set. */
+/** Never forwarded: the connection's own headers, and `Host`, which names the backend. */
+const HOP_BY_HOP = new Set([...HOP_BY_HOP_HEADERS, 'host']); /** Identity headers only the gateway may set. */
 const IDENTITY = ['x-user-id', 'x-user-name'];
 
 export interface UpstreamRequest {

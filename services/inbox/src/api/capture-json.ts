@@ -1,7 +1,7 @@
 import { buildBodyView, parseParams, type BodyView } from '../capture/body-view.js';
 import { findHeader, toHeaderPairs } from '../capture/raw-headers.js';
 import { formatRawRequest } from '../capture/raw-request.js';
-import type { Capture } from '../store/types.js';
+import type { Capture, ForwardAttempt } from '../store/types.js';
 
 /** A capture in a list and in a live event without `full=1`. */
 export interface CaptureSummary {
@@ -32,6 +32,8 @@ export interface CaptureDetail extends CaptureSummary {
   bodyBase64: string;
   body: BodyView;
   raw: string;
+  /** Attempts to forward it to the endpoint's targets, oldest first (`GET …/requests/:requestId` only). */
+  forwarding?: ForwardAttempt[];
 }
 
 export function toCaptureSummary(c: Capture): CaptureSummary {
@@ -49,7 +51,11 @@ export function toCaptureSummary(c: Capture): CaptureSummary {
   };
 }
 
-export function toCaptureDetail(endpointId: string, c: Capture): CaptureDetail {
+export function toCaptureDetail(
+  endpointId: string,
+  c: Capture,
+  forwarding?: readonly ForwardAttempt[],
+): CaptureDetail {
   const summary = toCaptureSummary(c);
   const q = c.url.indexOf('?');
   return {
@@ -63,5 +69,6 @@ export function toCaptureDetail(endpointId: string, c: Capture): CaptureDetail {
     bodyBase64: c.body.toString('base64'),
     body: buildBodyView(c.body, c.rawHeaders),
     raw: formatRawRequest(c),
+    ...(forwarding ? { forwarding: [...forwarding] } : {}),
   };
 }

@@ -106,7 +106,7 @@ export function registerEndpointRoutes(app: HttpApp, ctx: InboxContext, authoriz
         const id = request.params.requestId;
         const capture = isStreamId(id) ? await store.getCapture(endpoint.id, id) : undefined;
         if (!capture) throw new NotFoundError('no such request');
-        return toCaptureDetail(endpoint.id, capture);
+        return toCaptureDetail(endpoint.id, capture, await store.listForwardAttempts(endpoint.id, id));
       }),
   );
 }

@@ -1,5 +1,5 @@
 import { compareStreamIds, parseStreamId, ZERO_STREAM_ID } from './stream-id.js';
-import type { Capture, CaptureTail, EndpointRecord, InboxStore } from './types.js';
+import type { Capture, CaptureTail, EndpointRecord, ForwardAttempt, InboxStore } from './types.js';
 
 export interface MemoryStoreOptions {
   now?: () => number;
@@ -23,6 +23,8 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
   /** Captures of removed managed endpoints: dropped at `expiresAt` unless the resource comes back. */
   const detached = new Map<string, { stream: Stream; expiresAt: number }>();
   const waiters = new Map<string, Set<() => void>>();
+  /** Forwarding history by endpoint id, then request id (forwarding itself needs Redis: the worker is a process of its own). */
+  const forwarding = new Map<string, Map<string, ForwardAttempt[]>>();
 
   const copy = (r: EndpointRecord): EndpointRecord => ({
     ...r,
@@ -63,6 +65,7 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
     deleteEndpoint(id) {
       const existed = endpoints.delete(id);
       streams.delete(id);
+      forwarding.delete(id);
       if (existed) wake(id);
       return Promise.resolve(existed);
     },
@@ -162,6 +165,15 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
           stop?.();
         },
       };
+    },
+    recordForwardAttempt(endpointId, requestId, attempt) {
+      const byRequest = forwarding.get(endpointId) ?? new Map<string, ForwardAttempt[]>();
+      forwarding.set(endpointId, byRequest);
+      byRequest.set(requestId, [...(byRequest.get(requestId) ?? []), { ...attempt }]);
+      return Promise.resolve();
+    },
+    listForwardAttempts(endpointId, requestId) {
+      return Promise.resolve((forwarding.get(endpointId)?.get(requestId) ?? []).map((a) => ({ ...a })));
     },
     close() {
       for (const set of waiters.values()) for (const w of [...set]) w();

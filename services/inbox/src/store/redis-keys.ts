@@ -6,14 +6,22 @@
  * - `<p>ep:{<id>}:tgt` HASH: forward targets of a managed endpoint, `<index>` → JSON
  * - `<p>ep:{<id>}:req` STREAM: one entry per capture, fields `m` (meta JSON) and `b` (the body bytes)
  * - `<p>endpoints` SET: every endpoint id (what the age trimmer walks)
- * - `<p>managed` SET: the ids of managed endpoints (what a sync compares with; what the worker will read)
+ * - `<p>managed` SET: the ids of managed endpoints (what a sync compares with; what the worker reads)
+ * - `<p>ep:{<id>}:fwd:<requestId>` LIST: forwarding attempts of one capture (JSON), expiring with its age
+ * - `<p>fwd:dlq` STREAM: dead letters, one entry per capture and target given up
+ *
+ * The capture stream of an endpoint with enabled targets has the consumer group `FORWARD_GROUP`.
  */
+export const FORWARD_GROUP = 'forwarders';
+
 export interface KeyLayout {
   endpoint(id: string): string;
   targets(id: string): string;
   captures(id: string): string;
+  forwarding(id: string, requestId: string): string;
   endpoints: string;
   managed: string;
+  deadLetters: string;
 }
 
 export function createKeyLayout(prefix: string): KeyLayout {
@@ -21,7 +29,9 @@ export function createKeyLayout(prefix: string): KeyLayout {
     endpoint: (id) => `${prefix}ep:{${id}}`,
     targets: (id) => `${prefix}ep:{${id}}:tgt`,
     captures: (id) => `${prefix}ep:{${id}}:req`,
+    forwarding: (id, requestId) => `${prefix}ep:{${id}}:fwd:${requestId}`,
     endpoints: `${prefix}endpoints`,
     managed: `${prefix}managed`,
+    deadLetters: `${prefix}fwd:dlq`,
   };
 }

@@ -7,10 +7,17 @@ import {
   encodeCaptureFields,
   encodeEndpointFields,
 } from './redis-entry.js';
-import { createKeyLayout } from './redis-keys.js';
+import { createKeyLayout, FORWARD_GROUP } from './redis-keys.js';
 import { callRedis, defineScript, execRedis } from './redis-script.js';
 import { ZERO_STREAM_ID } from './stream-id.js';
-import type { Capture, CaptureTail, EndpointRecord, InboxStore, ManagedEndpoint } from './types.js';
+import type {
+  Capture,
+  CaptureTail,
+  EndpointRecord,
+  ForwardAttempt,
+  InboxStore,
+  ManagedEndpoint,
+} from './types.js';
 
 export interface RedisStoreOptions {
   /** `redis://…`, `rediss://…` or `host:port`. */
@@ -31,15 +38,25 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'name', ARGV[1])
 return 1`);
 
-// ARGV: name, resource, maxRequests, maxAgeMs, createdAt, then one JSON per forward target.
+// ARGV: name, resource, maxRequests, maxAgeMs, createdAt, '1' when a target is enabled, then one JSON per
+// forward target. The forwarders' consumer group starts at the sync, not when a worker first looks: captures
+// taken while no worker runs are forwarded once one does.
 const UPSERT_MANAGED = defineScript(`
 if redis.call('HGET', KEYS[1], 'kind') == 'anonymous' then return 0 end
 redis.call('HSET', KEYS[1], 'kind', 'managed', 'name', ARGV[1], 'resource', ARGV[2], 'tokenSha256', '',
   'maxRequests', ARGV[3], 'maxAgeMs', ARGV[4])
 redis.call('HSETNX', KEYS[1], 'createdAt', ARGV[5])
 redis.call('DEL', KEYS[2])
-for i = 6, #ARGV do redis.call('HSET', KEYS[2], tostring(i - 6), ARGV[i]) end
+for i = 7, #ARGV do redis.call('HSET', KEYS[2], tostring(i - 7), ARGV[i]) end
 redis.call('PERSIST', KEYS[3])
+if ARGV[6] == '1' then pcall(redis.call, 'XGROUP', 'CREATE', KEYS[3], '${FORWARD_GROUP}', '$', 'MKSTREAM') end
+return 1`);
+
+// The history lives as long as the endpoint keeps captures (its maximum age).
+const RECORD_ATTEMPT = defineScript(`
+redis.call('RPUSH', KEYS[2], ARGV[1])
+local maxAgeMs = redis.call('HGET', KEYS[1], 'maxAgeMs')
+if maxAgeMs then redis.call('PEXPIRE', KEYS[2], maxAgeMs) end
 return 1`);
 
 // The captures outlive the endpoint by its maximum age, and are kept if the resource comes back first.
@@ -77,7 +94,8 @@ export function createRedisStore(o: RedisStoreOptions): InboxStore {
     return ids.map((id, i) => decodeEndpoint(id, replies[2 * i] ?? {}, replies[2 * i + 1] ?? {}));
   };
   const upsertManaged = async (e: ManagedEndpoint, createdAt: string): Promise<boolean> => {
-    const args = [e.name, e.resource, e.retention.maxRequests, e.retention.maxAgeMs, createdAt];
+    const forwards = e.forward.some((t) => t.enabled) ? '1' : '0';
+    const args = [e.name, e.resource, e.retention.maxRequests, e.retention.maxAgeMs, createdAt, forwards];
     const scriptKeys = [keys.endpoint(e.id), keys.targets(e.id), keys.captures(e.id)];
     const targets = e.forward.map((t) => JSON.stringify(t));
     const done = await callRedis('upsert', () =>
@@ -181,6 +199,17 @@ export function createRedisStore(o: RedisStoreOptions): InboxStore {
         });
         if (pipeline.length > 0) await execRedis('XTRIM', pipeline);
       } while (cursor !== '0');
+    },
+    async recordForwardAttempt(endpointId, requestId, attempt) {
+      const scriptKeys = [keys.endpoint(endpointId), keys.forwarding(endpointId, requestId)];
+      await callRedis('record attempt', () =>
+        RECORD_ATTEMPT.run(redis, scriptKeys, [JSON.stringify(attempt)]),
+      );
+    },
+    async listForwardAttempts(endpointId, requestId) {
+      const key = keys.forwarding(endpointId, requestId);
+      const items = await callRedis('LRANGE', () => redis.lrange(key, 0, -1));
+      return items.map((json) => JSON.parse(json) as ForwardAttempt);
     },
     openTail(endpointId) {
       return openRedisTail(redis, tails, keys.captures(endpointId));

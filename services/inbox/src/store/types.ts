@@ -65,6 +65,24 @@ export interface Capture extends CaptureInput {
   id: string;
 }
 
+/** One attempt to forward a capture to one target: what `GET …/requests/:requestId` shows as `forwarding`. */
+export interface ForwardAttempt {
+  /** The target's URL as configured. */
+  target: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** The target's HTTP status, when it answered. */
+  status?: number;
+  /** Why there is no status (connection failed, timed out, refused by the egress policy). */
+  error?: string;
+  /** ISO 8601. */
+  at: string;
+  /** ISO 8601, when another attempt is due; absent after the last one. */
+  nextAttemptAt?: string;
+  /** `retrying`: another attempt is due; `dead`: given up, the capture is in the dead letters. */
+  outcome: 'delivered' | 'retrying' | 'dead';
+}
+
 /** Reads new captures of one endpoint, blocking; one per live endpoint per process. */
 export interface CaptureTail {
   /**
@@ -113,6 +131,10 @@ export interface InboxStore {
   /** Drops captures older than their endpoint's maximum age (and detached ones past theirs). */
   trimByAge(nowMs: number): Promise<void>;
   openTail(endpointId: string): CaptureTail;
+  /** Appends to a capture's forwarding history, kept as long as its endpoint keeps captures. */
+  recordForwardAttempt(endpointId: string, requestId: string, attempt: ForwardAttempt): Promise<void>;
+  /** A capture's forwarding history, oldest first; `[]` when none. */
+  listForwardAttempts(endpointId: string, requestId: string): Promise<ForwardAttempt[]>;
 
   close(): Promise<void>;
 }

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { createEgressPolicy, type ResolveAll } from './egress-policy.js';
+
+const resolveTo =
+  (...addresses: string[]): ResolveAll =>
+  () =>
+    Promise.resolve(addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+
+describe('egress policy', () => {
+  const strict = (resolve: ResolveAll) => createEgressPolicy({ allowPrivate: false, resolve });
+
+  it.each([
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.20.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    'fe80::1',
+    'fd00:ec2::254',
+    '::ffff:127.0.0.1',
+  ])('refuses a name resolving to %s', async (address) => {
+    expect(
+      await strict(resolveTo('93.184.216.34', address)).check(new URL('https://hooks.example/')),
+    ).toEqual({
+      allowed: false,
+      reason: `hooks.example resolves to the non-public address ${address}`,
+    });
+  });
+
+  it('refuses literal private addresses, other schemes and credentials', async () => {
+    const p = strict(resolveTo());
+    expect((await p.check(new URL('http://[::1]:8080/'))).allowed).toBe(false);
+    expect(await p.check(new URL('ftp://93.184.216.34/'))).toEqual({
+      allowed: false,
+      reason: 'scheme ftp: is not http or https',
+    });
+    expect(await p.check(new URL('https://u:p@93.184.216.34/'))).toEqual({
+      allowed: false,
+      reason: 'credentials in the URL',
+    });
+  });
+
+  it('pins the first checked address of a public name', async () => {
+    expect(await strict(resolveTo('93.184.216.34')).check(new URL('https://hooks.example/'))).toEqual({
+      allowed: true,
+      address: '93.184.216.34',
+      family: 4,
+    });
+  });
+
+  it('allows private addresses when told to', async () => {
+    const p = createEgressPolicy({ allowPrivate: true, resolve: resolveTo('10.0.0.5') });
+    expect((await p.check(new URL('http://svc.local/'))).allowed).toBe(true);
+  });
+});

@@ -1,0 +1,121 @@
+import { Redis } from 'ioredis';
+import type { Logger } from '@portcullis/kit';
+import { StoreUnavailableError } from '../errors.js';
+import { decodeCaptureEntry } from '../store/redis-entry.js';
+import { createKeyLayout, FORWARD_GROUP } from '../store/redis-keys.js';
+import { callRedis } from '../store/redis-script.js';
+import type { Capture } from '../store/types.js';
+
+// The captures to forward, read straight from the endpoints' capture streams through the `forwarders`
+// consumer group (the store's sync creates it). An entry stays pending until `ack`: a worker that dies
+// leaves it pending, and another claims it once it has been idle `claimIdleMs` (XAUTOCLAIM). A live worker
+// keeps its entries from looking idle with `touch` (XCLAIM to itself, JUSTID: the delivery count stays).
+
+export interface QueuedCapture {
+  endpointId: string;
+  capture: Capture;
+}
+
+export interface ForwardQueue {
+  /** Creates the group on streams that lack it (endpoints synced before forwarding existed). */
+  ensureGroups(endpointIds: readonly string[]): Promise<void>;
+  /** New captures of these endpoints, waiting up to `blockMs` for the first. */
+  readNew(endpointIds: readonly string[], o: { count: number; blockMs: number }): Promise<QueuedCapture[]>;
+  /** Captures pending on any consumer for at least `minIdleMs`, now this worker's. */
+  claimStale(endpointId: string, o: { minIdleMs: number; count: number }): Promise<QueuedCapture[]>;
+  touch(endpointId: string, requestIds: readonly string[]): Promise<void>;
+  ack(endpointId: string, requestId: string): Promise<void>;
+  addDeadLetter(fields: Record<string, string>): Promise<void>;
+  close(): void;
+}
+
+type RawEntry = [Buffer, Buffer[]];
+
+/** The dead letters kept (approximately): the newest. */
+const MAX_DEAD_LETTERS = 10_000;
+
+export function createForwardQueue(o: {
+  url: string;
+  prefix: string;
+  consumerName: string;
+  log: Logger;
+}): ForwardQueue {
+  const keys = createKeyLayout(o.prefix);
+  const log = o.log.child({ component: 'forward-queue' });
+  const redis = new Redis(o.url, { maxRetriesPerRequest: 1 });
+  // XREADGROUP BLOCK holds its connection: the other commands must not wait behind it
+  const reader = redis.duplicate();
+  let lastError = '';
+  redis.on('ready', () => (lastError = ''));
+  redis.on('error', (err: Error) => {
+    if (err.message !== lastError) log.warn({ err }, 'redis connection error');
+    lastError = err.message;
+  });
+  reader.on('error', () => undefined); // reported by the main connection; a failed read rejects
+  const idOf = (key: Buffer | string): string | undefined => /^.*ep:\{(.*)\}:req$/.exec(key.toString())?.[1];
+
+  return {
+    async ensureGroups(endpointIds) {
+      for (const id of endpointIds) {
+        try {
+          await redis.xgroup('CREATE', keys.captures(id), FORWARD_GROUP, '$', 'MKSTREAM');
+        } catch (err: unknown) {
+          if (!(err instanceof Error) || !err.message.startsWith('BUSYGROUP')) {
+            throw new StoreUnavailableError('inbox store: redis XGROUP CREATE failed', { cause: err });
+          }
+        }
+      }
+    },
+    async readNew(endpointIds, opts) {
+      if (endpointIds.length === 0) return [];
+      const streams = endpointIds.map((id) => keys.captures(id));
+      const reply = (await callRedis('XREADGROUP', () =>
+        reader.callBuffer('XREADGROUP', [
+          ...['GROUP', FORWARD_GROUP, o.consumerName, 'COUNT', opts.count, 'BLOCK', opts.blockMs],
+          ...['STREAMS', ...streams, ...streams.map(() => '>')],
+        ]),
+      )) as Array<[Buffer, RawEntry[]]> | null;
+      const out: QueuedCapture[] = [];
+      for (const [key, entries] of reply ?? []) {
+        const endpointId = idOf(key);
+        if (endpointId === undefined) continue;
+        for (const entry of entries) out.push({ endpointId, capture: decodeCaptureEntry(entry) });
+      }
+      return out;
+    },
+    async claimStale(endpointId, opts) {
+      const key = keys.captures(endpointId);
+      const reply = (await callRedis('XAUTOCLAIM', () =>
+        redis.callBuffer('XAUTOCLAIM', [
+          ...[key, FORWARD_GROUP, o.consumerName, opts.minIdleMs, '0-0', 'COUNT', opts.count],
+        ]),
+      )) as [Buffer, RawEntry[], Buffer[]?];
+      const deleted = reply[2] ?? [];
+      // Redis 7 drops trimmed entries from the pending list as it reports them: they are lost to forwarding
+      if (deleted.length > 0) log.warn({ endpointId, lost: deleted.length }, 'pending captures trimmed');
+      return reply[1]
+        .filter((entry) => Array.isArray(entry[1]))
+        .map((entry) => ({ endpointId, capture: decodeCaptureEntry(entry) }));
+    },
+    async touch(endpointId, requestIds) {
+      if (requestIds.length === 0) return;
+      const key = keys.captures(endpointId);
+      await callRedis('XCLAIM', () =>
+        redis.xclaim(key, FORWARD_GROUP, o.consumerName, 0, ...requestIds, 'JUSTID'),
+      );
+    },
+    async ack(endpointId, requestId) {
+      await callRedis('XACK', () => redis.xack(keys.captures(endpointId), FORWARD_GROUP, requestId));
+    },
+    async addDeadLetter(fields) {
+      const flat = Object.entries(fields).flat();
+      await callRedis('XADD', () =>
+        redis.xadd(keys.deadLetters, 'MAXLEN', '~', MAX_DEAD_LETTERS, '*', ...flat),
+      );
+    },
+    close() {
+      reader.disconnect();
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { HOP_BY_HOP_HEADERS } from '@portcullis/kit';
+import type { ForwardTarget } from '@portcullis/config';
+import type { Capture } from '../store/types.js';
+
+// What is sent to a target: the capture as received, so signatures over the body (GitHub's
+// X-Hub-Signature-256, Stripe's) still verify. Headers keep their order, case and duplicates; only the
+// hop-by-hop ones go, Host names the target (the original moves to X-Forwarded-Host) and Content-Length is
+// recomputed from the stored bytes, in the place the original framing header had. `Connection: close` ends
+// the list.
+
+export interface ForwardRequest {
+  url: URL;
+  method: string;
+  /** The request-target sent: path and query, raw. */
+  path: string;
+  /** Flat `[name, value, …]`, for node:http's array form (which adds no header of its own). */
+  rawHeaders: string[];
+  body: Buffer;
+}
+
+/** `pathMode: append` adds what followed the endpoint id; `exact` sends to the target URL alone. */
+export function buildForwardRequest(capture: Capture, target: ForwardTarget): ForwardRequest {
+  const url = new URL(target.url);
+  const q = capture.url.indexOf('?');
+  const query = q === -1 ? '' : capture.url.slice(q + 1);
+  let path = url.pathname;
+  if (target.pathMode === 'append' && capture.nestedPath !== '') {
+    path = path.replace(/\/$/, '') + capture.nestedPath;
+  }
+  const targetQuery = url.search.slice(1);
+  const fullQuery = [targetQuery, query].filter((s) => s !== '').join('&');
+  if (fullQuery !== '' || q !== -1) path += `?${fullQuery}`;
+  return {
+    url,
+    method: capture.method,
+    path,
+    rawHeaders: forwardHeaders(capture.rawHeaders, { host: url.host, bodyBytes: capture.body.length }),
+    body: capture.body,
+  };
+}
+
+/** The captured headers as sent on: see the top of this file. */
+export function forwardHeaders(
+  rawHeaders: readonly string[],
+  o: { host: string; bodyBytes: number },
+): string[] {
+  const dropped = new Set(HOP_BY_HOP_HEADERS);
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() !== 'connection') continue;
+    for (const token of (rawHeaders[i + 1] ?? '').split(',')) dropped.add(token.trim().toLowerCase());
+  }
+  const out = ['Host', o.host];
+  let originalHost: string | undefined;
+  let framed = false;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] ?? '';
+    const value = rawHeaders[i + 1] ?? '';
+    const lower = name.toLowerCase();
+    if (lower === 'host') {
+      originalHost ??= value;
+    } else if (lower === 'content-length' || lower === 'transfer-encoding') {
+      if (!framed) out.push('Content-Length', String(o.bodyBytes));
+      framed = true;
+    } else if (!dropped.has(lower)) {
+      out.push(name, value);
+    }
+  }
+  if (!framed && o.bodyBytes > 0) out.push('Content-Length', String(o.bodyBytes));
+  if (originalHost !== undefined) out.push('X-Forwarded-Host', originalHost);
+  // one connection per attempt (deliver.ts uses no agent); said here so node:http adds nothing of its own
+  out.push('Connection', 'close');
+  return out;
+}

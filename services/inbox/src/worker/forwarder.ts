@@ -1,0 +1,231 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ForwardTarget } from '@portcullis/config';
+import type { Logger } from '@portcullis/kit';
+import type { Capture, EndpointRecord, ForwardAttempt, InboxStore } from '../store/types.js';
+import { computeRetryDelayMs, isRetryableStatus, parseRetryAfterMs } from './backoff.js';
+import { deliver, type DeliveryResult } from './deliver.js';
+import type { EgressPolicy } from './egress-policy.js';
+import { buildForwardRequest } from './forward-request.js';
+import type { ForwardQueue, QueuedCapture } from './forward-queue.js';
+
+export interface ForwarderOptions {
+  store: InboxStore;
+  queue: ForwardQueue;
+  egress: EgressPolicy;
+  log: Logger;
+  claimIdleMs: number;
+  pollMs: number;
+  maxInFlight: number;
+  now?: () => number;
+  /** In [0, 1): the jitter. */
+  random?: () => number;
+}
+
+export interface Forwarder {
+  start(): void;
+  /** Stops at once: deliveries under way are abandoned unacknowledged, for another worker to claim. */
+  stop(): Promise<void>;
+}
+
+type TargetOutcome = 'done' | 'stopped';
+
+/**
+ * Forwards each capture of a managed endpoint to its enabled targets, one after another, and acknowledges
+ * it once every target has an outcome recorded (delivered, or dead after its attempts). Retries wait in
+ * this process; the wait is recorded (`nextAttemptAt`), so a worker that claims the capture resumes it.
+ */
+export function createForwarder(o: ForwarderOptions): Forwarder {
+  const log = o.log.child({ component: 'forwarder' });
+  const now = o.now ?? Date.now;
+  const random = o.random ?? Math.random;
+  const stopping = new AbortController();
+  const isStopping = (): boolean => stopping.signal.aborted;
+  const inFlight = new Map<string, { endpointId: string; requestId: string; done: Promise<void> }>();
+  let endpoints = new Map<string, EndpointRecord>();
+  let loop: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let maintaining = false;
+
+  const refreshEndpoints = async (): Promise<void> => {
+    const list = (await o.store.listManagedEndpoints()).filter((e) => e.forward.some((t) => t.enabled));
+    await o.queue.ensureGroups(list.filter((e) => !endpoints.has(e.id)).map((e) => e.id));
+    endpoints = new Map(list.map((e) => [e.id, e]));
+  };
+
+  const begin = (item: QueuedCapture): void => {
+    const key = `${item.endpointId} ${item.capture.id}`;
+    if (inFlight.has(key) || stopping.signal.aborted) return;
+    const done = forwardCapture(item)
+      .catch((err: unknown) => {
+        // left pending: claimed again once idle
+        log.warn({ endpointId: item.endpointId, requestId: item.capture.id, err }, 'forwarding interrupted');
+      })
+      .finally(() => inFlight.delete(key));
+    inFlight.set(key, { endpointId: item.endpointId, requestId: item.capture.id, done });
+  };
+
+  const forwardCapture = async ({ endpointId, capture }: QueuedCapture): Promise<void> => {
+    const endpoint = endpoints.get(endpointId) ?? (await o.store.getEndpoint(endpointId));
+    const targets = endpoint?.forward.filter((t) => t.enabled) ?? [];
+    const history = await o.store.listForwardAttempts(endpointId, capture.id);
+    for (const target of targets) {
+      const past = history.filter((a) => a.target === target.url);
+      if ((await forwardToTarget({ endpointId, capture }, target, past)) === 'stopped') return;
+    }
+    await o.queue.ack(endpointId, capture.id);
+  };
+
+  const forwardToTarget = async (
+    { endpointId, capture }: QueuedCapture,
+    target: ForwardTarget,
+    past: readonly ForwardAttempt[],
+  ): Promise<TargetOutcome> => {
+    const last = past.at(-1);
+    if (last && last.outcome !== 'retrying') return 'done';
+    let attempt = (last?.attempt ?? 0) + 1;
+    let dueAt = last?.nextAttemptAt ? Date.parse(last.nextAttemptAt) : now();
+    for (;;) {
+      if (!(await waitUntilDue(dueAt))) return 'stopped';
+      const result = await attemptDelivery(capture, target);
+      if (result.kind === 'aborted') return 'stopped';
+      const at = now();
+      const record: ForwardAttempt = {
+        target: target.url,
+        attempt,
+        ...(result.kind === 'answered' ? { status: result.status } : { error: result.error }),
+        at: new Date(at).toISOString(),
+        outcome: 'delivered',
+      };
+      const retryable = result.kind === 'answered' ? isRetryableStatus(result.status) : result.retryable;
+      if (result.kind === 'answered' && result.status >= 200 && result.status < 300) {
+        await o.store.recordForwardAttempt(endpointId, capture.id, record);
+        return 'done';
+      }
+      if (!retryable || attempt >= target.maxAttempts) {
+        // the dead letter first: a crash before the record repeats the attempt, never loses the letter
+        await o.queue.addDeadLetter({
+          endpointId,
+          requestId: capture.id,
+          target: target.url,
+          attempts: String(attempt),
+          last: record.status === undefined ? (record.error ?? '') : String(record.status),
+          at: record.at,
+        });
+        await o.store.recordForwardAttempt(endpointId, capture.id, { ...record, outcome: 'dead' });
+        log.warn({ endpointId, requestId: capture.id, target: target.url, attempt }, 'capture dead-lettered');
+        return 'done';
+      }
+      const retryAfter = result.kind === 'answered' ? result.retryAfter : undefined;
+      dueAt =
+        at +
+        computeRetryDelayMs({
+          attempt,
+          initialDelayMs: target.initialDelaySeconds * 1000,
+          maxDelayMs: target.maxDelaySeconds * 1000,
+          retryAfterMs: parseRetryAfterMs(retryAfter, at),
+          random,
+        });
+      await o.store.recordForwardAttempt(endpointId, capture.id, {
+        ...record,
+        outcome: 'retrying',
+        nextAttemptAt: new Date(dueAt).toISOString(),
+      });
+      attempt += 1;
+    }
+  };
+
+  const attemptDelivery = async (
+    capture: Capture,
+    target: ForwardTarget,
+  ): Promise<
+    Exclude<DeliveryResult, { kind: 'failed' }> | { kind: 'failed'; error: string; retryable: boolean }
+  > => {
+    const request = buildForwardRequest(capture, target);
+    const decision = await o.egress.check(request.url);
+    if (!decision.allowed)
+      return { kind: 'failed', error: `egress refused: ${decision.reason}`, retryable: false };
+    const result = await deliver(request, {
+      pinned: decision,
+      timeoutMs: target.timeoutSeconds * 1000,
+      signal: stopping.signal,
+    });
+    return result.kind === 'failed' ? { ...result, retryable: true } : result;
+  };
+
+  /** False when the worker stopped first. */
+  const waitUntilDue = async (dueAt: number): Promise<boolean> => {
+    const waitMs = dueAt - now();
+    if (waitMs > 0) {
+      try {
+        await sleep(waitMs, undefined, { signal: stopping.signal });
+      } catch {
+        // aborted: stopping
+      }
+    }
+    return !stopping.signal.aborted;
+  };
+
+  /** Heartbeat for this worker's captures, then claims of other workers' idle ones. */
+  const maintain = async (): Promise<void> => {
+    if (maintaining) return;
+    maintaining = true;
+    try {
+      const mine = new Map<string, string[]>();
+      for (const f of inFlight.values())
+        mine.set(f.endpointId, [...(mine.get(f.endpointId) ?? []), f.requestId]);
+      for (const [endpointId, ids] of mine) await o.queue.touch(endpointId, ids);
+      for (const endpointId of endpoints.keys()) {
+        const room = o.maxInFlight - inFlight.size;
+        if (room <= 0 || stopping.signal.aborted) break;
+        const claimed = await o.queue.claimStale(endpointId, { minIdleMs: o.claimIdleMs, count: room });
+        for (const item of claimed) begin(item);
+      }
+    } catch (err: unknown) {
+      log.warn({ err }, 'claiming idle captures failed');
+    } finally {
+      maintaining = false;
+    }
+  };
+
+  const run = async (): Promise<void> => {
+    let refreshedAt = -Infinity;
+    while (!stopping.signal.aborted) {
+      try {
+        if (now() - refreshedAt >= o.pollMs) {
+          await refreshEndpoints();
+          refreshedAt = now();
+        }
+        if (inFlight.size >= o.maxInFlight) {
+          await Promise.race([...inFlight.values()].map((f) => f.done));
+          continue;
+        }
+        const ids = [...endpoints.keys()];
+        if (ids.length === 0) {
+          await waitUntilDue(now() + o.pollMs);
+          continue;
+        }
+        const items = await o.queue.readNew(ids, { count: o.maxInFlight - inFlight.size, blockMs: o.pollMs });
+        for (const item of items) begin(item);
+      } catch (err: unknown) {
+        if (isStopping()) break;
+        log.warn({ err }, 'reading captures to forward failed');
+        await waitUntilDue(now() + o.pollMs);
+      }
+    }
+  };
+
+  return {
+    start() {
+      loop = run();
+      // a third of the idle time: a live worker's captures never look idle to the others
+      timer = setInterval(() => void maintain(), Math.max(10, Math.floor(o.claimIdleMs / 3)));
+    },
+    async stop() {
+      stopping.abort();
+      clearInterval(timer);
+      o.queue.close();
+      await loop;
+      await Promise.all([...inFlight.values()].map((f) => f.done));
+    },
+  };
+}
