@@ -18,6 +18,7 @@ import { toHttpError } from './error-mapper.js';
 import { createFeedHub, type FeedHub } from './live/feed-hub.js';
 import { registerSseRoute } from './live/sse-route.js';
 import { createInboxMetrics } from './metrics.js';
+import { createInboxRateLimiter } from './rate-limit.js';
 import type { Settings } from './settings.js';
 import { createInboxStore } from './store/factory.js';
 import type { InboxStore } from './store/types.js';
@@ -36,7 +37,7 @@ export interface InboxDeps {
   liveBlockMs?: number;
 }
 
-/** Store → live feed → retention → managed endpoints (xDS) → HTTP server; closed in reverse. */
+/** Store → live feed → rate limiter → retention → managed endpoints (xDS) → HTTP server; closed in reverse. */
 export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps): Promise<InboxApp> {
   const { log } = deps;
   const now = deps.now ?? Date.now;
@@ -68,8 +69,9 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
 
   const app = createHttpApp(log.child({ component: 'http' }), toHttpError);
   const authorize = createAuthorize({ store, adminToken: settings.adminToken });
-  await registerCaptureRoutes(app, ctx);
-  registerEndpointRoutes(app, ctx, authorize);
+  const limiter = createInboxRateLimiter(settings.ratelimit, log);
+  await registerCaptureRoutes(app, ctx, limiter);
+  registerEndpointRoutes(app, ctx, { authorize, limiter });
   const closeStreams = registerSseRoute(app, ctx, authorize);
   // fastify's close waits for open requests, and a live stream never ends by itself
   app.addHook('preClose', (done) => {
@@ -87,6 +89,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
     [
       { name: 'store', start: () => undefined, close: () => store.close() },
       { name: 'live feed', start: () => undefined, close: () => hub.close() },
+      { name: 'rate limiter', start: () => undefined, close: () => limiter.close() },
       {
         name: 'retention',
         start: () => {

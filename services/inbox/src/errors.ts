@@ -63,3 +63,28 @@ export class StoreUnavailableError extends InboxError {
   readonly code = 'UNAVAILABLE';
   readonly statusCode = 503;
 }
+
+/**
+ * The ratelimit service answered OVER_LIMIT: 429 with `Retry-After` (seconds until the window resets) and
+ * the `RateLimit-*` headers.
+ */
+export class RateLimitedError extends InboxError {
+  readonly code = 'RATE_LIMITED';
+  readonly statusCode = 429;
+  override readonly headers: Readonly<Record<string, string>>;
+
+  constructor(headers: Readonly<Record<string, string>>) {
+    super('too many requests');
+    this.headers = headers;
+  }
+}
+
+/** The ratelimit service could not be asked and `INBOX_RATELIMIT_FAILURE_MODE` is `deny`: 503. */
+export class RateLimitUnavailableError extends InboxError {
+  readonly code = 'RATE_LIMIT_UNAVAILABLE';
+  readonly statusCode = 503;
+
+  constructor() {
+    super('rate limit service unavailable');
+  }
+}

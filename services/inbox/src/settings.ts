@@ -25,6 +25,15 @@ export interface Settings {
   adminToken: string;
   xds: { serverUrl: string; nodeId: string; retryIntervalMs: number };
   sse: { heartbeatMs: number; maxPendingEvents: number };
+  /** The ratelimit service (gRPC RLS v3) asked before creating an endpoint and before each capture. */
+  ratelimit: {
+    /** `host:port`; empty: no rate limiting (local mode). */
+    url: string;
+    domain: string;
+    /** What to answer when the service cannot be asked: serve (`allow`) or 503 (`deny`). */
+    failureMode: 'allow' | 'deny';
+    timeoutMs: number;
+  };
   /** The forwarding worker (`src/worker-main.ts`); it needs Redis. */
   worker: {
     /** Its consumer name in the forwarders group: unique per worker, stable across restarts (the pod name). */
@@ -56,6 +65,8 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   }
   const maxAgeMs = env.durationMs('INBOX_RETENTION_MAX_AGE', { default: '168h' });
   if (maxAgeMs < 1) env.problem('INBOX_RETENTION_MAX_AGE: expected a duration above 0');
+  const ratelimitTimeoutMs = env.durationMs('INBOX_RATELIMIT_TIMEOUT', { default: '200ms' });
+  if (ratelimitTimeoutMs < 1) env.problem('INBOX_RATELIMIT_TIMEOUT: expected a duration above 0');
   const settings: Settings = {
     host: env.str('INBOX_HOST', { default: '0.0.0.0' }),
     // 8090 is the operator's health port in local mode
@@ -78,6 +89,12 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     sse: {
       heartbeatMs: Math.max(10, env.durationMs('INBOX_SSE_HEARTBEAT', { default: '15s' })),
       maxPendingEvents: env.int('INBOX_SSE_MAX_PENDING_EVENTS', { default: 256, min: 1 }),
+    },
+    ratelimit: {
+      url: env.str('INBOX_RATELIMIT_URL'),
+      domain: env.str('INBOX_RATELIMIT_DOMAIN', { default: 'inbox' }),
+      failureMode: env.oneOf('INBOX_RATELIMIT_FAILURE_MODE', ['allow', 'deny'], { default: 'allow' }),
+      timeoutMs: ratelimitTimeoutMs,
     },
     worker: {
       consumerName: env.str('INBOX_WORKER_NAME', { default: hostname() }),

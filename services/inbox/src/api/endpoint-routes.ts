@@ -4,6 +4,7 @@ import { receiveUrl, type InboxContext } from '../context.js';
 import { createEndpointId, createEndpointToken, hashToken } from '../endpoints/credentials.js';
 import { EndpointManagedError, InvalidRequestError, NotFoundError } from '../errors.js';
 import { isStreamId } from '../store/stream-id.js';
+import type { InboxRateLimiter } from '../rate-limit.js';
 import type { EndpointRecord } from '../store/types.js';
 import type { Authorize } from './access.js';
 import { toCaptureDetail, toCaptureSummary } from './capture-json.js';
@@ -17,8 +18,13 @@ const BODY_LIMIT_BYTES = 16 * 1024;
 type Params = { Params: { id: string } };
 
 /** The JSON management API under `/api/endpoints`; see the README for the wire protocol. */
-export function registerEndpointRoutes(app: HttpApp, ctx: InboxContext, authorize: Authorize): void {
+export function registerEndpointRoutes(
+  app: HttpApp,
+  ctx: InboxContext,
+  guards: { authorize: Authorize; limiter: InboxRateLimiter },
+): void {
   const { store, settings } = ctx;
+  const { authorize, limiter } = guards;
   const traced = <T>(name: string, fn: () => Promise<T>): Promise<T> =>
     withSpan('portcullis-inbox', name, () => fn());
   const view = async (e: EndpointRecord) => ({
@@ -37,6 +43,7 @@ export function registerEndpointRoutes(app: HttpApp, ctx: InboxContext, authoriz
 
   app.post('/api/endpoints', { bodyLimit: BODY_LIMIT_BYTES }, (request, reply) =>
     traced('inbox create endpoint', async () => {
+      await limiter.enforce({ action: 'create_endpoint', remoteAddress: request.ip }, reply);
       const name = readName(request.body, { required: false });
       const id = createEndpointId();
       const token = createEndpointToken();

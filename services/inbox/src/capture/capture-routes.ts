@@ -7,6 +7,7 @@ import { withSpan, type HttpApp, readBody } from '@portcullis/kit';
 import type { InboxContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { toCaptureOutcome } from '../metrics.js';
+import type { InboxRateLimiter } from '../rate-limit.js';
 import type { CaptureInput } from '../store/types.js';
 import { splitHookUrl } from './hook-url.js';
 
@@ -19,13 +20,18 @@ const UNROUTABLE = new Set(['CONNECT']);
  * rejects a body there: the content type is not looked at (a malformed one would get 415, a QUERY without
  * one 400) and the body stays an unread stream for `readBody`.
  */
-export async function registerCaptureRoutes(app: HttpApp, ctx: InboxContext): Promise<void> {
+export async function registerCaptureRoutes(
+  app: HttpApp,
+  ctx: InboxContext,
+  limiter: InboxRateLimiter,
+): Promise<void> {
   for (const method of METHODS) {
     if (!UNROUTABLE.has(method) && !app.supportedMethods.includes(method)) {
       app.addHttpMethod(method, { hasBody: true });
     }
   }
   const methods = app.supportedMethods.filter((m) => !UNROUTABLE.has(m));
+  const captureCtx = { ...ctx, limiter };
   await app.register((hook, _opts, done) => {
     hook.removeAllContentTypeParsers();
     hook.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null, undefined));
@@ -39,7 +45,7 @@ export async function registerCaptureRoutes(app: HttpApp, ctx: InboxContext): Pr
       ctx.metrics.captures.inc({ outcome: toCaptureOutcome(reply.statusCode) });
       next();
     });
-    const handler = (request: FastifyRequest, reply: FastifyReply) => capture(ctx, request, reply);
+    const handler = (request: FastifyRequest, reply: FastifyReply) => capture(captureCtx, request, reply);
     hook.route({ method: methods, url: '/api/hook/:endpointId', handler });
     hook.route({ method: methods, url: '/api/hook/:endpointId/*', handler });
     done();
@@ -47,7 +53,7 @@ export async function registerCaptureRoutes(app: HttpApp, ctx: InboxContext): Pr
 }
 
 async function capture(
-  ctx: InboxContext,
+  ctx: InboxContext & { limiter: InboxRateLimiter },
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<{ ok: true; requestId: string }> {
@@ -60,6 +66,8 @@ async function capture(
         ? await ctx.store.getEndpoint(target.endpointId)
         : undefined;
     if (!target || !endpoint) throw new NotFoundError('no such endpoint');
+    // after the lookup, so unknown ids never reach the ratelimit service; before the body is read
+    await ctx.limiter.enforce({ action: 'capture', endpointId: endpoint.id }, reply);
     const body = await readBody(
       raw,
       ctx.settings.maxBodyBytes,

@@ -1,0 +1,81 @@
+import { lookup } from 'node:dns/promises';
+import type { ForwardTarget } from '@portcullis/config';
+import type { CaptureDetail } from '../api/capture-json.js';
+import type { Capture } from '../store/types.js';
+import { deliver, type DeliveryResult } from '../worker/deliver.js';
+import { buildForwardRequest } from '../worker/forward-request.js';
+
+// Sends a capture from the CLI's own process, the way the forwarding worker does (same request builder,
+// same node:http sender): method, raw nested path and query, raw headers minus hop-by-hop with Host set for
+// the target, exact body bytes. The target is the user's own (often localhost), so no egress policy.
+
+const SEND_TIMEOUT_MS = 30_000;
+
+/** A record of the JSON API (`GET …/requests/:id`, or an SSE event with `full=1`) as a stored capture. */
+export function toCapture(d: CaptureDetail): Capture {
+  return {
+    id: d.id,
+    receivedAt: Date.parse(d.time),
+    method: d.method,
+    url: d.url,
+    nestedPath: d.nestedPath,
+    httpVersion: d.httpVersion,
+    rawHeaders: d.headers.flat(),
+    remoteAddress: d.remoteAddress,
+    body: Buffer.from(d.bodyBase64, 'base64'),
+    bodySha256: d.bodySha256,
+  };
+}
+
+/** `--to` as a forward target: the nested path is appended to its path, the query to its query. */
+export function toTarget(url: string): ForwardTarget {
+  return {
+    url,
+    pathMode: 'append',
+    enabled: true,
+    timeoutSeconds: SEND_TIMEOUT_MS / 1000,
+    maxAttempts: 1,
+    initialDelaySeconds: 1,
+    maxDelaySeconds: 1,
+  };
+}
+
+/** One attempt; never rejects. */
+export async function sendCapture(
+  d: CaptureDetail,
+  to: string,
+  signal: AbortSignal,
+): Promise<DeliveryResult> {
+  const req = buildForwardRequest(toCapture(d), toTarget(to));
+  let pinned: { address: string; family: 4 | 6 };
+  try {
+    const found = await lookup(req.url.hostname.replace(/^\[(.*)\]$/, '$1'));
+    pinned = { address: found.address, family: found.family === 6 ? 6 : 4 };
+  } catch (e: unknown) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'lookup failed';
+    return { kind: 'failed', error: `${code}: ${req.url.hostname}` };
+  }
+  return deliver(req, { pinned, timeoutMs: SEND_TIMEOUT_MS, signal });
+}
+
+/** `POST /orders?x=1`: what followed the endpoint id in the receive URL. */
+export function describeCapture(d: Pick<CaptureDetail, 'method' | 'nestedPath' | 'query' | 'url'>): string {
+  const path = d.nestedPath === '' ? '/' : d.nestedPath;
+  return `${d.method} ${path}${d.url.includes('?') ? `?${d.query}` : ''}`;
+}
+
+/** `→ 200`, or `→ error: ECONNREFUSED: …`. */
+export function describeResult(r: DeliveryResult): string {
+  switch (r.kind) {
+    case 'answered':
+      return `→ ${r.status}`;
+    case 'failed':
+      return `→ error: ${r.error}`;
+    case 'aborted':
+      return '→ aborted';
+    default: {
+      const _: never = r;
+      return _;
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import type { CaptureSummary } from '../api/capture-json.js';
+import {
+  COMMON_OPTIONS,
+  parseCommandArgs,
+  requireEndpointId,
+  resolveAccess,
+  type CommandContext,
+} from './command-context.js';
+import { UsageError } from './cli-errors.js';
+import { followStream } from './live-stream.js';
+import { describeCapture } from './send-capture.js';
+import { isStreamId } from '../store/stream-id.js';
+
+export const TAIL_USAGE = `Usage: inbox tail <endpoint_id> [--json] [--since <request_id>] [--token <token>] [--host <url>]
+
+Prints the endpoint's requests as they arrive, one line each. After a network drop it reconnects with
+backoff and resumes where it stopped: nothing missed, nothing twice. Runs until interrupted.
+
+Options:
+  --json                 print each full record as one JSON line
+  --since <request_id>   start after this request (default: from now)
+  --token <token>        the endpoint's token (default: $INBOX_TOKEN, else the one \`inbox forward\` saved)
+  --host <url>           the inbox (default: $INBOX_URL, else the endpoint's saved host, else http://localhost:8089)
+  -h, --help             this text`;
+
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  json: { type: 'boolean' },
+  since: { type: 'string' },
+  token: { type: 'string' },
+} as const;
+
+export async function runTail(args: string[], ctx: CommandContext): Promise<void> {
+  const { values, positionals } = parseCommandArgs(args, OPTIONS);
+  if (values.help === true) return ctx.out(TAIL_USAGE);
+  const endpointId = requireEndpointId(positionals, TAIL_USAGE);
+  if (values.since !== undefined && !isStreamId(values.since)) {
+    throw new UsageError(`--since ${values.since}: expected a request id such as 1700000000000-0`);
+  }
+  const { host, token } = await resolveAccess(ctx, endpointId, values);
+  const json = values.json === true;
+  await followStream({
+    host,
+    endpointId,
+    token,
+    full: json,
+    lastEventId: values.since,
+    signal: ctx.signal,
+    onReconnect: ({ delayMs, reason }) =>
+      ctx.err(`stream interrupted (${reason}); reconnecting in ${delayMs} ms`),
+    onRequest: (e) => {
+      if (json) return ctx.out(JSON.stringify(e.data));
+      const c = e.data as CaptureSummary;
+      ctx.out(`${c.time} ${c.id} ${describeCapture(c)} ${c.bodySize} bytes`);
+    },
+  });
+}

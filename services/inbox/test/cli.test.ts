@@ -1,0 +1,287 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '@portcullis/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInboxHarness, waitUntil, type InboxHarness } from './harness.js';
+
+// The `inbox` CLI as users run it: a child process (bin/inbox.mjs) against a real inbox app (memory store)
+// and real target servers that verify a GitHub-style HMAC over the body they receive.
+
+const BIN = fileURLToPath(new URL('../bin/inbox.mjs', import.meta.url));
+const SECRET = 'cli-test-secret';
+/** Not valid UTF-8, with CR LF and NUL: only byte-exact forwarding keeps the signature valid. */
+const BODY = Buffer.concat([Buffer.from('{"event":"push"}\r\n'), Buffer.from([0xff, 0x00, 0xfe, 0x80])]);
+
+const sign = (body: Buffer): string => `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+
+interface Received {
+  method: string;
+  url: string;
+  rawHeaders: string[];
+  body: Buffer;
+  signatureValid: boolean;
+}
+
+async function startTarget(): Promise<{ url: string; received: Received[]; close: () => Promise<void> }> {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const given = Buffer.from(String(req.headers['x-hub-signature-256'] ?? ''));
+      const expected = Buffer.from(sign(body));
+      received.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        rawHeaders: req.rawHeaders,
+        body,
+        signatureValid: given.length === expected.length && timingSafeEqual(given, expected),
+      });
+      res.writeHead(202).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface CliRun {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number>;
+}
+
+let configDir = '';
+
+function startCli(args: string[], env: Record<string, string> = {}): CliRun {
+  const base = { ...process.env };
+  delete base.INBOX_URL;
+  delete base.INBOX_TOKEN;
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...base, INBOX_CONFIG: join(configDir, 'inbox.json'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Runs a command that ends by itself, bounded. */
+async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const run = startCli(args, env);
+  let code: number | undefined;
+  void run.exited.then((c) => (code = c));
+  try {
+    await waitUntil(() => code !== undefined, 15_000);
+  } finally {
+    if (code === undefined) run.child.kill('SIGKILL');
+  }
+  return { code: code ?? -1, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+async function stopCli(run: CliRun): Promise<void> {
+  if (run.child.exitCode === null && run.child.signalCode === null) {
+    run.child.kill('SIGINT');
+    await run.exited;
+  }
+}
+
+const header = (raw: string[], name: string): string | undefined => {
+  const i = raw.findIndex((h, n) => n % 2 === 0 && h.toLowerCase() === name);
+  return i === -1 ? undefined : raw[i + 1];
+};
+
+describe('inbox CLI', () => {
+  let h: InboxHarness;
+
+  beforeAll(async () => {
+    configDir = await mkdtemp(join(tmpdir(), 'inbox-cli-'));
+    h = await startInboxHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+    await rm(configDir, { recursive: true, force: true });
+  });
+
+  const capture = async (id: string, path: string): Promise<string> => {
+    const r = await h.send('POST', `/api/hook/${id}${path}`, {
+      rawHeaders: [
+        'Content-Type',
+        'application/octet-stream',
+        'X-Hub-Signature-256',
+        sign(BODY),
+        'X-Trace',
+        'a',
+      ],
+      body: BODY,
+    });
+    expect(r.status).toBe(200);
+    return String(r.headers['x-inbox-request-id']);
+  };
+
+  it('prints help for the tool and each command', async () => {
+    const top = await runCli(['--help']);
+    expect(top.code).toBe(0);
+    expect(top.stdout).toContain('Usage: inbox <command>');
+    for (const cmd of ['forward', 'tail', 'replay']) {
+      const r = await runCli([cmd, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`Usage: inbox ${cmd}`);
+    }
+    const bad = await runCli(['tail', '--nope']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("Unknown option '--nope'");
+  });
+
+  it('forward: creates an endpoint and sends each capture from the CLI to the target, byte for byte', async () => {
+    const target = await startTarget();
+    const run = startCli(['forward', '--to', `${target.url}/hooks`, '--host', h.url]);
+    try {
+      await waitUntil(() => /Endpoint (\S+)/.test(run.stdout()), 15_000);
+      const id = /Endpoint (\S+)/.exec(run.stdout())?.[1] ?? '';
+      expect(run.stdout()).toContain(`/api/hook/${id}`);
+      const saved = JSON.parse(await readFile(join(configDir, 'inbox.json'), 'utf8')) as {
+        endpoints: Record<string, { host: string; token: string }>;
+      };
+      expect(saved.endpoints[id]?.host).toBe(h.url);
+
+      // captures from before the stream opened are not forwarded
+      await waitUntil(() => run.stdout().includes('Waiting for requests'));
+      await capture(id, '/orders?x=1');
+      await waitUntil(() => target.received.length === 1);
+      const got = target.received[0]!;
+      expect(got.method).toBe('POST');
+      expect(got.url).toBe('/hooks/orders?x=1');
+      expect(got.body.equals(BODY)).toBe(true);
+      expect(got.signatureValid).toBe(true);
+      expect(header(got.rawHeaders, 'host')).toBe(new URL(target.url).host);
+      expect(header(got.rawHeaders, 'x-trace')).toBe('a');
+      await waitUntil(() => run.stdout().includes('POST /orders?x=1 → 202'));
+    } finally {
+      await stopCli(run);
+      await target.close();
+    }
+  });
+
+  it('tail: one line per capture, resuming after --since without duplicates; INBOX_URL names the inbox', async () => {
+    const ep = await h.createEndpoint();
+    const first = await capture(ep.id, '/a');
+    const second = await capture(ep.id, '/b');
+    const run = startCli(['tail', ep.id, '--since', first, '--token', ep.token], { INBOX_URL: h.url });
+    try {
+      await waitUntil(() => run.stdout().includes(second), 15_000);
+      const third = await capture(ep.id, '/c');
+      await waitUntil(() => run.stdout().includes(third));
+      const lines = run.stdout().trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toContain(`${second} POST /b ${BODY.length} bytes`);
+      expect(lines[1]).toContain(`${third} POST /c`);
+      expect(run.stdout()).not.toContain(first);
+    } finally {
+      await stopCli(run);
+    }
+  });
+
+  it('tail --json prints full records; --host wins over INBOX_URL', async () => {
+    const ep = await h.createEndpoint();
+    const first = await capture(ep.id, '/j');
+    const deadUrl = `http://127.0.0.1:${await freePort()}`;
+    const run = startCli(['tail', ep.id, '--json', '--since', '0-0', '--host', h.url], {
+      INBOX_URL: deadUrl,
+      INBOX_TOKEN: ep.token,
+    });
+    try {
+      await waitUntil(() => run.stdout().includes('\n'), 15_000);
+      const record = JSON.parse(run.stdout().trim()) as { id: string; bodyBase64: string };
+      expect(record.id).toBe(first);
+      expect(Buffer.from(record.bodyBase64, 'base64').equals(BODY)).toBe(true);
+    } finally {
+      await stopCli(run);
+    }
+    const dead = await runCli(['tail', ep.id, '--token', ep.token], { INBOX_URL: deadUrl });
+    expect(dead.code).toBe(1);
+    expect(dead.stderr).toContain(`inbox: cannot reach the inbox at ${deadUrl}: ECONNREFUSED`);
+  });
+
+  it('replay: re-sends a stored request byte for byte and prints the status', async () => {
+    const target = await startTarget();
+    try {
+      const ep = await h.createEndpoint();
+      const requestId = await capture(ep.id, '/deploy?ref=main');
+      const r = await runCli([
+        'replay',
+        ep.id,
+        '--request',
+        requestId,
+        '--to',
+        target.url,
+        '--token',
+        ep.token,
+        '--host',
+        h.url,
+      ]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('POST /deploy?ref=main → 202');
+      expect(target.received).toHaveLength(1);
+      expect(target.received[0]!.url).toBe('/deploy?ref=main');
+      expect(target.received[0]!.body.equals(BODY)).toBe(true);
+      expect(target.received[0]!.signatureValid).toBe(true);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('fails clearly on an unknown endpoint or request, a bad token, and an unreachable target', async () => {
+    const ep = await h.createEndpoint();
+    const unknownId = 'AAAAAAAAAAAAAAAAAAAAAA';
+    const common = ['--to', 'http://127.0.0.1:9/', '--host', h.url];
+
+    const unknown = await runCli(['replay', unknownId, '--request', '1-0', '--token', ep.token, ...common]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`inbox: endpoint ${unknownId}: the token was refused by ${h.url}`);
+
+    const noRequest = await runCli(['replay', ep.id, '--request', '1-0', '--token', ep.token, ...common]);
+    expect(noRequest.code).toBe(1);
+    expect(noRequest.stderr).toContain(`inbox: request 1-0 of endpoint ${ep.id}: not found at ${h.url}`);
+
+    const noToken = await runCli(['tail', unknownId, '--host', h.url]);
+    expect(noToken.code).toBe(2);
+    expect(noToken.stderr).toContain(`inbox: no token for endpoint ${unknownId}`);
+
+    const requestId = await capture(ep.id, '/x');
+    const closedPort = await freePort();
+    const unreachable = await runCli([
+      'replay',
+      ep.id,
+      '--request',
+      requestId,
+      '--to',
+      `http://127.0.0.1:${closedPort}`,
+      '--token',
+      ep.token,
+      '--host',
+      h.url,
+    ]);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain('ECONNREFUSED');
+  });
+});
