@@ -1,14 +1,14 @@
-import { BodyTooLargeError } from '../errors.js';
 import { createHash } from 'node:crypto';
 import { METHODS } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ENDPOINT_ID } from '@portcullis/config';
 import { withSpan, type HttpApp, readBody } from '@portcullis/kit';
 import type { InboxContext } from '../context.js';
-import { NotFoundError } from '../errors.js';
+import { BodyTooLargeError, NotFoundError } from '../errors.js';
 import { toCaptureOutcome } from '../metrics.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
 import type { CaptureInput } from '../store/types.js';
+import { createEndpointCache } from './endpoint-cache.js';
 import { splitHookUrl } from './hook-url.js';
 
 /** Node's HTTP parser hands CONNECT to the `connect` event, never to a route. */
@@ -31,7 +31,7 @@ export async function registerCaptureRoutes(
     }
   }
   const methods = app.supportedMethods.filter((m) => !UNROUTABLE.has(m));
-  const captureCtx = { ...ctx, limiter };
+  const captureCtx = { ...ctx, limiter, endpoints: createEndpointCache(ctx.store) };
   await app.register((hook, _opts, done) => {
     hook.removeAllContentTypeParsers();
     hook.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null, undefined));
@@ -53,7 +53,7 @@ export async function registerCaptureRoutes(
 }
 
 async function capture(
-  ctx: InboxContext & { limiter: InboxRateLimiter },
+  ctx: InboxContext & { limiter: InboxRateLimiter; endpoints: ReturnType<typeof createEndpointCache> },
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<{ ok: true; requestId: string }> {
@@ -62,9 +62,7 @@ async function capture(
   return withSpan('portcullis-inbox', 'inbox capture', async (span) => {
     span.setAttributes({ 'http.method': request.method, 'inbox.endpoint_id': target?.endpointId ?? '' });
     const endpoint =
-      target && ENDPOINT_ID.test(target.endpointId)
-        ? await ctx.store.getEndpoint(target.endpointId)
-        : undefined;
+      target && ENDPOINT_ID.test(target.endpointId) ? await ctx.endpoints.get(target.endpointId) : undefined;
     if (!target || !endpoint) throw new NotFoundError('no such endpoint');
     // after the lookup, so unknown ids never reach the ratelimit service; before the body is read
     await ctx.limiter.enforce({ action: 'capture', endpointId: endpoint.id }, reply);
