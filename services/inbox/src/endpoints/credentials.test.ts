@@ -11,6 +11,13 @@ describe('endpoint credentials', () => {
     expect(createEndpointId()).not.toBe(id);
   });
 
+  it('never starts an id or a token with "-", which a command line would take for an option', () => {
+    for (let i = 0; i < 2000; i++) {
+      expect(createEndpointId().startsWith('-')).toBe(false);
+      expect(createEndpointToken().startsWith('-')).toBe(false);
+    }
+  });
+
   it('matches a token against its hash only', () => {
     const token = createEndpointToken();
     const hash = hashToken(token);
