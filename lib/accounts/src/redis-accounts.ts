@@ -10,7 +10,8 @@ import { checkPassword } from './credential-check.js';
 import { UsernameTakenError } from './errors.js';
 import { encodeListCursor, resolveListOptions } from './list-cursor.js';
 import type { PasswordHasher } from './password-hasher.js';
-import { callRedis, defineScript, toFieldMap } from './redis-script.js';
+import { defineScript } from '@portcullis/redis';
+import { callRedis, toFieldMap } from './redis-script.js';
 import type { Account, AccountStore, Clock } from './types.js';
 
 export interface RedisAccountStoreOptions {

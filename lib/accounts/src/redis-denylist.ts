@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { callRedis, defineScript } from './redis-script.js';
+import { defineScript } from '@portcullis/redis';
+import { callRedis } from './redis-script.js';
 import { toRevocationTtlMs } from './revocation-rules.js';
 import type { Clock, TokenDenylist } from './types.js';
 

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { callRedis, defineScript, toFieldMap } from './redis-script.js';
+import { defineScript } from '@portcullis/redis';
+import { callRedis, toFieldMap } from './redis-script.js';
 import { createSessionId, isSessionId, toTtlMs } from './session-rules.js';
 import type { Clock, Session, SessionStore } from './types.js';
 

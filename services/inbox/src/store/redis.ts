@@ -8,7 +8,8 @@ import {
   encodeEndpointFields,
 } from './redis-entry.js';
 import { createKeyLayout, FORWARD_GROUP } from './redis-keys.js';
-import { callRedis, defineScript, execRedis } from './redis-script.js';
+import { defineScript } from '@portcullis/redis';
+import { callRedis, execRedis } from './redis-script.js';
 import { ZERO_STREAM_ID } from './stream-id.js';
 import type {
   Capture,

@@ -1,0 +1,1 @@
+export { defineScript, type RedisScript } from './script.js';
