@@ -27,6 +27,15 @@ export {
 } from './password-hasher.js';
 export { formatScryptHash, parseScryptHash, type ScryptHash, type ScryptParams } from './scrypt-phc.js';
 export { signValue, unsignValue, MIN_SIGNING_KEY_CHARS } from './signed-value.js';
+export {
+  CookieSessions,
+  DEFAULT_SESSION_COOKIE,
+  readCookie,
+  type CookieSession,
+  type CookieSessionOptions,
+  type SecureCookieMode,
+  type SignedIn,
+} from './cookie-sessions.js';
 export { MIN_PASSWORD_CHARS, isValidUsername } from './account-rules.js';
 export { createMemoryAccountStore, type MemoryAccountStoreOptions } from './memory-accounts.js';
 export { createMemorySessionStore, type MemorySessionStoreOptions } from './memory-sessions.js';

@@ -1,5 +1,5 @@
 import { Counter, Histogram } from 'prom-client';
-import { createAccountsBackend, type AccountsBackend } from '@portcullis/accounts';
+import { CookieSessions, createAccountsBackend, type AccountsBackend } from '@portcullis/accounts';
 import { ConfigError } from '@portcullis/config';
 import {
   createHttpApp,
@@ -68,9 +68,15 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     mode: settings.auth,
     jwt: createJwt({ ...settings.jwt, secret: keys.jwtSecret }),
     accounts: backend.accounts,
-    sessions: backend.sessions,
+    cookies: new CookieSessions({
+      accounts: backend.accounts,
+      sessions: backend.sessions,
+      keys: keys.sessionKeys,
+      cookieName: settings.session.cookieName,
+      ttlSeconds: settings.session.ttlSeconds,
+      secure: settings.session.secureCookie,
+    }),
     denylist: backend.denylist,
-    session: { ...settings.session, keys: keys.sessionKeys },
   });
   const ratelimit: RateLimitClient = createRateLimitClient({
     target: settings.ratelimit.target,

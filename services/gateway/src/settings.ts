@@ -1,3 +1,4 @@
+import { DEFAULT_SESSION_COOKIE, type SecureCookieMode } from '@portcullis/accounts';
 import {
   createEnvReader,
   readLogOptions,
@@ -20,7 +21,7 @@ export interface Settings {
     keys: string[];
     ttlSeconds: number;
     cookieName: string;
-    secureCookie: 'auto' | 'always' | 'never';
+    secureCookie: SecureCookieMode;
   };
   /** Where generated keys are kept when none are given (local mode). */
   stateDir: string;
@@ -66,7 +67,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     session: {
       keys: env.list('GATEWAY_SESSION_KEYS'),
       ttlSeconds: Math.round(env.durationMs('GATEWAY_SESSION_TTL', { default: '24h' }) / 1000),
-      cookieName: env.str('GATEWAY_SESSION_COOKIE', { default: 'portcullis_session' }),
+      cookieName: env.str('GATEWAY_SESSION_COOKIE', { default: DEFAULT_SESSION_COOKIE }),
       secureCookie: env.oneOf('GATEWAY_COOKIE_SECURE', ['auto', 'always', 'never'], { default: 'auto' }),
     },
     stateDir: env.str('GATEWAY_STATE_DIR', { default: '.portcullis' }),

@@ -1,3 +1,4 @@
+import { createAccountsBackend, type PasswordHasher } from '@portcullis/accounts';
 import { ConfigError } from '@portcullis/config';
 import {
   createHttpApp,
@@ -8,8 +9,12 @@ import {
   type RunningServer,
 } from '@portcullis/kit';
 import { createSotwClient, type SotwClient } from '@portcullis/xds';
+import { registerAccountRoutes } from './accounts/account-routes.js';
+import { checkCsrf } from './accounts/csrf.js';
+import { createWebSessions } from './accounts/web-sessions.js';
 import { createAuthorize } from './api/access.js';
 import { registerEndpointRoutes } from './api/endpoint-routes.js';
+import { registerRequestActions } from './api/request-actions.js';
 import { registerCaptureRoutes } from './capture/capture-routes.js';
 import type { InboxContext } from './context.js';
 import { endpointsFromResources, INBOX_ENDPOINT_TYPE } from './endpoints/inbox-endpoint-resources.js';
@@ -22,6 +27,8 @@ import { createInboxRateLimiter } from './rate-limit.js';
 import type { Settings } from './settings.js';
 import { createInboxStore } from './store/factory.js';
 import type { InboxStore } from './store/types.js';
+import { registerWebRoutes } from './web/web-routes.js';
+import { createEgressPolicy } from './worker/egress-policy.js';
 
 export interface InboxApp {
   port: number;
@@ -35,9 +42,14 @@ export interface InboxDeps {
   now?: () => number;
   /** How long one live read blocks (and how often a quiet one checks its endpoint still exists). */
   liveBlockMs?: number;
+  /** Production scrypt parameters unless given (tests pass cheap ones). */
+  passwordHasher?: PasswordHasher;
 }
 
-/** Store → live feed → rate limiter → retention → managed endpoints (xDS) → HTTP server; closed in reverse. */
+/**
+ * Store → accounts → live feed → rate limiter → retention → managed endpoints (xDS) → HTTP server; closed
+ * in reverse.
+ */
 export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps): Promise<InboxApp> {
   const { log } = deps;
   const now = deps.now ?? Date.now;
@@ -67,11 +79,24 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
       })
     : undefined;
 
+  const backend = createAccountsBackend({
+    ...(settings.redisUrl ? { redisUrl: settings.redisUrl } : {}),
+    ...(deps.passwordHasher ? { hasher: deps.passwordHasher } : {}),
+    log,
+  });
+  const sessions = createWebSessions({ backend, settings: settings.accounts, log });
   const app = createHttpApp(log.child({ component: 'http' }), toHttpError);
-  const authorize = createAuthorize({ store, adminToken: settings.adminToken });
+  app.addHook('onRequest', async (request) =>
+    checkCsrf(request, { cookieName: settings.accounts.cookieName, publicUrl: settings.publicUrl }),
+  );
+  const authorize = createAuthorize({ store, adminToken: settings.adminToken, sessions });
   const limiter = createInboxRateLimiter(settings.ratelimit, log);
+  const egress = createEgressPolicy({ allowPrivate: settings.egressAllowPrivate });
   await registerCaptureRoutes(app, ctx, limiter);
-  registerEndpointRoutes(app, ctx, { authorize, limiter });
+  registerEndpointRoutes(app, ctx, { authorize, limiter, sessions });
+  registerRequestActions(app, ctx, { authorize, limiter, egress });
+  registerAccountRoutes(app, ctx, { backend, sessions, limiter });
+  registerWebRoutes(app, { webDir: settings.webDir, log });
   const closeStreams = registerSseRoute(app, ctx, authorize);
   // fastify's close waits for open requests, and a live stream never ends by itself
   app.addHook('preClose', (done) => {
@@ -88,6 +113,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   const running = await startParts(
     [
       { name: 'store', start: () => undefined, close: () => store.close() },
+      { name: 'accounts', start: () => undefined, close: () => backend.close() },
       { name: 'live feed', start: () => undefined, close: () => hub.close() },
       { name: 'rate limiter', start: () => undefined, close: () => limiter.close() },
       {

@@ -1,5 +1,19 @@
+import {
+  AccountsBackendError,
+  InvalidUsernameError,
+  UsernameTakenError,
+  WeakPasswordError,
+} from '@portcullis/accounts';
 import type { ErrorMapper } from '@portcullis/kit';
 import { InboxError } from './errors.js';
+
+/** The account store's refusals, by class: the account's own wording and code. */
+const ACCOUNT_ERRORS = [
+  [UsernameTakenError, 409],
+  [InvalidUsernameError, 400],
+  [WeakPasswordError, 400],
+  [AccountsBackendError, 503],
+] as const;
 
 /** fastify's own 4xx errors (a JSON body that does not parse, say), by status. */
 const FRAMEWORK_CODES: Readonly<Record<number, string>> = {
@@ -19,6 +33,9 @@ export const toHttpError: ErrorMapper = (err) => {
       body: { error: err.message, code: err.code },
       headers: { ...err.headers },
     };
+  }
+  for (const [type, statusCode] of ACCOUNT_ERRORS) {
+    if (err instanceof type) return { statusCode, body: { error: err.message, code: err.code } };
   }
   const status = (err as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -16,19 +16,49 @@ export class InvalidRequestError extends InboxError {
   readonly statusCode = 400;
 }
 
+const AUTH_MESSAGES = {
+  invalid_request: "sign in, or give the endpoint's token as Authorization: Bearer <token>",
+  invalid_token: 'the token is not valid',
+  sign_in: 'sign in first',
+  login_failed: 'wrong user name or password',
+} as const;
+
 /**
- * No bearer token, or one that opens nothing: 401 with `WWW-Authenticate`. Also what a wrong token for an
- * unknown endpoint id gets, so the answer never tells whether the id exists.
+ * No credentials, or credentials that open nothing: 401 with `WWW-Authenticate`. Also what a wrong token for
+ * an unknown endpoint id gets, so the answer never tells whether the id exists.
  */
 export class AuthError extends InboxError {
   readonly code = 'UNAUTHENTICATED';
   readonly statusCode = 401;
   override readonly headers: Readonly<Record<string, string>>;
 
-  constructor(detail: 'invalid_request' | 'invalid_token', options?: ErrorOptions) {
-    super(detail === 'invalid_request' ? 'a bearer token is required' : 'the token is not valid', options);
-    this.headers = { 'www-authenticate': `Bearer realm="inbox", error="${detail}"` };
+  constructor(detail: keyof typeof AUTH_MESSAGES, options?: ErrorOptions) {
+    super(AUTH_MESSAGES[detail], options);
+    const error = detail === 'invalid_token' ? 'invalid_token' : 'invalid_request';
+    this.headers = { 'www-authenticate': `Bearer realm="inbox", error="${error}"` };
   }
+}
+
+/**
+ * A write that carries the sign-in cookie (or signs in) without the inspector's `X-Inbox-CSRF` header, or
+ * sent from another site: 403. Cross-site pages cannot add that header without a preflight the inbox never
+ * grants.
+ */
+export class CsrfError extends InboxError {
+  readonly code = 'CSRF_CHECK_FAILED';
+  readonly statusCode = 403;
+}
+
+/** A replay target the egress policy refuses (a private address, a bad scheme): 422. */
+export class EgressRefusedError extends InboxError {
+  readonly code = 'EGRESS_REFUSED';
+  readonly statusCode = 422;
+}
+
+/** A replay target that could not be reached or did not answer in time: 502. */
+export class TargetUnreachableError extends InboxError {
+  readonly code = 'TARGET_UNREACHABLE';
+  readonly statusCode = 502;
 }
 
 /** An endpoint (to a sender, or to the admin) or a captured request that does not exist: 404. */

@@ -9,9 +9,13 @@ import {
 import { RateLimitedError, RateLimitUnavailableError } from './errors.js';
 import type { Settings } from './settings.js';
 
-/** What the inbox asks the ratelimit service about; each becomes one descriptor of domain `inbox`. */
+/** What the inbox asks the ratelimit service about, as descriptors of domain `inbox`. */
 export type InboxLimit =
-  { action: 'create_endpoint'; remoteAddress: string } | { action: 'capture'; endpointId: string };
+  | { action: 'create_endpoint'; remoteAddress: string }
+  | { action: 'capture'; endpointId: string }
+  | { action: 'replay'; endpointId: string }
+  | { action: 'sign_up'; remoteAddress: string }
+  | { action: 'sign_in'; remoteAddress: string; username: string };
 
 export interface InboxRateLimiter {
   /**
@@ -36,7 +40,7 @@ export function createInboxRateLimiter(s: Readonly<Settings>['ratelimit'], log: 
     async enforce(limit, reply) {
       const decision = await client.decide({
         domain: s.domain,
-        descriptors: [{ entries: toEntries(limit) }],
+        descriptors: toDescriptors(limit).map((entries) => ({ entries })),
       });
       if (decision.allowed) {
         for (const h of decision.headers) void reply.header(h.key, h.value);
@@ -50,17 +54,24 @@ export function createInboxRateLimiter(s: Readonly<Settings>['ratelimit'], log: 
   };
 }
 
-export function toEntries(limit: InboxLimit): DescriptorEntry[] {
+/**
+ * The descriptors of one action; over the limit when any one is. Sign-in is counted per client address
+ * and per user name (lower-cased, as names are unique regardless of case), so neither many names from one
+ * address nor one name from many addresses goes unchecked.
+ */
+export function toDescriptors(limit: InboxLimit): DescriptorEntry[][] {
+  const action = { key: 'action', value: limit.action };
   switch (limit.action) {
     case 'create_endpoint':
-      return [
-        { key: 'action', value: limit.action },
-        { key: 'remote_address', value: limit.remoteAddress },
-      ];
+    case 'sign_up':
+      return [[action, { key: 'remote_address', value: limit.remoteAddress }]];
     case 'capture':
+    case 'replay':
+      return [[action, { key: 'endpoint', value: limit.endpointId }]];
+    case 'sign_in':
       return [
-        { key: 'action', value: limit.action },
-        { key: 'endpoint', value: limit.endpointId },
+        [action, { key: 'remote_address', value: limit.remoteAddress }],
+        [action, { key: 'username', value: limit.username.toLowerCase() }],
       ];
     default: {
       const unknown: never = limit;

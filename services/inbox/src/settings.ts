@@ -1,4 +1,6 @@
 import { hostname } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_SESSION_COOKIE, MIN_SIGNING_KEY_CHARS, type SecureCookieMode } from '@portcullis/accounts';
 import {
   createEnvReader,
   readLogOptions,
@@ -44,9 +46,22 @@ export interface Settings {
     pollMs: number;
     /** Captures forwarded at once by one worker. */
     maxInFlight: number;
-    /** Lets targets resolve to loopback, private, link-local and metadata addresses (local mode, tests). */
-    egressAllowPrivate: boolean;
   };
+  /**
+   * Lets forward and replay targets resolve to loopback, private, link-local and metadata addresses (local
+   * mode, tests); the worker and the inspector's replay both obey it.
+   */
+  egressAllowPrivate: boolean;
+  /** Sign-in for the web inspector: the gateway's accounts, sessions and cookie (same Redis, keys, name). */
+  accounts: {
+    /** Signing keys, newest first; empty: one is made at start (sessions end when the inbox restarts). */
+    sessionKeys: string[];
+    cookieName: string;
+    ttlSeconds: number;
+    secureCookie: SecureCookieMode;
+  };
+  /** The built inspector (`npm run build:web`): index.html and hashed assets. */
+  webDir: string;
   log: { level: LogLevel; format: LogFormat };
 }
 
@@ -65,6 +80,10 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   }
   const maxAgeMs = env.durationMs('INBOX_RETENTION_MAX_AGE', { default: '168h' });
   if (maxAgeMs < 1) env.problem('INBOX_RETENTION_MAX_AGE: expected a duration above 0');
+  const sessionKeys = env.list('INBOX_SESSION_KEYS');
+  if (sessionKeys.some((k) => k.length < MIN_SIGNING_KEY_CHARS)) {
+    env.problem(`INBOX_SESSION_KEYS: each key needs at least ${MIN_SIGNING_KEY_CHARS} characters`);
+  }
   const ratelimitTimeoutMs = env.durationMs('INBOX_RATELIMIT_TIMEOUT', { default: '200ms' });
   if (ratelimitTimeoutMs < 1) env.problem('INBOX_RATELIMIT_TIMEOUT: expected a duration above 0');
   const settings: Settings = {
@@ -101,8 +120,15 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       claimIdleMs: Math.max(30, env.durationMs('INBOX_WORKER_CLAIM_IDLE', { default: '1m' })),
       pollMs: Math.max(10, env.durationMs('INBOX_WORKER_POLL_INTERVAL', { default: '5s' })),
       maxInFlight: env.int('INBOX_WORKER_MAX_IN_FLIGHT', { default: 32, min: 1 }),
-      egressAllowPrivate: env.bool('INBOX_EGRESS_ALLOW_PRIVATE', { default: false }),
     },
+    egressAllowPrivate: env.bool('INBOX_EGRESS_ALLOW_PRIVATE', { default: false }),
+    accounts: {
+      sessionKeys,
+      cookieName: env.str('INBOX_SESSION_COOKIE', { default: DEFAULT_SESSION_COOKIE }),
+      ttlSeconds: Math.round(env.durationMs('INBOX_SESSION_TTL', { default: '24h' }) / 1000),
+      secureCookie: env.oneOf('INBOX_COOKIE_SECURE', ['auto', 'always', 'never'], { default: 'auto' }),
+    },
+    webDir: env.str('INBOX_WEB_DIR', { default: fileURLToPath(new URL('../web/dist', import.meta.url)) }),
     log: readLogOptions(env, 'info'),
   };
   env.finish();

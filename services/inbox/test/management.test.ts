@@ -55,7 +55,15 @@ describeEachStore(
       await capture(a.id);
       const invalid = { error: 'the token is not valid', code: 'UNAUTHENTICATED' };
       const cases: Array<[string, string | undefined, number, unknown]> = [
-        [a.id, undefined, 401, { error: 'a bearer token is required', code: 'UNAUTHENTICATED' }],
+        [
+          a.id,
+          undefined,
+          401,
+          {
+            error: "sign in, or give the endpoint's token as Authorization: Bearer <token>",
+            code: 'UNAUTHENTICATED',
+          },
+        ],
         [a.id, b.token, 401, invalid],
         [a.id, `${a.token}x`, 401, invalid],
         ['AAAAAAAAAAAAAAAAAAAAAA', a.token, 401, invalid],

@@ -119,6 +119,7 @@ describe('rate limits through the ratelimit service', () => {
         id,
         name: id,
         tokenSha256: 'x'.repeat(64),
+        ownerId: '',
         createdAt: new Date().toISOString(),
         retention: { maxRequests: 100, maxAgeMs: 60_000 },
       });

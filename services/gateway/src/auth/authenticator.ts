@@ -1,10 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
-  signValue,
-  unsignValue,
   type Account,
   type AccountStore,
-  type SessionStore,
+  type CookieSessions,
   type TokenDenylist,
 } from '@portcullis/accounts';
 import { AuthError } from '../errors.js';
@@ -23,14 +21,8 @@ export interface AuthenticatorOptions {
   mode: AuthMode;
   jwt: Jwt;
   accounts: AccountStore;
-  sessions: SessionStore;
+  cookies: CookieSessions;
   denylist: TokenDenylist;
-  session: {
-    keys: string[];
-    ttlSeconds: number;
-    cookieName: string;
-    secureCookie: 'auto' | 'always' | 'never';
-  };
 }
 
 const LOGIN_FAILED = 'Login not successful';
@@ -81,14 +73,8 @@ export class Authenticator {
       case 'jwt':
         return { jwt: (await this.o.jwt.sign(account)).token };
       case 'session': {
-        const session = await this.o.sessions.create(account.id, { ttlSeconds: this.o.session.ttlSeconds });
-        void reply.header(
-          'set-cookie',
-          this.cookie(signValue(session.id, this.o.session.keys), {
-            secure,
-            maxAge: this.o.session.ttlSeconds,
-          }),
-        );
+        const { setCookie } = await this.o.cookies.start(account.id, { https: secure });
+        void reply.header('set-cookie', setCookie);
         return { message: `logged in: ${account.username}` };
       }
       case 'none':
@@ -108,8 +94,7 @@ export class Authenticator {
     if (caller.claims)
       await this.o.denylist.revoke(caller.claims.jti, caller.claims.exp + CLOCK_TOLERANCE_SECONDS);
     if (caller.sessionId !== undefined) {
-      await this.o.sessions.destroy(caller.sessionId);
-      void reply.header('set-cookie', this.cookie('', { secure, maxAge: 0 }));
+      void reply.header('set-cookie', await this.o.cookies.end(caller.sessionId, { https: secure }));
     }
     return { message: `logged out: ${caller.account.username}` };
   }
@@ -131,27 +116,9 @@ export class Authenticator {
   }
 
   private async fromCookie(header: string | undefined): Promise<Caller | undefined> {
-    const raw = readCookie(header, this.o.session.cookieName);
-    if (raw === undefined || raw === '') return undefined;
-    const sessionId = unsignValue(raw, this.o.session.keys);
-    const session = sessionId === undefined ? undefined : await this.o.sessions.get(sessionId);
-    const account = session ? await this.o.accounts.getById(session.accountId) : undefined;
-    if (!session || !account) throw new AuthError('session expired or invalid', { scheme: 'Cookie' });
-    await this.o.sessions.touch(session.id, this.o.session.ttlSeconds);
-    return { account, via: 'session', sessionId: session.id };
+    const found = await this.o.cookies.read(header);
+    if (found.kind === 'none') return undefined;
+    if (found.kind === 'invalid') throw new AuthError('session expired or invalid', { scheme: 'Cookie' });
+    return { account: found.account, via: 'session', sessionId: found.sessionId };
   }
-
-  private cookie(value: string, at: { secure: boolean; maxAge: number }): string {
-    const secure =
-      this.o.session.secureCookie === 'always' || (this.o.session.secureCookie === 'auto' && at.secure);
-    return `${this.o.session.cookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${at.maxAge}${secure ? '; Secure' : ''}`;
-  }
-}
-
-function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
-  }
-  return undefined;
 }

@@ -1,12 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { withSpan, type HttpApp } from '@portcullis/kit';
+import type { WebSessions } from '../accounts/web-sessions.js';
 import { receiveUrl, type InboxContext } from '../context.js';
 import { createEndpointId, createEndpointToken, hashToken } from '../endpoints/credentials.js';
-import { EndpointManagedError, InvalidRequestError, NotFoundError } from '../errors.js';
+import { AuthError, EndpointManagedError, InvalidRequestError, NotFoundError } from '../errors.js';
 import { isStreamId } from '../store/stream-id.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
 import type { EndpointRecord } from '../store/types.js';
-import type { Authorize } from './access.js';
+import { bearerToken, type Authorize } from './access.js';
 import { toCaptureDetail, toCaptureSummary } from './capture-json.js';
 
 export const MAX_NAME_CHARS = 200;
@@ -21,10 +22,10 @@ type Params = { Params: { id: string } };
 export function registerEndpointRoutes(
   app: HttpApp,
   ctx: InboxContext,
-  guards: { authorize: Authorize; limiter: InboxRateLimiter },
+  guards: { authorize: Authorize; limiter: InboxRateLimiter; sessions: WebSessions },
 ): void {
   const { store, settings } = ctx;
-  const { authorize, limiter } = guards;
+  const { authorize, limiter, sessions } = guards;
   const traced = <T>(name: string, fn: () => Promise<T>): Promise<T> =>
     withSpan('portcullis-inbox', name, () => fn());
   const view = async (e: EndpointRecord) => ({
@@ -41,24 +42,59 @@ export function registerEndpointRoutes(
     ...(e.kind === 'managed' ? { resource: e.resource, forward: e.forward } : {}),
   });
 
+  // Signed in (and no bearer token): the account's endpoint. Otherwise anonymous, with a token.
   app.post('/api/endpoints', { bodyLimit: BODY_LIMIT_BYTES }, (request, reply) =>
     traced('inbox create endpoint', async () => {
       await limiter.enforce({ action: 'create_endpoint', remoteAddress: request.ip }, reply);
       const name = readName(request.body, { required: false });
+      const owner =
+        request.headers.authorization === undefined ? await sessions.signedIn(request) : undefined;
       const id = createEndpointId();
-      const token = createEndpointToken();
+      const token = owner ? undefined : createEndpointToken();
       const createdAt = new Date(ctx.now()).toISOString();
       await store.createEndpoint({
         id,
         name,
-        tokenSha256: hashToken(token),
+        tokenSha256: token === undefined ? '' : hashToken(token),
+        ownerId: owner?.account.id ?? '',
         createdAt,
         retention: { ...settings.retention },
       });
-      ctx.log.info({ endpointId: id }, 'endpoint created');
+      ctx.log.info({ endpointId: id, accountId: owner?.account.id }, 'endpoint created');
       void reply.code(201).headers({ location: `/api/endpoints/${id}`, 'cache-control': 'no-store' });
-      // the only time the token is ever shown: the store keeps its hash
-      return { id, name, kind: 'anonymous', receiveUrl: receiveUrl(settings, id), token, createdAt };
+      const kind = owner ? 'account' : 'anonymous';
+      const created = { id, name, kind, receiveUrl: receiveUrl(settings, id), createdAt };
+      // the only time a token is ever shown: the store keeps its hash
+      return token === undefined ? created : { ...created, token };
+    }),
+  );
+
+  app.get('/api/endpoints', (request) =>
+    traced('inbox list endpoints', async () => {
+      const signedIn = await sessions.signedIn(request);
+      if (!signedIn) throw new AuthError('sign_in');
+      const owned = await store.listAccountEndpoints(signedIn.account.id);
+      return { endpoints: await Promise.all(owned.map(view)) };
+    }),
+  );
+
+  // The token proves the endpoint, the session names the account; the token stops working.
+  app.post<Params>('/api/endpoints/:id/claim', (request) =>
+    traced('inbox claim endpoint', async () => {
+      const endpoint = await authorize(request, request.params.id);
+      const token = bearerToken(request.headers.authorization ?? '');
+      const signedIn = await sessions.signedIn(request);
+      if (!signedIn) throw new AuthError('sign_in');
+      if (endpoint.kind !== 'anonymous' || token === undefined) {
+        throw new InvalidRequestError('only an anonymous endpoint, opened with its token, can be claimed');
+      }
+      const claimed = await store.claimEndpoint(endpoint.id, {
+        tokenSha256: hashToken(token),
+        accountId: signedIn.account.id,
+      });
+      if (!claimed) throw new NotFoundError('no such endpoint');
+      ctx.log.info({ endpointId: endpoint.id, accountId: signedIn.account.id }, 'endpoint claimed');
+      return view({ ...endpoint, kind: 'account', tokenSha256: '', ownerId: signedIn.account.id });
     }),
   );
 

@@ -1,9 +1,8 @@
 import { lookup } from 'node:dns/promises';
-import type { ForwardTarget } from '@portcullis/config';
 import type { CaptureDetail } from '../api/capture-json.js';
 import type { Capture } from '../store/types.js';
 import { deliver, type DeliveryResult } from '../worker/deliver.js';
-import { buildForwardRequest } from '../worker/forward-request.js';
+import { buildForwardRequest, oneShotTarget } from '../worker/forward-request.js';
 
 // Sends a capture from the CLI's own process, the way the forwarding worker does (same request builder,
 // same node:http sender): method, raw nested path and query, raw headers minus hop-by-hop with Host set for
@@ -27,26 +26,13 @@ export function toCapture(d: CaptureDetail): Capture {
   };
 }
 
-/** `--to` as a forward target: the nested path is appended to its path, the query to its query. */
-export function toTarget(url: string): ForwardTarget {
-  return {
-    url,
-    pathMode: 'append',
-    enabled: true,
-    timeoutSeconds: SEND_TIMEOUT_MS / 1000,
-    maxAttempts: 1,
-    initialDelaySeconds: 1,
-    maxDelaySeconds: 1,
-  };
-}
-
 /** One attempt; never rejects. */
 export async function sendCapture(
   d: CaptureDetail,
   to: string,
   signal: AbortSignal,
 ): Promise<DeliveryResult> {
-  const req = buildForwardRequest(toCapture(d), toTarget(to));
+  const req = buildForwardRequest(toCapture(d), oneShotTarget(to, SEND_TIMEOUT_MS));
   let pinned: { address: string; family: 4 | 6 };
   try {
     const found = await lookup(req.url.hostname.replace(/^\[(.*)\]$/, '$1'));

@@ -25,6 +25,11 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
   const waiters = new Map<string, Set<() => void>>();
   /** Forwarding history by endpoint id, then request id (forwarding itself needs Redis: the worker is a process of its own). */
   const forwarding = new Map<string, Map<string, ForwardAttempt[]>>();
+  /** Endpoint ids by account id, in the order they joined it. */
+  const owned = new Map<string, string[]>();
+  const own = (accountId: string, id: string): void => {
+    owned.set(accountId, [...(owned.get(accountId) ?? []), id]);
+  };
 
   const copy = (r: EndpointRecord): EndpointRecord => ({
     ...r,
@@ -50,8 +55,22 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
   return {
     kind: 'memory',
     createEndpoint(endpoint) {
-      endpoints.set(endpoint.id, copy({ ...endpoint, kind: 'anonymous', resource: '', forward: [] }));
+      const kind = endpoint.ownerId === '' ? 'anonymous' : 'account';
+      endpoints.set(endpoint.id, copy({ ...endpoint, kind, resource: '', forward: [] }));
+      if (kind === 'account') own(endpoint.ownerId, endpoint.id);
       return Promise.resolve();
+    },
+    listAccountEndpoints(accountId) {
+      const ids = [...(owned.get(accountId) ?? [])].reverse();
+      const records = ids.map((id) => endpoints.get(id));
+      return Promise.resolve(records.filter((r): r is EndpointRecord => r?.ownerId === accountId).map(copy));
+    },
+    claimEndpoint(id, claim) {
+      const r = endpoints.get(id);
+      if (r?.kind !== 'anonymous' || r.tokenSha256 !== claim.tokenSha256) return Promise.resolve(false);
+      Object.assign(r, { kind: 'account', ownerId: claim.accountId, tokenSha256: '' });
+      own(claim.accountId, id);
+      return Promise.resolve(true);
     },
     getEndpoint(id) {
       const r = endpoints.get(id);
@@ -63,6 +82,12 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
       return Promise.resolve(r !== undefined);
     },
     deleteEndpoint(id) {
+      const ownerId = endpoints.get(id)?.ownerId;
+      if (ownerId)
+        owned.set(
+          ownerId,
+          (owned.get(ownerId) ?? []).filter((i) => i !== id),
+        );
       const existed = endpoints.delete(id);
       streams.delete(id);
       forwarding.delete(id);
@@ -82,12 +107,12 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
       }
       for (const e of list) {
         const before = endpoints.get(e.id);
-        if (before?.kind === 'anonymous') {
+        if (before && before.kind !== 'managed') {
           conflicts.push(e.id);
           continue;
         }
         const createdAt = before?.createdAt ?? new Date(now()).toISOString();
-        endpoints.set(e.id, copy({ ...e, kind: 'managed', tokenSha256: '', createdAt }));
+        endpoints.set(e.id, copy({ ...e, kind: 'managed', tokenSha256: '', ownerId: '', createdAt }));
         const back = detached.get(e.id);
         detached.delete(e.id);
         if (back && !streams.has(e.id)) streams.set(e.id, back.stream);

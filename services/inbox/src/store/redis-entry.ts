@@ -64,7 +64,8 @@ function isCaptureMeta(m: Partial<CaptureMeta>): m is CaptureMeta {
 /** The endpoint HASH fields (targets live in their own HASH). */
 export function encodeEndpointFields(r: Omit<EndpointRecord, 'forward'>): string[] {
   return [
-    ...['name', r.name, 'kind', r.kind, 'tokenSha256', r.tokenSha256, 'resource', r.resource],
+    ...['name', r.name, 'kind', r.kind, 'tokenSha256', r.tokenSha256, 'ownerId', r.ownerId],
+    ...['resource', r.resource],
     ...['createdAt', r.createdAt, 'maxRequests', String(r.retention.maxRequests)],
     ...['maxAgeMs', String(r.retention.maxAgeMs)],
   ];
@@ -77,7 +78,7 @@ export function decodeEndpoint(
   targets: Record<string, string>,
 ): EndpointRecord | undefined {
   const kind = fields.kind;
-  if (kind !== 'anonymous' && kind !== 'managed') return undefined;
+  if (kind !== 'anonymous' && kind !== 'account' && kind !== 'managed') return undefined;
   const forward = Object.entries(targets)
     .sort(([a], [b]) => Number(a) - Number(b))
     .map(([, json]) => JSON.parse(json) as ForwardTarget);
@@ -86,6 +87,7 @@ export function decodeEndpoint(
     name: fields.name ?? '',
     kind: kind satisfies EndpointKind,
     tokenSha256: fields.tokenSha256 ?? '',
+    ownerId: fields.ownerId ?? '',
     resource: fields.resource ?? '',
     createdAt: fields.createdAt ?? '',
     retention: { maxRequests: Number(fields.maxRequests), maxAgeMs: Number(fields.maxAgeMs) },

@@ -2,10 +2,11 @@
  * The inbox's Redis keys. The endpoint id is a hash tag, so one endpoint's keys share a Cluster slot and a
  * script may touch them together:
  *
- * - `<p>ep:{<id>}` HASH: name, kind, tokenSha256, resource, createdAt, maxRequests, maxAgeMs
+ * - `<p>ep:{<id>}` HASH: name, kind, tokenSha256, ownerId, resource, createdAt, maxRequests, maxAgeMs
  * - `<p>ep:{<id>}:tgt` HASH: forward targets of a managed endpoint, `<index>` → JSON
  * - `<p>ep:{<id>}:req` STREAM: one entry per capture, fields `m` (meta JSON) and `b` (the body bytes)
  * - `<p>endpoints` SET: every endpoint id (what the age trimmer walks)
+ * - `<p>account:<accountId>:endpoints` ZSET: an account's endpoint ids, scored by when they joined it (ms)
  * - `<p>managed` SET: the ids of managed endpoints (what a sync compares with; what the worker reads)
  * - `<p>ep:{<id>}:fwd:<requestId>` LIST: forwarding attempts of one capture (JSON), expiring with its age
  * - `<p>fwd:dlq` STREAM: dead letters, one entry per capture and target given up
@@ -19,6 +20,7 @@ export interface KeyLayout {
   targets(id: string): string;
   captures(id: string): string;
   forwarding(id: string, requestId: string): string;
+  accountEndpoints(accountId: string): string;
   endpoints: string;
   managed: string;
   deadLetters: string;
@@ -30,6 +32,7 @@ export function createKeyLayout(prefix: string): KeyLayout {
     targets: (id) => `${prefix}ep:{${id}}:tgt`,
     captures: (id) => `${prefix}ep:{${id}}:req`,
     forwarding: (id, requestId) => `${prefix}ep:{${id}}:fwd:${requestId}`,
+    accountEndpoints: (accountId) => `${prefix}account:${accountId}:endpoints`,
     endpoints: `${prefix}endpoints`,
     managed: `${prefix}managed`,
     deadLetters: `${prefix}fwd:dlq`,

@@ -43,7 +43,8 @@ return 1`);
 // forward target. The forwarders' consumer group starts at the sync, not when a worker first looks: captures
 // taken while no worker runs are forwarded once one does.
 const UPSERT_MANAGED = defineScript(`
-if redis.call('HGET', KEYS[1], 'kind') == 'anonymous' then return 0 end
+local kind = redis.call('HGET', KEYS[1], 'kind')
+if kind == 'anonymous' or kind == 'account' then return 0 end
 redis.call('HSET', KEYS[1], 'kind', 'managed', 'name', ARGV[1], 'resource', ARGV[2], 'tokenSha256', '',
   'maxRequests', ARGV[3], 'maxAgeMs', ARGV[4])
 redis.call('HSETNX', KEYS[1], 'createdAt', ARGV[5])
@@ -51,6 +52,14 @@ redis.call('DEL', KEYS[2])
 for i = 7, #ARGV do redis.call('HSET', KEYS[2], tostring(i - 7), ARGV[i]) end
 redis.call('PERSIST', KEYS[3])
 if ARGV[6] == '1' then pcall(redis.call, 'XGROUP', 'CREATE', KEYS[3], '${FORWARD_GROUP}', '$', 'MKSTREAM') end
+return 1`);
+
+// ARGV: tokenSha256 the endpoint must still have, account id, score (ms), endpoint id.
+const CLAIM = defineScript(`
+if redis.call('HGET', KEYS[1], 'kind') ~= 'anonymous' then return 0 end
+if redis.call('HGET', KEYS[1], 'tokenSha256') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'kind', 'account', 'ownerId', ARGV[2], 'tokenSha256', '')
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
 return 1`);
 
 // The history lives as long as the endpoint keeps captures (its maximum age).
@@ -111,12 +120,26 @@ export function createRedisStore(o: RedisStoreOptions): InboxStore {
   return {
     kind: 'redis',
     async createEndpoint(e) {
-      const fields = encodeEndpointFields({ ...e, kind: 'anonymous', resource: '' });
+      const kind = e.ownerId === '' ? 'anonymous' : 'account';
+      const fields = encodeEndpointFields({ ...e, kind, resource: '' });
       const tx = redis
         .multi()
         .hset(keys.endpoint(e.id), ...fields)
         .sadd(keys.endpoints, e.id);
+      if (kind === 'account') tx.zadd(keys.accountEndpoints(e.ownerId), Date.parse(e.createdAt), e.id);
       await execRedis('createEndpoint', tx);
+    },
+    async listAccountEndpoints(accountId) {
+      const key = keys.accountEndpoints(accountId);
+      const ids = await callRedis('ZRANGE', () => redis.zrevrange(key, 0, -1));
+      const records = await readEndpoints(ids);
+      // an id whose endpoint is gone or changed hands (never expected) is not shown
+      return records.filter((r): r is EndpointRecord => r?.kind === 'account' && r.ownerId === accountId);
+    },
+    async claimEndpoint(id, claim) {
+      const scriptKeys = [keys.endpoint(id), keys.accountEndpoints(claim.accountId)];
+      const args = [claim.tokenSha256, claim.accountId, Date.now(), id];
+      return (await callRedis('claim', () => CLAIM.run(redis, scriptKeys, args))) === 1;
     },
     async getEndpoint(id) {
       return (await readEndpoints([id]))[0];
@@ -125,12 +148,14 @@ export function createRedisStore(o: RedisStoreOptions): InboxStore {
       return (await callRedis('rename', () => RENAME.run(redis, [keys.endpoint(id)], [name]))) === 1;
     },
     async deleteEndpoint(id) {
+      const ownerId = await callRedis('HGET', () => redis.hget(keys.endpoint(id), 'ownerId'));
       const tx = redis
         .multi()
         .del(keys.endpoint(id))
         .del(keys.targets(id), keys.captures(id))
         .srem(keys.endpoints, id)
         .srem(keys.managed, id);
+      if (ownerId) tx.zrem(keys.accountEndpoints(ownerId), id);
       const [deleted] = await execRedis('deleteEndpoint', tx);
       return deleted === 1;
     },

@@ -9,17 +9,22 @@ export interface Retention {
   maxAgeMs: number;
 }
 
-export type EndpointKind = 'anonymous' | 'managed';
+export type EndpointKind = 'anonymous' | 'account' | 'managed';
 
 export interface EndpointRecord {
   /** Matches lib/config's `ENDPOINT_ID`. */
   id: string;
   /** Display name; may be empty. */
   name: string;
-  /** `anonymous`: created through the API, read with its token. `managed`: an InboxEndpoint resource. */
+  /**
+   * `anonymous`: created through the API, read with its token. `account`: created (or claimed) by a
+   * signed-in account, read from its sessions only. `managed`: an InboxEndpoint resource.
+   */
   kind: EndpointKind;
-  /** Hex SHA-256 of the management token; empty for managed endpoints (they have no token). */
+  /** Hex SHA-256 of the management token of an anonymous endpoint; empty for the other kinds. */
   tokenSha256: string;
+  /** The owning account's id; empty unless `kind` is `account`. */
+  ownerId: string;
   /** `namespace/name` of the InboxEndpoint resource; empty for anonymous endpoints. */
   resource: string;
   /** ISO 8601. */
@@ -29,6 +34,7 @@ export interface EndpointRecord {
   forward: readonly ForwardTarget[];
 }
 
+/** An anonymous endpoint (a token hash, no owner) or an account's (an owner, no token hash). */
 export type NewEndpoint = Omit<EndpointRecord, 'kind' | 'resource' | 'forward'>;
 
 /** What an InboxEndpoint resource defines. */
@@ -97,8 +103,15 @@ export interface CaptureTail {
 export interface InboxStore {
   readonly kind: 'redis' | 'memory';
 
-  /** Stores a new anonymous endpoint. */
+  /** Stores a new endpoint: an account's when `ownerId` is set, else anonymous. */
   createEndpoint(endpoint: NewEndpoint): Promise<void>;
+  /** The account's endpoints, the most recently added first. */
+  listAccountEndpoints(accountId: string): Promise<EndpointRecord[]>;
+  /**
+   * Makes an anonymous endpoint the account's, if its token hash is still `tokenSha256`; its token stops
+   * working. False (nothing changed) when it is not, or no longer, such an endpoint.
+   */
+  claimEndpoint(id: string, claim: { tokenSha256: string; accountId: string }): Promise<boolean>;
   getEndpoint(id: string): Promise<EndpointRecord | undefined>;
   /** False when there is no such endpoint. */
   renameEndpoint(id: string, name: string): Promise<boolean>;

@@ -18,6 +18,19 @@ export interface ForwardRequest {
   body: Buffer;
 }
 
+/** A URL given for one delivery (CLI `--to`, the inspector's replay): nested path and query appended. */
+export function oneShotTarget(url: string, timeoutMs: number): ForwardTarget {
+  return {
+    url,
+    pathMode: 'append',
+    enabled: true,
+    timeoutSeconds: timeoutMs / 1000,
+    maxAttempts: 1,
+    initialDelaySeconds: 1,
+    maxDelaySeconds: 1,
+  };
+}
+
 /** `pathMode: append` adds what followed the endpoint id; `exact` sends to the target URL alone. */
 export function buildForwardRequest(capture: Capture, target: ForwardTarget): ForwardRequest {
   const url = new URL(target.url);

@@ -39,7 +39,7 @@ export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps
           forwarder = createForwarder({
             store,
             queue,
-            egress: createEgressPolicy({ allowPrivate: settings.worker.egressAllowPrivate }),
+            egress: createEgressPolicy({ allowPrivate: settings.egressAllowPrivate }),
             log,
             claimIdleMs: settings.worker.claimIdleMs,
             pollMs: settings.worker.pollMs,
@@ -48,7 +48,7 @@ export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps
             ...(deps.random ? { random: deps.random } : {}),
           });
           forwarder.start();
-          log.info({ egressAllowPrivate: settings.worker.egressAllowPrivate }, 'forwarding worker started');
+          log.info({ egressAllowPrivate: settings.egressAllowPrivate }, 'forwarding worker started');
         },
         close: () => forwarder?.stop(),
       },

@@ -1,0 +1,93 @@
+import type { FastifyRequest } from 'fastify';
+import { withSpan, type HttpApp } from '@portcullis/kit';
+import type { InboxContext } from '../context.js';
+import { EgressRefusedError, InvalidRequestError, NotFoundError, TargetUnreachableError } from '../errors.js';
+import type { InboxRateLimiter } from '../rate-limit.js';
+import { isStreamId } from '../store/stream-id.js';
+import type { Capture, EndpointRecord } from '../store/types.js';
+import { deliver } from '../worker/deliver.js';
+import type { EgressPolicy } from '../worker/egress-policy.js';
+import { buildForwardRequest, oneShotTarget } from '../worker/forward-request.js';
+import type { Authorize } from './access.js';
+
+type RequestParams = { Params: { id: string; requestId: string } };
+
+const REPLAY_TIMEOUT_MS = 10_000;
+const MAX_TARGET_CHARS = 2048;
+
+/**
+ * What the inspector does with one stored request besides showing it: download the body exactly as
+ * received, and replay it from the server (the worker's request builder and sender, under the egress
+ * policy) to a URL the user gives.
+ */
+export function registerRequestActions(
+  app: HttpApp,
+  ctx: InboxContext,
+  guards: { authorize: Authorize; limiter: InboxRateLimiter; egress: EgressPolicy },
+): void {
+  const load = async (request: FastifyRequest<RequestParams>): Promise<[EndpointRecord, Capture]> => {
+    const endpoint = await guards.authorize(request, request.params.id);
+    const id = request.params.requestId;
+    const capture = isStreamId(id) ? await ctx.store.getCapture(endpoint.id, id) : undefined;
+    if (!capture) throw new NotFoundError('no such request');
+    return [endpoint, capture];
+  };
+
+  // Served as an attachment that no browser renders or sniffs: captured bytes are the sender's, not ours.
+  app.get<RequestParams>('/api/endpoints/:id/requests/:requestId/body', async (request, reply) => {
+    const [, capture] = await load(request);
+    return reply
+      .headers({
+        'content-type': 'application/octet-stream',
+        'content-disposition': `attachment; filename="${capture.id}.bin"`,
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': "default-src 'none'; sandbox",
+        'cache-control': 'private, no-store',
+        'x-body-sha256': capture.bodySha256,
+      })
+      .send(capture.body);
+  });
+
+  app.post<RequestParams>('/api/endpoints/:id/requests/:requestId/replay', (request, reply) =>
+    withSpan('portcullis-inbox', 'inbox replay', async () => {
+      const [endpoint, capture] = await load(request);
+      const to = readTarget(request.body);
+      await guards.limiter.enforce({ action: 'replay', endpointId: endpoint.id }, reply);
+      const req = buildForwardRequest(capture, oneShotTarget(to.href, REPLAY_TIMEOUT_MS));
+      const decision = await guards.egress.check(req.url);
+      if (!decision.allowed) throw new EgressRefusedError(`target refused: ${decision.reason}`);
+      const result = await deliver(req, {
+        pinned: { address: decision.address, family: decision.family },
+        timeoutMs: REPLAY_TIMEOUT_MS,
+        signal: AbortSignal.timeout(REPLAY_TIMEOUT_MS + 1000),
+      });
+      const at = new Date(ctx.now()).toISOString();
+      ctx.log.info(
+        { endpointId: endpoint.id, requestId: capture.id, result: result.kind },
+        'request replayed',
+      );
+      if (result.kind !== 'answered') {
+        throw new TargetUnreachableError(result.kind === 'failed' ? result.error : 'replay aborted');
+      }
+      return { target: req.url.href, path: req.path, status: result.status, at };
+    }),
+  );
+}
+
+/** `{"to": "https://…"}`: an absolute http(s) URL. */
+function readTarget(body: unknown): URL {
+  const to = (typeof body === 'object' && body !== null ? body : {}) as { to?: unknown };
+  if (typeof to.to !== 'string' || to.to.length > MAX_TARGET_CHARS) {
+    throw new InvalidRequestError('expected a JSON body {"to": "<absolute http or https URL>"}');
+  }
+  let url: URL;
+  try {
+    url = new URL(to.to);
+  } catch {
+    throw new InvalidRequestError('to: not an absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InvalidRequestError('to: expected an http or https URL');
+  }
+  return url;
+}
