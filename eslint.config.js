@@ -25,7 +25,15 @@ const restrictImports = (patterns) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'coverage/**', 'test-artifacts/**', 'protos/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      'coverage/**',
+      'test-artifacts/**',
+      'protos/**',
+      'services/*/web/dist/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -6,7 +6,12 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['lib/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'operator/src/**/*.test.ts'],
+          include: [
+            'lib/*/src/**/*.test.ts',
+            'services/*/src/**/*.test.ts',
+            'services/*/web/src/**/*.test.ts',
+            'operator/src/**/*.test.ts',
+          ],
         },
       },
       {

@@ -86,9 +86,15 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   });
   const sessions = createWebSessions({ backend, settings: settings.accounts, log });
   const app = createHttpApp(log.child({ component: 'http' }), toHttpError);
-  app.addHook('onRequest', async (request) =>
-    checkCsrf(request, { cookieName: settings.accounts.cookieName, publicUrl: settings.publicUrl }),
-  );
+  const csrf = { cookieName: settings.accounts.cookieName, publicUrl: settings.publicUrl };
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      checkCsrf(request, csrf);
+      done();
+    } catch (err: unknown) {
+      done(err as Error);
+    }
+  });
   const authorize = createAuthorize({ store, adminToken: settings.adminToken, sessions });
   const limiter = createInboxRateLimiter(settings.ratelimit, log);
   const egress = createEgressPolicy({ allowPrivate: settings.egressAllowPrivate });

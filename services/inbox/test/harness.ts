@@ -1,4 +1,5 @@
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
+import { createScryptHasher } from '@portcullis/accounts';
 import { quietLog, startRedis, waitUntil, type RedisServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { startInbox, type InboxApp } from '../src/app.js';
@@ -32,6 +33,8 @@ export interface InboxHarness {
   send(method: string, path: string, o?: SendOptions): Promise<RawResponse>;
   /** JSON API call with an optional bearer token; `body` is sent as JSON. */
   api(method: string, path: string, o?: { token?: string; body?: unknown }): Promise<RawResponse>;
+  /** Signs up (and so in) through the API; resolves with the `Cookie` header value to send back. */
+  signUp(username: string, password?: string): Promise<string>;
   /** Creates an anonymous endpoint: `{id, token, receiveUrl, name}`. */
   createEndpoint(name?: string): Promise<{ id: string; token: string; receiveUrl: string; name: string }>;
   close(): Promise<void>;
@@ -41,7 +44,8 @@ export interface InboxHarness {
 export async function startInboxHarness(env: Record<string, string> = {}): Promise<InboxHarness> {
   const app = await startInbox(
     loadSettings({ INBOX_HOST: '127.0.0.1', INBOX_PORT: '0', INBOX_ADMIN_TOKEN: ADMIN_TOKEN, ...env }),
-    { log: quietLog, liveBlockMs: 200 },
+    // cheap scrypt parameters: sign-ups and sign-ins are many here
+    { log: quietLog, liveBlockMs: 200, passwordHasher: createScryptHasher({ ln: 10 }) },
   );
   const port = app.port;
   const send = (method: string, path: string, o: SendOptions = {}): Promise<RawResponse> =>
@@ -58,6 +62,14 @@ export async function startInboxHarness(env: Record<string, string> = {}): Promi
         ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }),
       });
     },
+    async signUp(username, password = 'correct horse battery') {
+      const r = await send('POST', '/api/accounts', {
+        body: JSON.stringify({ username, password }),
+        headers: { 'content-type': 'application/json', 'x-inbox-csrf': '1' },
+      });
+      if (r.status !== 201) throw new Error(`sign up: ${r.status} ${r.body.toString()}`);
+      return sessionCookie(r.headers);
+    },
     async createEndpoint(name) {
       const r = await send('POST', '/api/endpoints', {
         ...(name === undefined
@@ -69,6 +81,14 @@ export async function startInboxHarness(env: Record<string, string> = {}): Promi
     },
     close: () => app.close(),
   };
+}
+
+/** The `name=value` of the Set-Cookie an answer carried, as a browser sends it back. */
+export function sessionCookie(headers: RawResponse['headers']): string {
+  const set = headers['set-cookie'];
+  const first = Array.isArray(set) ? set[0] : set;
+  if (!first) throw new Error('no Set-Cookie in the answer');
+  return first.split(';')[0] ?? '';
 }
 
 export function sendRaw(

@@ -10,6 +10,7 @@ import { startInboxHarness, type InboxHarness } from './harness.js';
 const repo = join(import.meta.dirname, '../../..');
 const CREATE_LIMIT = 3;
 const CAPTURE_LIMIT = 4;
+const SIGN_IN_LIMIT = 3;
 const INBOX_LIMITS = `domain: inbox
 descriptors:
   - key: action
@@ -22,6 +23,13 @@ descriptors:
     descriptors:
       - key: endpoint
         rate_limit: { unit: hour, requests_per_unit: ${CAPTURE_LIMIT} }
+  - key: action
+    value: sign_in
+    descriptors:
+      - key: username
+        rate_limit: { unit: hour, requests_per_unit: ${SIGN_IN_LIMIT} }
+      - key: remote_address
+        rate_limit: { unit: hour, requests_per_unit: 100 }
 `;
 
 interface RateLimitProcess {
@@ -135,6 +143,41 @@ describe('rate limits through the ratelimit service', () => {
     expect(header(r.headers, 'access-control-allow-origin')).toBe('*');
     expect(await inbox.app.store.countCaptures(first)).toBe(CAPTURE_LIMIT);
     expect((await inbox.send('POST', `/api/hook/${second}`, { body: 'ok' })).status).toBe(200);
+  });
+});
+
+describe('sign-in rate limits through the ratelimit service', () => {
+  let rls: RateLimitProcess;
+  let inbox: InboxHarness;
+
+  beforeAll(async () => {
+    rls = await startRateLimitProcess();
+    inbox = await startInboxHarness({ INBOX_RATELIMIT_URL: rls.grpcUrl, INBOX_RATELIMIT_TIMEOUT: '2s' });
+  }, 30_000);
+  afterAll(async () => {
+    await inbox.close();
+    await rls.stop();
+  });
+
+  const signIn = (username: string, password: string) =>
+    inbox.send('POST', '/api/session', {
+      body: JSON.stringify({ username, password }),
+      headers: { 'content-type': 'application/json', 'x-inbox-csrf': '1' },
+    });
+
+  it('counts attempts per user name in any case: over the limit even the right password gets 429', async () => {
+    await inbox.signUp('mallory-target', 'the right password');
+    for (let i = 0; i < SIGN_IN_LIMIT; i++) {
+      const name = i % 2 === 0 ? 'mallory-target' : 'MALLORY-TARGET';
+      expect((await signIn(name, `guess ${i}`)).status).toBe(401);
+    }
+    const r = await signIn('mallory-target', 'the right password');
+    expect(r.status).toBe(429);
+    expect(header(r.headers, 'retry-after')).toMatch(/^\d+$/);
+    expect(r.headers['set-cookie']).toBeUndefined();
+    // another name from the same address is still served
+    await inbox.signUp('someone-else', 'another password');
+    expect((await signIn('someone-else', 'another password')).status).toBe(200);
   });
 });
 

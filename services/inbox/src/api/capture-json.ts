@@ -17,6 +17,8 @@ export interface CaptureSummary {
   contentType: string | null;
   bodySize: number;
   remoteAddress: string;
+  /** In lists of an endpoint with forward targets: the latest attempt, null before the first. */
+  lastForwarding?: ForwardAttempt | null;
 }
 
 /** Everything kept of a capture, for `GET …/requests/:requestId` and live events with `full=1`. */

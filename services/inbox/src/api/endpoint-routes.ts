@@ -134,8 +134,19 @@ export function registerEndpointRoutes(
         });
         const shown = page.slice(0, limit);
         const last = shown.at(-1);
+        const withForwarding = endpoint.forward.length > 0;
+        const requests = await Promise.all(
+          shown.map(async (c) =>
+            withForwarding
+              ? {
+                  ...toCaptureSummary(c),
+                  lastForwarding: (await store.listForwardAttempts(endpoint.id, c.id)).at(-1) ?? null,
+                }
+              : toCaptureSummary(c),
+          ),
+        );
         return {
-          requests: shown.map(toCaptureSummary),
+          requests,
           nextBefore: page.length > limit && last ? last.id : null,
         };
       }),

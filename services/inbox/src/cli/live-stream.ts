@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { compareStreamIds, isStreamId } from '../store/stream-id.js';
+import { readEvents } from '../live/sse-parse.js';
 import { computeRetryDelayMs } from '../worker/backoff.js';
 import { describeFetchError, toCliError } from './api-client.js';
 import { EndpointGoneError, UnreachableError } from './cli-errors.js';
@@ -31,12 +32,6 @@ export interface FollowOptions {
   onReconnect?: (o: { delayMs: number; reason: string }) => void;
   initialDelayMs?: number;
   maxDelayMs?: number;
-}
-
-interface ParsedEvent {
-  id: string | undefined;
-  event: string;
-  data: string;
 }
 
 /** Resolves when `signal` aborts; rejects with a CliError on a fatal failure. */
@@ -109,35 +104,4 @@ function isStreamReadError(e: unknown): boolean {
   return (
     e instanceof Error && (e.name === 'SocketError' || (e as NodeJS.ErrnoException).code === 'ECONNRESET')
   );
-}
-
-/** The events of an SSE body; comments and `retry:` lines are dropped. */
-async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ParsedEvent> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
-    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const e = parseBlock(block);
-      if (e) yield e;
-    }
-  }
-}
-
-function parseBlock(block: string): ParsedEvent | undefined {
-  let id: string | undefined;
-  let event = 'message';
-  const data: string[] = [];
-  for (const line of block.split('\n')) {
-    const colon = line.indexOf(':');
-    if (colon === 0) continue;
-    const field = colon === -1 ? line : line.slice(0, colon);
-    const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    if (field === 'id') id = value;
-    else if (field === 'event') event = value;
-    else if (field === 'data') data.push(value);
-  }
-  return data.length === 0 ? undefined : { id, event, data: data.join('\n') };
 }

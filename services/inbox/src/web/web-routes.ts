@@ -59,7 +59,7 @@ export function registerWebRoutes(app: HttpApp, o: { webDir: string; log: Logger
         .type('text/plain; charset=utf-8')
         .send('The web inspector is not built: run `npm run build:web` and restart the inbox.\n');
     }
-    return sendFile(request, reply, page, 'no-cache');
+    return sendFile(request, reply, { file: page, cache: 'no-cache' });
   };
   app.get('/', servePage);
   app.get('/inspect', servePage);
@@ -67,11 +67,15 @@ export function registerWebRoutes(app: HttpApp, o: { webDir: string; log: Logger
   app.get<{ Params: { file: string } }>('/assets/:file', (request, reply) => {
     const file = assets.get(request.params.file);
     if (!file) return reply.code(404).type('text/plain; charset=utf-8').send('not found\n');
-    return sendFile(request, reply, file, 'public, max-age=31536000, immutable');
+    return sendFile(request, reply, { file, cache: 'public, max-age=31536000, immutable' });
   });
 }
 
-function sendFile(request: FastifyRequest, reply: FastifyReply, f: StaticFile, cache: string): FastifyReply {
+function sendFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { file: f, cache }: { file: StaticFile; cache: string },
+): FastifyReply {
   void reply.headers({ ...SECURITY_HEADERS, 'cache-control': cache, etag: f.etag, vary: 'accept-encoding' });
   if (request.headers['if-none-match'] === f.etag) return reply.code(304).send();
   const coding = pickCoding(request.headers['accept-encoding'], f.bodies);

@@ -1,0 +1,117 @@
+import { useState } from 'preact/hooks';
+import { callApi, endpointPath, type EndpointView } from '../api.js';
+import type { LiveState } from '../live.js';
+
+const LIVE_TEXT: Record<LiveState, string> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  closed: 'Stopped',
+};
+
+/** The endpoint's name (renamable in place), kind, receive URL and the state of the live stream. */
+export function EndpointHeader(p: {
+  endpoint: EndpointView;
+  token: string | undefined;
+  live: { state: LiveState; detail?: string | undefined };
+  count: number;
+  onRenamed: (e: EndpointView) => void;
+}) {
+  const [editing, setEditing] = useState(false);
+  const [name, setName] = useState(p.endpoint.name);
+  const [error, setError] = useState('');
+  const [copied, setCopied] = useState(false);
+  const e = p.endpoint;
+
+  const save = async () => {
+    try {
+      const renamed = await callApi<EndpointView>('PATCH', endpointPath(e.id), {
+        token: p.token,
+        body: { name },
+      });
+      setEditing(false);
+      setError('');
+      p.onRenamed(renamed);
+    } catch (err: unknown) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(e.receiveUrl);
+      setCopied(true);
+      setTimeout(() => setCopied(false), 1500);
+    } catch {
+      setCopied(false); // no clipboard (plain http): the URL stays selectable in its field
+    }
+  };
+
+  return (
+    <section class="endpoint" aria-label="Endpoint">
+      <div class="title-row">
+        {editing ? (
+          <form
+            class="rename"
+            onSubmit={(ev) => {
+              ev.preventDefault();
+              void save();
+            }}
+          >
+            <label for="endpoint-name" class="visually-hidden">
+              Endpoint name
+            </label>
+            <input
+              id="endpoint-name"
+              value={name}
+              maxLength={200}
+              autoFocus
+              onInput={(ev) => setName(ev.currentTarget.value)}
+              onKeyDown={(ev) => {
+                if (ev.key === 'Escape') setEditing(false);
+              }}
+            />
+            <button type="submit" class="primary">
+              Save
+            </button>
+            <button type="button" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+          </form>
+        ) : (
+          <>
+            <h1 class="endpoint-name">{e.name === '' ? 'Unnamed endpoint' : e.name}</h1>
+            {e.kind !== 'managed' && (
+              <button
+                type="button"
+                class="link"
+                onClick={() => {
+                  setName(e.name);
+                  setEditing(true);
+                }}
+              >
+                Rename
+              </button>
+            )}
+          </>
+        )}
+        <span class={`badge kind-${e.kind}`}>{e.kind}</span>
+        <span class={`live live-${p.live.state}`} role="status" title={p.live.detail}>
+          {LIVE_TEXT[p.live.state]}
+        </span>
+      </div>
+      {error !== '' && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="receive">
+        <label for="receive-url">Receive URL</label>
+        <input id="receive-url" readOnly value={e.receiveUrl} onFocus={(ev) => ev.currentTarget.select()} />
+        <button type="button" onClick={() => void copy()}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+        <span class="count">{p.count} shown</span>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,67 @@
+import { readEvents } from '../../src/live/sse-parse.js';
+import { endpointPath, type CaptureSummary } from './api.js';
+
+export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'closed';
+
+export interface FollowOptions {
+  endpointId: string;
+  token: string | undefined;
+  /** Start after this request id (the newest one shown); without it, from now. */
+  after: string | undefined;
+  signal: AbortSignal;
+  onRequest: (summary: CaptureSummary) => void;
+  onState: (state: LiveState, detail?: string) => void;
+}
+
+const MIN_DELAY_MS = 1000;
+const MAX_DELAY_MS = 15_000;
+
+/**
+ * Follows an endpoint's live stream (`GET …/stream`). fetch rather than EventSource: an anonymous endpoint
+ * needs its bearer token. After a drop it reconnects with `Last-Event-ID`, so the inbox sends what was
+ * missed and nothing twice; it stops for good on 401/404 or when the endpoint is deleted.
+ */
+export async function followEndpoint(o: FollowOptions): Promise<void> {
+  // a call, not a property read: TypeScript would keep the loop condition's narrowing across awaits
+  const stopped = (): boolean => o.signal.aborted;
+  let lastId = o.after;
+  let delayMs = MIN_DELAY_MS;
+  o.onState('connecting');
+  while (!stopped()) {
+    try {
+      const headers: Record<string, string> = { accept: 'text/event-stream' };
+      if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
+      if (lastId !== undefined) headers['last-event-id'] = lastId;
+      const res = await fetch(endpointPath(o.endpointId, '/stream'), {
+        headers,
+        credentials: 'same-origin',
+        signal: o.signal,
+      });
+      if (res.status === 401 || res.status === 404) {
+        o.onState('closed', res.status === 404 ? 'endpoint not found' : 'not allowed');
+        return;
+      }
+      if (res.ok && res.body) {
+        for await (const e of readEvents(res.body)) {
+          if (e.event === 'ready') {
+            delayMs = MIN_DELAY_MS;
+            o.onState('live');
+            const ready = JSON.parse(e.data) as { lastEventId?: string };
+            lastId ??= ready.lastEventId;
+          } else if (e.event === 'request' && e.id !== undefined) {
+            lastId = e.id;
+            o.onRequest(JSON.parse(e.data) as CaptureSummary);
+          } else if (e.event === 'deleted') {
+            o.onState('closed', 'endpoint deleted');
+            return;
+          }
+        }
+      }
+    } catch {
+      if (stopped()) return;
+    }
+    o.onState('reconnecting');
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    delayMs = Math.min(MAX_DELAY_MS, delayMs * 2);
+  }
+}
