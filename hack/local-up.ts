@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildInspector } from '../services/inbox/src/web/build-inspector.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsx = join(root, 'node_modules/.bin/tsx');
@@ -58,10 +59,16 @@ const services: Array<{ name: string; entry: string; env: Record<string, string>
       INBOX_XDS_SERVER_URL: '127.0.0.1:18000',
       INBOX_XDS_NODE_ID: 'inbox-local',
       INBOX_XDS_RETRY_INTERVAL: '500ms',
+      // each service keeps its accounts in its own memory here, so a cookie shared with the gateway on
+      // localhost would only name a session the other does not know
+      INBOX_SESSION_COOKIE: 'portcullis_inbox_session',
       LOG_LEVEL: 'info',
     },
   },
 ];
+
+// the inbox serves its web inspector from the built files
+await buildInspector();
 
 const children: ChildProcess[] = services.map(({ name, entry, env }) => {
   // Own process groups: a Ctrl-C reaches this script only, which stops the services one signal each.

@@ -16,7 +16,8 @@ import { launchChromium, openWatchedPage, type WatchedPage } from './browser.js'
 import { startInboxHarness, type InboxHarness } from './harness.js';
 
 // The web inspector in headless Chromium against a real inbox on Redis: what a user sees and does, end to
-// end. Screenshots of the main views land in test-artifacts/inbox/.
+// end. Screenshots of the main views land in test-artifacts/inbox/. Code run inside the page is given as
+// strings: this file is type-checked for Node, without the DOM's globals.
 
 const ARTIFACTS = join(import.meta.dirname, '../../../test-artifacts/inbox');
 /** What the inspector page may transfer in scripts and stylesheets (compressed), in bytes. */
@@ -84,9 +85,13 @@ describe('web inspector in Chromium', () => {
   const rows = (page: Page) => page.getByRole('listbox', { name: /Captured requests/ }).getByRole('option');
   const rowCount = (page: Page): Promise<number> => rows(page).count();
   const waitForRows = (page: Page, n: number): Promise<unknown> =>
-    page.waitForFunction((want) => document.querySelectorAll('[role=option]').length >= want, n, {
-      timeout: WAIT_MS,
-    });
+    page.waitForFunction(
+      `document.querySelectorAll('.request-list [role=option]').length >= ${n}`,
+      undefined,
+      {
+        timeout: WAIT_MS,
+      },
+    );
   const adminRead = async (endpointId: string, requestId: string): Promise<CaptureDetail> => {
     const r = await h.api('GET', `/api/endpoints/${endpointId}/requests/${requestId}`, {
       token: 'admin-token-for-tests-0123456789abcdef',
@@ -108,7 +113,7 @@ describe('web inspector in Chromium', () => {
     expect(headers['x-content-type-options']).toBe('nosniff');
     expect(headers['cache-control']).toBe('no-cache');
     await page.getByRole('heading', { name: 'Webhook inbox' }).waitFor();
-    await page.waitForFunction(() => document.querySelector('script[type=module]') !== null);
+    await page.waitForFunction("document.querySelector('script[type=module]') !== null");
     await expect.poll(() => transferred.length).toBe(2);
     const total = transferred.reduce((sum, t) => sum + t.bytes, 0);
     expect(total).toBeGreaterThan(1000);
@@ -121,7 +126,7 @@ describe('web inspector in Chromium', () => {
   it('creates an endpoint, shows captures live, and each tab of one', async () => {
     const page = await newPage();
     const id = await createFromLanding(page);
-    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    await page.evaluate('window.marker = 1');
     const body = JSON.stringify({ event: 'order.created', order: { id: 42, items: ['a', 'b'] } });
     await h.send('POST', `/api/hook/${id}/orders?x=1&x=2`, {
       rawHeaders: [
@@ -140,7 +145,7 @@ describe('web inspector in Chromium', () => {
     await h.send('PUT', `/api/hook/${id}`, { body: 'plain text', headers: { 'content-type': 'text/plain' } });
     await waitForRows(page, 2);
     // live: the rows came without a reload
-    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    expect(await page.evaluate('window.marker')).toBe(1);
     expect(await rows(page).first().textContent()).toContain('PUT');
 
     await rows(page).filter({ hasText: '/orders?x=1&x=2' }).click();
@@ -182,7 +187,7 @@ describe('web inspector in Chromium', () => {
       await page.getByRole('tabpanel').getByText('<script>', { exact: false }).first().waitFor();
       await page.getByRole('tab', { name: 'Body' }).click();
     }
-    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate('window.pwned')).toBeUndefined();
     expect(await page.locator('img').count()).toBe(0);
     expect(await page.locator('b').count()).toBe(0);
     expect(await page.locator('script').count()).toBe(1); // the inspector's own
@@ -343,7 +348,7 @@ describe('web inspector in Chromium', () => {
     await waitForRows(page, 1);
     await rows(page).first().tap();
     await page.getByRole('tabpanel').getByText('true').waitFor();
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
     expect(overflow).toBeLessThanOrEqual(0);
     expect(await page.getByRole('listbox').isVisible()).toBe(true);
     await page.screenshot({ path: join(ARTIFACTS, 'inspector-phone.png'), fullPage: true });
@@ -354,9 +359,9 @@ describe('web inspector in Chromium', () => {
     const total = 450;
     for (let i = 0; i < total; i++) await h.send('POST', `/api/hook/${id}/n/${i}`, { body: String(i) });
     const page = await newPage();
+    const remembered = JSON.stringify([{ id, token, name: 'big', receiveUrl }]);
     await page.addInitScript(
-      (remembered) => localStorage.setItem('portcullis.inbox.endpoints', JSON.stringify(remembered)),
-      [{ id, token, name: 'big', receiveUrl }],
+      `localStorage.setItem('portcullis.inbox.endpoints', ${JSON.stringify(remembered)})`,
     );
     await page.goto(`${base}/inspect/${id}`);
     await waitForRows(page, 1);
