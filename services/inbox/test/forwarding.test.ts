@@ -210,6 +210,11 @@ describe('forwarding worker (redis)', () => {
       [3, 200, 'delivered'],
     ]);
     expect(attempts[0]?.nextAttemptAt).toEqual(expect.any(String));
+    // the list shows each capture's latest attempt (what the inspector's rows show)
+    const list = await h.api('GET', `/api/endpoints/${id}/requests`, { token: ADMIN_TOKEN });
+    expect((list.json as { requests: unknown[] }).requests).toEqual([
+      expect.objectContaining({ id: requestId, lastForwarding: attempts[2] }),
+    ]);
     await waitUntil(async () => (await pendingCount(id)) === 0);
     expect(t.received).toHaveLength(3);
   });

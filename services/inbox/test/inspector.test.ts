@@ -16,14 +16,26 @@ import { launchChromium, openWatchedPage, type WatchedPage } from './browser.js'
 import { startInboxHarness, type InboxHarness } from './harness.js';
 
 // The web inspector in headless Chromium against a real inbox on Redis: what a user sees and does, end to
-// end. Screenshots of the main views land in test-artifacts/inbox/. Code run inside the page is given as
-// strings: this file is type-checked for Node, without the DOM's globals.
+// end. Screenshots of the main views land in test-artifacts/inbox/.
 
 const ARTIFACTS = join(import.meta.dirname, '../../../test-artifacts/inbox');
 /** What the inspector page may transfer in scripts and stylesheets (compressed), in bytes. */
 const PAGE_WEIGHT_BUDGET = 20 * 1024;
 const WAIT_MS = 10_000;
 const run = promisify(execFile);
+
+/**
+ * The page globals the tests touch: this file is type-checked for Node, without the DOM library. Code for
+ * the page goes as functions (Playwright calls them over the DevTools protocol); strings would be `eval`ed,
+ * which the inspector's CSP rightly refuses.
+ */
+interface PageGlobals {
+  marker?: number;
+  pwned?: number;
+  innerWidth: number;
+  document: { documentElement: { scrollWidth: number } };
+  localStorage: { setItem(key: string, value: string): void };
+}
 
 describe('web inspector in Chromium', () => {
   let redis: RedisServer;
@@ -84,14 +96,10 @@ describe('web inspector in Chromium', () => {
   /** The request list's rows (the switcher's <option>s have the same role). */
   const rows = (page: Page) => page.getByRole('listbox', { name: /Captured requests/ }).getByRole('option');
   const rowCount = (page: Page): Promise<number> => rows(page).count();
-  const waitForRows = (page: Page, n: number): Promise<unknown> =>
-    page.waitForFunction(
-      `document.querySelectorAll('.request-list [role=option]').length >= ${n}`,
-      undefined,
-      {
-        timeout: WAIT_MS,
-      },
-    );
+  const waitForRows = (page: Page, n: number): Promise<void> =>
+    rows(page)
+      .nth(n - 1)
+      .waitFor({ timeout: WAIT_MS });
   const adminRead = async (endpointId: string, requestId: string): Promise<CaptureDetail> => {
     const r = await h.api('GET', `/api/endpoints/${endpointId}/requests/${requestId}`, {
       token: 'admin-token-for-tests-0123456789abcdef',
@@ -113,7 +121,7 @@ describe('web inspector in Chromium', () => {
     expect(headers['x-content-type-options']).toBe('nosniff');
     expect(headers['cache-control']).toBe('no-cache');
     await page.getByRole('heading', { name: 'Webhook inbox' }).waitFor();
-    await page.waitForFunction("document.querySelector('script[type=module]') !== null");
+    await page.locator('script[type=module]').waitFor({ state: 'attached' });
     await expect.poll(() => transferred.length).toBe(2);
     const total = transferred.reduce((sum, t) => sum + t.bytes, 0);
     expect(total).toBeGreaterThan(1000);
@@ -126,7 +134,7 @@ describe('web inspector in Chromium', () => {
   it('creates an endpoint, shows captures live, and each tab of one', async () => {
     const page = await newPage();
     const id = await createFromLanding(page);
-    await page.evaluate('window.marker = 1');
+    await page.evaluate(() => ((globalThis as unknown as PageGlobals).marker = 1));
     const body = JSON.stringify({ event: 'order.created', order: { id: 42, items: ['a', 'b'] } });
     await h.send('POST', `/api/hook/${id}/orders?x=1&x=2`, {
       rawHeaders: [
@@ -145,7 +153,7 @@ describe('web inspector in Chromium', () => {
     await h.send('PUT', `/api/hook/${id}`, { body: 'plain text', headers: { 'content-type': 'text/plain' } });
     await waitForRows(page, 2);
     // live: the rows came without a reload
-    expect(await page.evaluate('window.marker')).toBe(1);
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).marker)).toBe(1);
     expect(await rows(page).first().textContent()).toContain('PUT');
 
     await rows(page).filter({ hasText: '/orders?x=1&x=2' }).click();
@@ -187,7 +195,7 @@ describe('web inspector in Chromium', () => {
       await page.getByRole('tabpanel').getByText('<script>', { exact: false }).first().waitFor();
       await page.getByRole('tab', { name: 'Body' }).click();
     }
-    expect(await page.evaluate('window.pwned')).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).pwned)).toBeUndefined();
     expect(await page.locator('img').count()).toBe(0);
     expect(await page.locator('b').count()).toBe(0);
     expect(await page.locator('script').count()).toBe(1); // the inspector's own
@@ -348,7 +356,10 @@ describe('web inspector in Chromium', () => {
     await waitForRows(page, 1);
     await rows(page).first().tap();
     await page.getByRole('tabpanel').getByText('true').waitFor();
-    const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+    const overflow = await page.evaluate(() => {
+      const g = globalThis as unknown as PageGlobals;
+      return g.document.documentElement.scrollWidth - g.innerWidth;
+    });
     expect(overflow).toBeLessThanOrEqual(0);
     expect(await page.getByRole('listbox').isVisible()).toBe(true);
     await page.screenshot({ path: join(ARTIFACTS, 'inspector-phone.png'), fullPage: true });
@@ -360,9 +371,9 @@ describe('web inspector in Chromium', () => {
     for (let i = 0; i < total; i++) await h.send('POST', `/api/hook/${id}/n/${i}`, { body: String(i) });
     const page = await newPage();
     const remembered = JSON.stringify([{ id, token, name: 'big', receiveUrl }]);
-    await page.addInitScript(
-      `localStorage.setItem('portcullis.inbox.endpoints', ${JSON.stringify(remembered)})`,
-    );
+    await page.addInitScript((value) => {
+      (globalThis as unknown as PageGlobals).localStorage.setItem('portcullis.inbox.endpoints', value);
+    }, remembered);
     await page.goto(`${base}/inspect/${id}`);
     await waitForRows(page, 1);
     expect(await rowCount(page)).toBeLessThan(60);

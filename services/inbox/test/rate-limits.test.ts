@@ -144,20 +144,6 @@ describe('rate limits through the ratelimit service', () => {
     expect(await inbox.app.store.countCaptures(first)).toBe(CAPTURE_LIMIT);
     expect((await inbox.send('POST', `/api/hook/${second}`, { body: 'ok' })).status).toBe(200);
   });
-});
-
-describe('sign-in rate limits through the ratelimit service', () => {
-  let rls: RateLimitProcess;
-  let inbox: InboxHarness;
-
-  beforeAll(async () => {
-    rls = await startRateLimitProcess();
-    inbox = await startInboxHarness({ INBOX_RATELIMIT_URL: rls.grpcUrl, INBOX_RATELIMIT_TIMEOUT: '2s' });
-  }, 30_000);
-  afterAll(async () => {
-    await inbox.close();
-    await rls.stop();
-  });
 
   const signIn = (username: string, password: string) =>
     inbox.send('POST', '/api/session', {

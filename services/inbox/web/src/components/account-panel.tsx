@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { ErrorText } from './error-text.js';
 import { ApiError, callApi, endpointPath, type AccountView } from '../api.js';
 import { forget, type RememberedEndpoint } from '../remembered.js';
 
@@ -118,11 +119,7 @@ export function AccountPanel(p: {
             Create account
           </button>
         </div>
-        {error !== '' && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorText text={error} />
       </form>
     </details>
   );

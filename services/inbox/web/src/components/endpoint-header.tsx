@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { ErrorText } from './error-text.js';
 import { callApi, endpointPath, type EndpointView } from '../api.js';
 import type { LiveState } from '../live.js';
 
@@ -99,11 +100,7 @@ export function EndpointHeader(p: {
           {LIVE_TEXT[p.live.state]}
         </span>
       </div>
-      {error !== '' && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorText text={error} />
       <div class="receive">
         <label for="receive-url">Receive URL</label>
         <input id="receive-url" readOnly value={e.receiveUrl} onFocus={(ev) => ev.currentTarget.select()} />

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { ErrorText } from './error-text.js';
 import {
   ApiError,
   callApi,
@@ -86,9 +87,7 @@ export function Inspector(p: {
   if (error !== '') {
     return (
       <main class="inspector">
-        <p class="error" role="alert">
-          {error}
-        </p>
+        <ErrorText text={error} />
       </main>
     );
   }

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { ErrorText } from './error-text.js';
 import {
   callApi,
   endpointPath,
@@ -47,11 +48,7 @@ export function RequestDetail(p: {
           {new Date(s.time).toLocaleString()} · {formatBytes(s.bodySize)} · from {s.remoteAddress}
         </span>
       </div>
-      {error !== '' && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorText text={error} />
       {detail && <Actions endpoint={p.endpoint} detail={detail} token={p.token} />}
       {detail && (
         <Tabs
