@@ -22,13 +22,30 @@ const MAX_LABEL_CHARS = 80;
 
 export async function drive(o: DriveOptions): Promise<DriveResult> {
   const stopAt = performance.now() + o.durationMs;
+  const result = await runClosedLoop(o, (startMs) => startMs < stopAt);
+  return { ...result, durationMs: o.durationMs };
+}
+
+/** Exactly `calls` calls, `concurrency` at a time; the duration runs from the first start to the last answer. */
+export async function driveCalls(
+  o: Omit<DriveOptions, 'durationMs'> & { calls: number },
+): Promise<DriveResult> {
+  const startedAt = performance.now();
+  const result = await runClosedLoop(o, (_startMs, i) => i < o.calls);
+  return { ...result, durationMs: performance.now() - startedAt };
+}
+
+async function runClosedLoop(
+  o: Omit<DriveOptions, 'durationMs'>,
+  isStarting: (startMs: number, i: number) => boolean,
+): Promise<Omit<DriveResult, 'durationMs'>> {
   const latencies: number[] = [];
   const errors = new Map<string, number>();
   let next = 0;
   const worker = async (): Promise<void> => {
     for (;;) {
       const start = performance.now();
-      if (start >= stopAt) return;
+      if (!isStarting(start, next)) return;
       let problem: string | undefined;
       try {
         problem = await o.call(next++);
@@ -43,5 +60,5 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
     }
   };
   await Promise.all(Array.from({ length: o.concurrency }, worker));
-  return { latenciesMs: Float64Array.from(latencies), durationMs: o.durationMs, errors };
+  return { latenciesMs: Float64Array.from(latencies), errors };
 }

@@ -32,13 +32,16 @@ export function ratioOf(row: Row): number | undefined {
   return row.ceiling ? row.summary.perSecond / row.ceiling.perSecond : undefined;
 }
 
+/** Milliseconds with two decimals; `n/a` for a scenario that measures no latency (NaN). */
+const formatMs = (ms: number): string => (Number.isNaN(ms) ? 'n/a' : ms.toFixed(2));
+
 function cells(row: Row): string[] {
   const s = row.summary;
   return [
     row.scenario,
     Math.round(s.perSecond).toLocaleString('en-US'),
-    s.p50Ms.toFixed(2),
-    s.p99Ms.toFixed(2),
+    formatMs(s.p50Ms),
+    formatMs(s.p99Ms),
     String(row.errors),
     ratioOf(row)?.toFixed(2) ?? '',
   ];

@@ -4,6 +4,7 @@ export interface Summary {
   /** Answers counted during the measured window, right or wrong. */
   count: number;
   perSecond: number;
+  /** NaN when not measured. */
   p50Ms: number;
   p99Ms: number;
 }

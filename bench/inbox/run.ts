@@ -1,10 +1,11 @@
 // `npm run --workspace @portcullis/bench inbox`: captures/s through a receive URL (the inbox as its own
-// process, on Redis) next to a bare fastify POST route measured in the same run, and capture-to-SSE latency
-// seen by one subscriber in this process. Prints figures; asserts nothing.
+// process, on Redis) next to a bare fastify POST route measured in the same run, capture-to-SSE latency
+// seen by one subscriber in this process, and forwarded requests/s (the forwarding worker as its own
+// process, a managed endpoint over xDS) next to the same target hit directly. Prints figures; asserts nothing.
 import { startRedis } from '@portcullis/testing';
 import { readBenchSettings } from '../common/bench-settings.js';
 import { spawnTsx } from '../common/child-process.js';
-import { createHttpLoad } from '../common/http-load.js';
+import { createHttpLoad, isExactly } from '../common/http-load.js';
 import { describeMachine, today } from '../common/machine.js';
 import { formatErrors, measure } from '../common/measure.js';
 import { distinctFreePorts } from '../common/ports.js';
@@ -12,6 +13,8 @@ import { spawnPortsChild } from '../common/ports-child.js';
 import { formatMarkdown, formatTable, ratioOf, type Row } from '../common/report.js';
 import { runBench, type OnCleanup } from '../common/run-bench.js';
 import { waitForHttpOk } from '../common/wait-for-http.js';
+import { FORWARDING_ENDPOINT_ID, serveForwardingEndpoint } from './forwarding-endpoint.js';
+import { measureForwarding } from './forwarding.js';
 import { measureSseLatency } from './sse-latency.js';
 
 const WARMUP_MS = 1000;
@@ -20,7 +23,13 @@ const READY_TIMEOUT_MS = 30_000;
 /** The issue's goal: at least this share of bare fastify's requests/s. */
 const GOAL_RATIO = 0.5;
 const SSE_CAPTURES = 500;
+const FORWARD_WARMUP_CAPTURES = 2000;
+const FORWARD_CAPTURES = 20_000;
+/** The worker's `INBOX_WORKER_MAX_IN_FLIGHT` (its default), and the direct ceiling's concurrency. */
+const FORWARD_IN_FLIGHT = 32;
+const FORWARD_TIMEOUT_MS = 120_000;
 const REPORT = { rateLabel: 'captures/s' };
+const FORWARD_REPORT = { rateLabel: 'requests/s' };
 const BODY = Buffer.from(JSON.stringify({ event: 'order.created', id: 42, amount: '9.99' }));
 const isCaptured = (body: string): string | undefined =>
   body.startsWith('{"ok":true') ? undefined : `unexpected body ${body.slice(0, 60)}`;
@@ -36,16 +45,28 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     ['port'],
     onCleanup,
   );
+  const target = await spawnPortsChild(
+    { name: 'forward target', script: 'bench/inbox/target-server.ts' },
+    ['port'],
+    onCleanup,
+  );
+  const targetUrl = `http://127.0.0.1:${target.ports.port}`;
+  const xdsPort = await serveForwardingEndpoint(
+    { targetUrl: `${targetUrl}/hooks`, maxRequests: FORWARD_WARMUP_CAPTURES + FORWARD_CAPTURES },
+    onCleanup,
+  );
   const [port] = (await distinctFreePorts(1)) as [number];
+  const redisUrl = `redis://${redis.address}`;
   const inbox = spawnTsx({
     name: 'inbox',
     script: 'services/inbox/src/main.ts',
     env: {
       INBOX_HOST: '127.0.0.1',
       INBOX_PORT: String(port),
-      REDIS_URL: `redis://${redis.address}`,
+      REDIS_URL: redisUrl,
       // enough for the whole run: the count trim keeps the stream small
       INBOX_RETENTION_MAX_REQUESTS: '1000',
+      INBOX_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`,
       LOG_LEVEL: 'warn',
     },
   });
@@ -85,6 +106,45 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     captures: SSE_CAPTURES,
   });
 
+  const worker = spawnTsx({
+    name: 'forwarding worker',
+    script: 'services/inbox/src/worker-main.ts',
+    env: {
+      REDIS_URL: redisUrl,
+      INBOX_WORKER_NAME: 'bench',
+      INBOX_WORKER_MAX_IN_FLIGHT: String(FORWARD_IN_FLIGHT),
+      INBOX_EGRESS_ALLOW_PRIVATE: 'true', // the target is on loopback
+      LOG_LEVEL: 'warn',
+    },
+  });
+  onCleanup(() => worker.stop());
+  const forwardWatched = [target.child, inbox, worker];
+  const direct = await measure(
+    'target hit directly (ceiling)',
+    createHttpLoad({
+      port: target.ports.port,
+      method: 'POST',
+      path: '/hooks',
+      headers: { 'content-type': 'application/json' },
+      bodies: [BODY],
+      check: isExactly(''),
+      maxSockets: FORWARD_IN_FLIGHT,
+    }),
+    { ...o, concurrency: FORWARD_IN_FLIGHT, servers: [target.child], watched: forwardWatched },
+  );
+  const forwarded = await measureForwarding('forwarded by the worker (end to end)', {
+    capture: load(port, `/api/hook/${FORWARDING_ENDPOINT_ID}`),
+    targetUrl,
+    warmupCaptures: FORWARD_WARMUP_CAPTURES,
+    captures: FORWARD_CAPTURES,
+    concurrency: CONCURRENCY,
+    timeoutMs: FORWARD_TIMEOUT_MS,
+    servers: [worker],
+    watched: forwardWatched,
+  });
+  const forwardRow: Row = { ...forwarded, ceiling: direct.summary };
+  const forwardRows = [direct, forwardRow];
+
   const ratio = ratioOf(row) ?? Number.NaN;
   const date = today();
   const machine = describeMachine();
@@ -108,9 +168,28 @@ async function main(onCleanup: OnCleanup): Promise<void> {
       `p50 ${sse.p50Ms.toFixed(2)} ms, p99 ${sse.p99Ms.toFixed(2)} ms`,
   );
   out('');
+  out(
+    `forwarding: ${FORWARD_CAPTURES} captures sent ${CONCURRENCY} at a time (after ${FORWARD_WARMUP_CAPTURES} ` +
+      `to warm up), the worker forwarding up to ${FORWARD_IN_FLIGHT} at once, each on a new connection ` +
+      `(Connection: close); the ceiling sends the same body over ${FORWARD_IN_FLIGHT} keep-alive connections. ` +
+      'Server CPU = the target (ceiling) or the worker (forwarded); the inbox and Redis count as other.',
+  );
+  out('');
+  out(formatTable(forwardRows, FORWARD_REPORT));
+  out('');
+  for (const line of formatErrors([direct, forwarded])) out(line);
+  out(`worker log lines at warn or above: ${worker.lineCount()}`);
+  out(
+    `forwarded: ${forwarded.summary.count} captures, all taken ${Math.round(forwarded.capturedMs)} ms after ` +
+      `the first was sent, all received by the target after ${Math.round(forwarded.deliveredMs)} ms: ` +
+      `${(ratioOf(forwardRow) ?? Number.NaN).toFixed(2)} of direct delivery`,
+  );
+  out('');
   out(formatMarkdown(rows, { ...REPORT, date, machine }));
   out('');
   out(`| capture → SSE | p50 ${sse.p50Ms.toFixed(2)} ms | p99 ${sse.p99Ms.toFixed(2)} ms |`);
+  out('');
+  out(formatMarkdown(forwardRows, { ...FORWARD_REPORT, date, machine }));
 }
 
 await runBench(main);

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@portcullis/testing';
+import { freePort, startRedis } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInboxHarness, waitUntil, type InboxHarness } from './harness.js';
 
@@ -197,6 +197,50 @@ describe('inbox CLI', () => {
       expect(run.stdout()).not.toContain(first);
     } finally {
       await stopCli(run);
+    }
+  });
+
+  it('tail resumes across an inbox restart with Last-Event-ID: no gaps, no duplicates', async () => {
+    const redis = await startRedis();
+    const redisUrl = `redis://${redis.address}`;
+    const env = { REDIS_URL: redisUrl, INBOX_PORT: String(await freePort()) };
+    let inbox = await startInboxHarness(env);
+    // another replica on the same Redis takes a capture while the CLI's inbox is down
+    const replica = await startInboxHarness({ REDIS_URL: redisUrl });
+    try {
+      const ep = await inbox.createEndpoint();
+      const send = async (via: InboxHarness, path: string): Promise<string> => {
+        const r = await via.send('POST', `/api/hook/${ep.id}${path}`, { body: BODY });
+        expect(r.status).toBe(200);
+        return String(r.headers['x-inbox-request-id']);
+      };
+      const tail = startCli(['tail', ep.id, '--since', '0-0', '--token', ep.token, '--host', inbox.url]);
+      try {
+        const before = await send(inbox, '/before');
+        await waitUntil(() => tail.stdout().includes(before), 10_000);
+        await inbox.close();
+        // the CLI cannot be connected when this is taken: only its Last-Event-ID brings it back
+        const during = await send(replica, '/during');
+        inbox = await startInboxHarness(env);
+        const restarted = inbox;
+        // back on its inbox: what it missed can only come from a replay, and what follows arrives live
+        await waitUntil(() => restarted.app.hub.liveEndpoints().includes(ep.id), 10_000);
+        const after = await send(inbox, '/after');
+        await waitUntil(() => tail.stdout().includes(after), 10_000);
+        expect(tail.stderr()).toContain('stream interrupted');
+        const ids = tail
+          .stdout()
+          .trim()
+          .split('\n')
+          .map((line) => line.split(' ')[1]);
+        expect(ids).toEqual([before, during, after]);
+      } finally {
+        await stopCli(tail);
+      }
+    } finally {
+      await replica.close();
+      await inbox.close();
+      await redis.stop();
     }
   });
 

@@ -270,6 +270,22 @@ describe('forwarding worker (redis)', () => {
     await waitUntil(async () => (await pendingCount(id)) === 0);
   });
 
+  it('has more than ten deliveries in flight without a listener-leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const t = await addTarget(() => 'hang');
+      const id = await addEndpoint('parallel', [target(t.url)]);
+      await runWorker('w-parallel');
+      await Promise.all(Array.from({ length: 12 }, (_, i) => capture(id, `/${i}`)));
+      await waitUntil(() => t.received.length === 12);
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('refuses a loopback target unless private egress is allowed, without retrying', async () => {
     const t = await addTarget(() => 200);
     const id = await addEndpoint('ssrf', [target(t.url)]);

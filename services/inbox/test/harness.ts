@@ -110,7 +110,10 @@ export function sendRaw(
     };
   }
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+    let answered = false;
+    // a connection of its own: a pooled one may lead to a server that has closed since (a restarted inbox)
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -125,9 +128,9 @@ export function sendRaw(
       });
       res.on('error', reject);
     });
-    // the server may answer (413) and close before the whole body is written
+    // the server may answer (413) and close before the whole body is written; a reset with no answer fails
     req.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err);
+      if (!answered || (err.code !== 'EPIPE' && err.code !== 'ECONNRESET')) reject(err);
     });
     if (body && o.chunkBytes !== undefined) {
       for (let i = 0; i < body.length; i += o.chunkBytes) req.write(body.subarray(i, i + o.chunkBytes));

@@ -60,9 +60,8 @@ export function openSse(
       res.on('close', () => (client.ended = true));
       resolve(client);
     });
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ECONNRESET') reject(err);
-    });
+    // once the stream is open, `close` resets it and rejecting no longer matters
+    req.on('error', reject);
     req.end();
   });
 }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ForwardTarget } from '@portcullis/config';
 import type { Logger } from '@portcullis/kit';
@@ -39,6 +40,9 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
   const now = o.now ?? Date.now;
   const random = o.random ?? Math.random;
   const stopping = new AbortController();
+  // every delivery and retry wait in flight listens to it, and removes its listener when it ends: past
+  // Node's default of 10 that is concurrency, not a leak
+  setMaxListeners(0, stopping.signal);
   const isStopping = (): boolean => stopping.signal.aborted;
   const inFlight = new Map<string, { endpointId: string; requestId: string; done: Promise<void> }>();
   let endpoints = new Map<string, EndpointRecord>();
