@@ -148,6 +148,10 @@ describe('operator with the Kubernetes API', () => {
       name: 'portcullis-keys',
     });
     expect(Object.keys(secret.data ?? {}).sort()).toEqual(['jwt-signing-key', 'session-key']);
+    // text the gateway and the inbox take as GATEWAY_JWT_SECRET / *_SESSION_KEYS (≥ 32 characters)
+    for (const value of Object.values(secret.data ?? {})) {
+      expect(Buffer.from(value, 'base64').toString()).toMatch(/^[A-Za-z0-9_-]{64}$/);
+    }
     const leases = api.kubeConfig().makeApiClient(CoordinationV1Api);
     const lease = await leases.readNamespacedLease({
       namespace: 'portcullis-system',

@@ -34,7 +34,8 @@ export async function ensureKeysSecret(o: {
           labels: { 'app.kubernetes.io/part-of': 'portcullis' },
         },
         type: 'Opaque',
-        data: Object.fromEntries(KEY_NAMES.map((k) => [k, randomBytes(48).toString('base64')])),
+        // the services read these as environment variables: text keys (64 base64url characters), not bytes
+        stringData: Object.fromEntries(KEY_NAMES.map((k) => [k, randomBytes(48).toString('base64url')])),
       },
     });
   } catch (err: unknown) {

@@ -7,8 +7,12 @@ import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-load
 const require = createRequire(import.meta.url);
 const xdsRoot = dirname(require.resolve('@grpc/grpc-js-xds/package.json'));
 
-/** Our own `.proto` files (`protos/` at the repository root); first on the include path. */
-export const PORTCULLIS_PROTO_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../protos');
+/**
+ * Our own `.proto` files, first on the include path: `protos/` at the repository root, or where
+ * `PORTCULLIS_PROTO_DIR` says (a bundled build, such as the container images, has no repository around it).
+ */
+export const PORTCULLIS_PROTO_DIR =
+  process.env.PORTCULLIS_PROTO_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../../protos');
 
 /** The upstream `.proto` trees shipped inside `@grpc/grpc-js-xds`. */
 export const SHIPPED_PROTO_DIRS: readonly string[] = [
