@@ -3,7 +3,7 @@
 // package stays an import, resolved from the production node_modules next to it. The inbox's web inspector
 // is built beside them (`inbox-web/`).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { buildInspector } from '../services/inbox/src/web/build-inspector.js';
@@ -29,10 +29,15 @@ const externalPackages: Plugin = {
   },
 };
 
-export async function buildDist(outDir: string): Promise<string[]> {
+export interface BuiltDist {
+  /** Bundle file → the packages it imports (they must be production dependencies). */
+  imports: Record<string, string[]>;
+}
+
+export async function buildDist(outDir: string): Promise<BuiltDist> {
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
-  await build({
+  const result = await build({
     entryPoints: Object.fromEntries(
       Object.entries(ENTRIES).map(([name, entry]) => [name, join(ROOT, entry)]),
     ),
@@ -44,16 +49,24 @@ export async function buildDist(outDir: string): Promise<string[]> {
     outExtension: { '.js': '.mjs' },
     plugins: [externalPackages],
     sourcemap: 'linked',
+    metafile: true,
     logLevel: 'warning',
   });
   // the bundles are ES modules whatever package.json is (or is not) beside them
   await writeFile(join(outDir, 'package.json'), '{"type":"module"}\n');
   await buildInspector(join(outDir, 'inbox-web'));
-  return Object.keys(ENTRIES).map((name) => join(outDir, `${name}.mjs`));
+  const imports: Record<string, string[]> = {};
+  for (const [file, output] of Object.entries(result.metafile.outputs)) {
+    if (!file.endsWith('.mjs')) continue;
+    imports[basename(file)] = [
+      ...new Set(output.imports.filter((i) => i.external).map((i) => i.path)),
+    ].sort();
+  }
+  return { imports };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const outDir = process.argv[2] ?? join(ROOT, 'dist');
-  const files = await buildDist(outDir);
-  process.stdout.write(`built ${files.length} bundles in ${outDir}\n`);
+  const { imports } = await buildDist(outDir);
+  process.stdout.write(`built ${Object.keys(imports).join(', ')} in ${outDir}\n`);
 }
