@@ -32,6 +32,8 @@ export default tseslint.config(
       'test-artifacts/**',
       'protos/**',
       'services/*/web/dist/**',
+      'dist/**',
+      '.tmp/**',
     ],
   },
   js.configs.recommended,

@@ -66,8 +66,8 @@ describe('service bundles (what the images run)', () => {
     });
     output.set(child, '');
     const keep = (chunk: Buffer) => output.set(child, (output.get(child) ?? '') + chunk.toString());
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
     children.push(child);
     return child;
   };

@@ -1,0 +1,105 @@
+{{/* The release's name prefix: the release name, or <release>-portcullis when it does not say portcullis. */}}
+{{- define "portcullis.fullname" -}}
+{{- if contains "portcullis" .Release.Name -}}
+{{- .Release.Name | trunc 50 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-portcullis" .Release.Name | trunc 50 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* A component's object name: <fullname>-<component>. */}}
+{{- define "portcullis.name" -}}
+{{- printf "%s-%s" (include "portcullis.fullname" .root) .component -}}
+{{- end -}}
+
+{{- define "portcullis.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/part-of: portcullis
+{{ include "portcullis.selectorLabels" . }}
+{{- end -}}
+
+{{- define "portcullis.selectorLabels" -}}
+app.kubernetes.io/name: portcullis
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "portcullis.image" -}}
+{{- printf "%s/portcullis-%s:%s" .root.Values.image.registry .component (default .root.Chart.AppVersion .root.Values.image.tag) -}}
+{{- end -}}
+
+{{/* The Redis URL as an environment variable named .name. */}}
+{{- define "portcullis.redisEnv" -}}
+- name: {{ .name }}
+{{- if .root.Values.redis.bundled.enabled }}
+  value: {{ printf "redis://%s:6379" (include "portcullis.name" (dict "root" .root "component" "redis")) | quote }}
+{{- else if .root.Values.redis.existingSecret.name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ .root.Values.redis.existingSecret.name }}
+      key: {{ .root.Values.redis.existingSecret.key }}
+{{- else }}
+  value: {{ required "redis.url is required (or redis.existingSecret, or redis.bundled.enabled)" .root.Values.redis.url | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* A key of the keys Secret the operator creates, as an environment variable. */}}
+{{- define "portcullis.keyEnv" -}}
+- name: {{ .name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ .root.Values.keysSecret.name }}
+      key: {{ .key }}
+{{- end -}}
+
+{{- define "portcullis.commonEnv" -}}
+- name: LOG_LEVEL
+  value: {{ .Values.logging.level | quote }}
+- name: LOG_FORMAT
+  value: {{ .Values.logging.format | quote }}
+- name: POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: POD_NAMESPACE
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.namespace
+{{- end -}}
+
+{{/* Extra settings from a component's `env` map, sorted. */}}
+{{- define "portcullis.extraEnv" -}}
+{{- range $name, $value := . }}
+- name: {{ $name }}
+  value: {{ $value | toString | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* What every pod shares: security, scheduling, no API token unless asked for. */}}
+{{- define "portcullis.podSpec" -}}
+securityContext:
+  {{- toYaml .Values.podSecurityContext | nindent 2 }}
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .Values.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* The xDS address of the operator, for the services. */}}
+{{- define "portcullis.xdsUrl" -}}
+{{- printf "%s:18000" (include "portcullis.name" (dict "root" . "component" "operator")) -}}
+{{- end -}}

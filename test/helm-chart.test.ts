@@ -1,0 +1,262 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import * as monitoringV1 from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import * as coreV1 from 'kubernetes-models/v1';
+import * as apiextensionsV1 from 'kubernetes-models/apiextensions.k8s.io/v1';
+import * as appsV1 from 'kubernetes-models/apps/v1';
+import * as autoscalingV2 from 'kubernetes-models/autoscaling/v2';
+import * as policyV1 from 'kubernetes-models/policy/v1';
+import * as rbacV1 from 'kubernetes-models/rbac.authorization.k8s.io/v1';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
+import { helmPath } from '../hack/helm.js';
+import { startKubeApiServer, type KubeApiServer } from './kube-apiserver/index.js';
+
+// The Helm chart with the real Helm binary (hack/helm.ts): lint --strict, template --include-crds for the
+// default values and a production-like values file, every manifest validated against the Kubernetes 1.27
+// OpenAPI schemas (kubernetes-models) or the Prometheus operator's, the chart's promises checked on the
+// rendered objects, and the CRDs and examples applied with kubectl to the test API server.
+
+const repo = join(import.meta.dirname, '..');
+const chart = join(repo, 'charts/portcullis');
+const production = join(chart, 'ci/production-values.yaml');
+const run = promisify(execFile);
+
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  spec?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+interface Container {
+  name: string;
+  image: string;
+  securityContext?: Record<string, unknown>;
+  resources?: { limits?: Record<string, string>; requests?: Record<string, string> };
+  readinessProbe?: unknown;
+  livenessProbe?: unknown;
+  env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
+}
+interface PodSpec {
+  containers: Container[];
+  securityContext?: Record<string, unknown>;
+  automountServiceAccountToken?: boolean;
+  serviceAccountName?: string;
+}
+type Model = new (o: unknown) => { validate(): void };
+
+/** apiVersion → its kinds' models; a manifest whose kind is missing here fails the test. */
+const MODELS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
+  v1: coreV1,
+  'apps/v1': appsV1,
+  'apiextensions.k8s.io/v1': apiextensionsV1,
+  'autoscaling/v2': autoscalingV2,
+  'policy/v1': policyV1,
+  'rbac.authorization.k8s.io/v1': rbacV1,
+  'monitoring.coreos.com/v1': monitoringV1,
+};
+
+const helm = async (...args: string[]): Promise<string> =>
+  (await run(helmPath(), args, { cwd: repo, maxBuffer: 16 * 1024 * 1024 })).stdout;
+
+async function render(...args: string[]): Promise<Manifest[]> {
+  const text = await helm(
+    'template',
+    'portcullis',
+    chart,
+    '--namespace',
+    'portcullis',
+    '--include-crds',
+    ...args,
+  );
+  const docs = parseAllDocuments(text);
+  for (const d of docs) expect(d.errors.map((e) => e.message)).toEqual([]);
+  return docs.map((d) => d.toJSON() as Manifest | null).filter((m): m is Manifest => m !== null);
+}
+
+const podSpecOf = (m: Manifest): PodSpec => (m.spec as { template: { spec: PodSpec } }).template.spec;
+const deployments = (all: Manifest[]) => all.filter((m) => m.kind === 'Deployment');
+const named = (all: Manifest[], kind: string, name: string): Manifest | undefined =>
+  all.find((m) => m.kind === kind && m.metadata.name === name);
+
+describe('Helm chart', () => {
+  let byDefault: Manifest[];
+  let productionLike: Manifest[];
+
+  beforeAll(async () => {
+    [byDefault, productionLike] = await Promise.all([render(), render('-f', production)]);
+  }, 60_000);
+
+  it('passes helm lint --strict with the default values and the production-like ones', async () => {
+    await helm('lint', '--strict', chart);
+    await helm('lint', '--strict', chart, '-f', production);
+  });
+
+  it('refuses values outside its schema, naming the key', async () => {
+    for (const [set, key] of [
+      ['gateway.auth=basic', 'gateway.auth'],
+      ['ratelimit.replicas=two', 'ratelimit.replicas'],
+      ['inbox.publicUrl=hooks.example.com', 'inbox.publicUrl'],
+      ['ratelimit.replica=3', 'replica'],
+    ] as const) {
+      const failed = await helm('template', 'p', chart, '--set', set).then(
+        () => '',
+        (err: unknown) => (err as { stderr?: string }).stderr ?? 'failed',
+      );
+      expect([set, failed]).toEqual([set, expect.stringContaining(key)]);
+    }
+  });
+
+  it('renders only objects that are valid against the schemas of their kind', () => {
+    const problems: string[] = [];
+    for (const m of [...byDefault, ...productionLike]) {
+      const model = MODELS[m.apiVersion]?.[m.kind] as Model | undefined;
+      if (!model) {
+        problems.push(`${m.apiVersion} ${m.kind}: no schema`);
+        continue;
+      }
+      try {
+        new model(m).validate();
+      } catch (err: unknown) {
+        problems.push(`${m.kind}/${m.metadata.name}: ${String(err)}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    const kinds = (all: Manifest[]) => [...new Set(all.map((m) => m.kind))].sort();
+    expect(kinds(byDefault)).toEqual([
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'CustomResourceDefinition',
+      'Deployment',
+      'Role',
+      'RoleBinding',
+      'Service',
+      'ServiceAccount',
+    ]);
+    expect(kinds(productionLike)).toEqual(
+      expect.arrayContaining(['HorizontalPodAutoscaler', 'PodDisruptionBudget', 'ServiceMonitor']),
+    );
+  });
+
+  it('runs every container unprivileged, read-only, with resources, and probes on the servers', () => {
+    for (const d of [...deployments(byDefault), ...deployments(productionLike)]) {
+      const pod = podSpecOf(d);
+      expect([d.metadata.name, pod.securityContext]).toEqual([
+        d.metadata.name,
+        expect.objectContaining({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } }),
+      ]);
+      expect([d.metadata.name, pod.automountServiceAccountToken]).toEqual([
+        d.metadata.name,
+        d.metadata.name.endsWith('-operator') ? undefined : false,
+      ]);
+      for (const c of pod.containers) {
+        expect([c.name, c.securityContext]).toEqual([
+          c.name,
+          { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+        ]);
+        expect([c.name, c.resources?.limits?.memory]).toEqual([c.name, expect.any(String)]);
+        if (c.name !== 'inbox-worker') {
+          expect([c.name, Boolean(c.readinessProbe), Boolean(c.livenessProbe)]).toEqual([c.name, true, true]);
+        }
+      }
+    }
+  });
+
+  it('wires the services: images, Redis, the operator xDS address, the shared keys Secret, rate-limit ports', () => {
+    const env = (deployment: string) =>
+      new Map(
+        podSpecOf(named(byDefault, 'Deployment', deployment)!).containers[0]!.env!.map((e) => [e.name, e]),
+      );
+    expect(podSpecOf(named(byDefault, 'Deployment', 'portcullis-ratelimit')!).containers[0]!.image).toBe(
+      'ghcr.io/portcullis-dev/portcullis-ratelimit:0.1.0',
+    );
+    expect(env('portcullis-ratelimit').get('KVSTORE_URL')?.value).toBe('redis://redis-master:6379');
+    expect(env('portcullis-ratelimit').get('CONFIG_GRPC_XDS_SERVER_URL')?.value).toBe(
+      'portcullis-operator:18000',
+    );
+    const sessionKey = { secretKeyRef: { name: 'portcullis-keys', key: 'session-key' } };
+    expect(env('portcullis-gateway').get('GATEWAY_SESSION_KEYS')?.valueFrom).toEqual(sessionKey);
+    expect(env('portcullis-inbox').get('INBOX_SESSION_KEYS')?.valueFrom).toEqual(sessionKey);
+    expect(env('portcullis-inbox').get('INBOX_RATELIMIT_URL')?.value).toBe('portcullis-ratelimit:8081');
+    expect(env('portcullis-operator').get('OPERATOR_DISCOVERY_SERVICES')?.value).toBe(
+      'ratelimit=portcullis-ratelimit:grpc',
+    );
+    const ports = (
+      named(byDefault, 'Service', 'portcullis-ratelimit')!.spec as { ports: Array<{ port: number }> }
+    ).ports;
+    expect(ports.map((p) => p.port)).toEqual([8080, 8081, 6070]);
+    // production-like: the Redis URL from a Secret, the image from its registry
+    const prodEnv = podSpecOf(named(productionLike, 'Deployment', 'portcullis-inbox-worker')!).containers[0]!
+      .env!;
+    expect(prodEnv.find((e) => e.name === 'REDIS_URL')?.valueFrom).toEqual({
+      secretKeyRef: { name: 'portcullis-redis', key: 'url' },
+    });
+    // the HPA owns the replica count
+    expect(named(productionLike, 'Deployment', 'portcullis-ratelimit')!.spec?.replicas).toBeUndefined();
+  });
+
+  it('gives the operator only the permissions it uses', () => {
+    const rules = (m: Manifest | undefined) =>
+      (m?.rules as Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> | undefined) ?? [];
+    const all = [
+      ...rules(named(byDefault, 'ClusterRole', 'portcullis-operator')),
+      ...rules(named(byDefault, 'Role', 'portcullis-operator-local')),
+    ];
+    expect(all.flatMap((r) => [...r.verbs, ...r.resources, ...r.apiGroups])).not.toContain('*');
+    expect(all.flatMap((r) => r.verbs)).not.toContain('delete');
+    // watchNamespace turns the cluster role into a namespaced one
+    expect(named(productionLike, 'ClusterRole', 'portcullis-operator')).toBeUndefined();
+    expect(named(productionLike, 'Role', 'portcullis-operator')?.metadata.namespace).toBe('apps');
+  });
+
+  it('renders a bundled Redis only when asked, and then points every service at it', async () => {
+    expect(byDefault.some((m) => m.metadata.name === 'portcullis-redis')).toBe(false);
+    const bundled = await render('--set', 'redis.bundled.enabled=true');
+    expect(named(bundled, 'Deployment', 'portcullis-redis')).toBeDefined();
+    const gatewayEnv = podSpecOf(named(bundled, 'Deployment', 'portcullis-gateway')!).containers[0]!.env!;
+    expect(gatewayEnv.find((e) => e.name === 'REDIS_URL')?.value).toBe('redis://portcullis-redis:6379');
+  });
+
+  describe('CRDs and examples on an API server', () => {
+    let api: KubeApiServer;
+    let dir: string;
+    beforeAll(async () => {
+      api = await startKubeApiServer();
+      dir = await mkdtemp(join(tmpdir(), 'chart-crds-'));
+    });
+    afterAll(async () => {
+      await api.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+    const kubectl = async (...args: string[]): Promise<string> =>
+      (
+        await run('kubectl', args, {
+          env: { ...process.env, KUBECONFIG: api.kubeconfigPath, KUBECACHEDIR: api.cacheDir },
+          cwd: repo,
+          timeout: 30_000,
+        })
+      ).stdout;
+
+    it('applies the rendered CRDs, then every example resource', async () => {
+      const crds = byDefault.filter((m) => m.kind === 'CustomResourceDefinition');
+      expect(crds.map((c) => c.metadata.name).sort()).toEqual([
+        'apiroutes.portcullis.dev',
+        'inboxendpoints.portcullis.dev',
+        'ratelimitconfigs.portcullis.dev',
+      ]);
+      const file = join(dir, 'crds.yaml');
+      await writeFile(file, crds.map((c) => stringify(c)).join('---\n'));
+      expect(await kubectl('apply', '-f', file)).toMatch(/ratelimitconfigs.portcullis.dev created/);
+      const examples = (await readdir(join(repo, 'examples/resources'))).filter((f) => f.endsWith('.yaml'));
+      const applied = await kubectl('apply', '-f', 'examples/resources/');
+      expect(applied.trim().split('\n').length).toBeGreaterThanOrEqual(examples.length);
+      expect(await kubectl('get', 'ratelimitconfigs', '-A', '-o', 'name')).toContain(
+        'ratelimitconfig.portcullis.dev/example',
+      );
+    });
+  });
+});
