@@ -144,11 +144,11 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     request: Parameters<Dispatcher['handle']>[0],
     reply: Parameters<Dispatcher['handle']>[1],
   ) => {
-    const path = new URL(request.url, 'http://gateway').pathname;
-    const rel = path.slice(base.length).replace(/^\/+|\/+$/g, '');
+    const { pathname, search } = new URL(request.url, 'http://gateway');
+    const rel = pathname.slice(base.length).replace(/^\/+|\/+$/g, '');
     return withSpan('portcullis-gateway', 'gateway request', (span) => {
       span.setAttributes({ 'http.method': request.method, 'gateway.path': rel });
-      return dispatcher.handle(request, reply, decodeURIComponent(rel));
+      return dispatcher.handle(request, reply, { relPath: decodeURIComponent(rel), search });
     });
   };
   app.all(base, serve);

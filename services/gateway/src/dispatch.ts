@@ -49,12 +49,19 @@ export class Dispatcher {
     return this.table;
   }
 
-  /** `relPath` is the path after the base path, without leading or trailing `/`. */
-  async handle(request: FastifyRequest, reply: FastifyReply, relPath: string): Promise<unknown> {
+  /**
+   * `relPath` is the path after the base path, without leading or trailing `/`; `search` the raw query
+   * (`?…` or empty): the caller parsed the URL once for both.
+   */
+  async handle(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    { relPath, search }: { relPath: string; search: string },
+  ): Promise<unknown> {
     const table = this.table;
     const method = request.method;
     if (relPath === '') return { message: 'no endpoint defined' };
-    if (relPath === 'auth') return this.handleAuth(request, reply);
+    if (relPath === 'auth') return this.handleAuth(request, reply, search);
     if (method === 'OPTIONS') return this.options(reply, table, relPath);
     const found = table.lookup(method, relPath);
     if (found.kind === 'not-found') throw new HttpError(404, 'Route not found', { code: 'NOT_FOUND' });
@@ -67,11 +74,10 @@ export class Dispatcher {
     const caller = await this.o.auth.identify(request);
     const { route } = found.match;
     if (route.auth && this.o.settings.auth !== 'none' && !caller) throw this.o.auth.missing();
-    const url = new URL(request.url, 'http://gateway');
-    const query = parseQuery(url.search);
+    const query = parseQuery(search);
     await this.limit(request, { match: found.match, caller, query, reply });
     if (route.target.kind === 'backend')
-      return this.proxy(request, reply, { route, caller, relPath, search: url.search });
+      return this.proxy(request, reply, { route, caller, relPath, search });
     return this.runHandler(request, { match: found.match, caller, query });
   }
 
@@ -153,15 +159,14 @@ export class Dispatcher {
     throw new HttpError(429, 'Too many requests', { code: 'RATE_LIMITED' });
   }
 
-  private async handleAuth(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  private async handleAuth(request: FastifyRequest, reply: FastifyReply, search: string): Promise<unknown> {
     const secure = request.protocol === 'https';
     switch (request.method) {
       case 'OPTIONS':
         return reply.code(204).header('allow', AUTH_METHODS.join(', ')).send();
       case 'POST': {
-        const url = new URL(request.url, 'http://gateway');
         const body = parseBody(request.headers['content-type'], await this.readBody(request));
-        return this.o.auth.login({ ...parseQuery(url.search), ...body }, reply, secure);
+        return this.o.auth.login({ ...parseQuery(search), ...body }, reply, secure);
       }
       case 'DELETE':
         return this.o.auth.logout(await this.o.auth.identify(request), reply, secure);
