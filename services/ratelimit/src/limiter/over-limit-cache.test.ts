@@ -8,8 +8,14 @@ describe('OverLimitCache', () => {
     expect(cache.has('d_k_v_60', 119_999)).toBe(true);
     expect(cache.has('other', 61_000)).toBe(false);
     expect(cache.has('d_k_v_60', 120_000)).toBe(false);
-    expect(cache.size).toBe(0);
-    expect(cache.estimatedBytes).toBe(0);
+  });
+
+  it('takes a key again once its entry has expired', () => {
+    const cache = new OverLimitCache(1024);
+    cache.add('k', { expiresAtMs: 1000, nowMs: 0 });
+    cache.add('k', { expiresAtMs: 3000, nowMs: 2000 });
+    expect(cache.has('k', 2500)).toBe(true);
+    expect(cache.size).toBe(1);
   });
 
   it('stays within its byte budget, dropping the oldest keys first', () => {
