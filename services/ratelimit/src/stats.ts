@@ -73,7 +73,7 @@ export class Stats {
       const rules = this.rules;
       new Counter({
         name: `ratelimit_service_rate_limit_${stat}`,
-        help: `Hits counted as ${stat.replace('_', ' ')} per rate-limit rule.`,
+        help: `Hits counted as ${stat.replaceAll('_', ' ')} per rate-limit rule.`,
         labelNames: ['domain', 'descriptor'],
         registers: [registry],
         collect() {

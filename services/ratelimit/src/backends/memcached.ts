@@ -13,7 +13,7 @@ export interface MemcachedStoreOptions {
 }
 
 /** memcached's limit on key length, in bytes. */
-export const MAX_KEY_BYTES = 250;
+const MAX_KEY_BYTES = 250;
 // memcached keys are sent unquoted: whitespace and control characters would split or corrupt them
 const FORBIDDEN_IN_KEY = /[\s\p{Cc}]/u;
 const READY_RETRY_MS = 500;

@@ -85,7 +85,7 @@ function splitAuth(auth: string): [string, string] {
 }
 
 /** `host:port`, `[v6]:port` or `host` (port 6379). */
-export function splitHostPort(address: string): { host: string; port: number } {
+function splitHostPort(address: string): { host: string; port: number } {
   const m = /^\[(.+)\]:(\d+)$/.exec(address) ?? /^([^:]+):(\d+)$/.exec(address);
   if (m?.[1] && m[2]) return { host: m[1], port: Number(m[2]) };
   return { host: address.replace(/^\[(.*)\]$/, '$1'), port: 6379 };
