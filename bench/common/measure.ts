@@ -19,6 +19,8 @@ export interface MeasureOptions {
   servers: readonly Child[];
   /** Children that must stay up: the measurement fails if one exited. */
   watched: readonly Child[];
+  /** Called right before and right after the measured window, e.g. to read a backend's counters. */
+  aroundMeasured?: { before(): Promise<void>; after(): Promise<void> };
 }
 
 export type Measurement = Omit<Row, 'ceiling'> & { errorsByLabel: Map<string, number> };
@@ -28,9 +30,11 @@ export async function measure(scenario: string, load: Load, o: MeasureOptions): 
   process.stdout.write(`running: ${scenario}\n`);
   try {
     const warmup = await drive({ call: load.call, concurrency: o.concurrency, durationMs: o.warmupMs });
+    await o.aroundMeasured?.before();
     const meter = startCpuMeter(o.servers.map((c) => c.pid));
     const result = await drive({ call: load.call, concurrency: o.concurrency, durationMs: o.durationMs });
     const cpu = meter.stop();
+    await o.aroundMeasured?.after();
     const dead = o.watched.find((c) => c.isExited());
     if (dead) throw new Error(`${dead.name} exited during "${scenario}":\n${dead.outputTail()}`);
     const errorsByLabel = new Map(warmup.errors);

@@ -19,6 +19,8 @@ export interface RateLimitServiceOptions {
   ruleFiles: Readonly<Record<string, string>>;
   /** `BACKEND_TYPE` and the backend's own settings (`KVSTORE_URL`, …). */
   backendEnv: Readonly<Record<string, string>>;
+  /** How logs and errors name this service; `ratelimit service` by default. */
+  name?: string;
   /** When set, the service writes a V8 CPU profile (`--cpu-prof`) into this directory on exit. */
   cpuProfDir?: string | undefined;
 }
@@ -52,7 +54,7 @@ export async function startRateLimitService(
     LOG_LEVEL: 'warn',
   };
   const child = spawnTsx({
-    name: 'ratelimit service',
+    name: o.name ?? 'ratelimit service',
     script: 'services/ratelimit/src/main.ts',
     env,
     nodeFlags: o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [],

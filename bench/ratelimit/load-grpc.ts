@@ -1,6 +1,6 @@
 import { credentials, status, type Client, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import type { Call } from '../common/drive.js';
-import { buildRequest, CLIENT_COUNT, loadRateLimitService } from './rls-proto.js';
+import { loadRateLimitService, SPREAD_WORKLOAD, type Workload } from './rls-proto.js';
 
 const READY_TIMEOUT_MS = 10_000;
 
@@ -23,9 +23,13 @@ export interface GrpcLoad {
 
 /**
  * `channels` clients, each with its own connection (a local subchannel pool), calling ShouldRateLimit in
- * turn. A right answer is status OK with `overallCode` OK and one OK status.
+ * turn. A right answer is status OK with `overallCode` and one status of the workload's expected code.
  */
-export async function createGrpcLoad(port: number, channels: number): Promise<GrpcLoad> {
+export async function createGrpcLoad(
+  port: number,
+  channels: number,
+  workload: Workload = SPREAD_WORKLOAD,
+): Promise<GrpcLoad> {
   const Service = loadRateLimitService();
   const clients = Array.from(
     { length: channels },
@@ -42,15 +46,16 @@ export async function createGrpcLoad(port: number, channels: number): Promise<Gr
         ),
     ),
   );
-  const requests = Array.from({ length: CLIENT_COUNT }, (_, i) => buildRequest(i));
+  const { requests, expectedCode } = workload;
   const call: Call = (i) =>
     new Promise((resolve) => {
       const client = clients[i % clients.length]!;
       client.ShouldRateLimit(requests[i % requests.length]!, (err, answer) => {
         if (err) resolve(`gRPC ${status[err.code]}: ${err.details}`);
-        else if (answer?.overallCode !== 'OK') resolve(`overallCode ${answer?.overallCode ?? 'unset'}`);
-        else if (answer.statuses?.length !== 1 || answer.statuses[0]?.code !== 'OK')
-          resolve('statuses not [OK]');
+        else if (answer?.overallCode !== expectedCode)
+          resolve(`overallCode ${answer?.overallCode ?? 'unset'}`);
+        else if (answer.statuses?.length !== 1 || answer.statuses[0]?.code !== expectedCode)
+          resolve(`statuses not [${expectedCode}]`);
         else resolve(undefined);
       });
     });

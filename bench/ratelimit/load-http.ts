@@ -1,6 +1,6 @@
 import { createHttpLoad as createKeepAliveLoad } from '../common/http-load.js';
 import type { Load } from '../common/measure.js';
-import { buildRequest, CLIENT_COUNT } from './rls-proto.js';
+import { SPREAD_WORKLOAD } from './rls-proto.js';
 
 /**
  * `POST /json` over keep-alive connections, at most `maxSockets` of them. A right answer is 2xx with
@@ -12,7 +12,7 @@ export function createHttpLoad(port: number, maxSockets: number): Load {
     method: 'POST',
     path: '/json',
     headers: { 'content-type': 'application/json' },
-    bodies: Array.from({ length: CLIENT_COUNT }, (_, i) => Buffer.from(JSON.stringify(buildRequest(i)))),
+    bodies: SPREAD_WORKLOAD.requests.map((r) => Buffer.from(JSON.stringify(r))),
     check: (body) =>
       body.includes('"overallCode":"OK"') ? undefined : 'HTTP 200 without "overallCode":"OK"',
     maxSockets,

@@ -8,13 +8,20 @@ export function loadRateLimitService(): ServiceClientConstructor {
   return (pkg.v3 as GrpcObject).RateLimitService as ServiceClientConstructor;
 }
 
-/** The rule every decision matches: key-only, so each `client` value has its own Redis counter. */
+/**
+ * The rule every decision matches: key-only, so each `client` value has its own counter; and `hot`, which
+ * blocks every request, for the local over-limit cache scenario.
+ */
 export const BENCH_RULES_YAML = `domain: bench
 descriptors:
   - key: client
     rate_limit:
       unit: second
       requests_per_unit: 1000000000
+  - key: hot
+    rate_limit:
+      unit: hour
+      requests_per_unit: 0
 `;
 
 /** Distinct `client` values the load cycles through. */
@@ -24,6 +31,24 @@ export const CLIENT_COUNT = 1000;
 export function buildRequest(i: number): object {
   return { domain: 'bench', descriptors: [{ entries: [{ key: 'client', value: `c${i % CLIENT_COUNT}` }] }] };
 }
+
+/** What a load sends and the one code it expects back, overall and for its one descriptor. */
+export interface Workload {
+  requests: readonly object[];
+  expectedCode: 'OK' | 'OVER_LIMIT';
+}
+
+/** `CLIENT_COUNT` distinct keys, each far below its limit. */
+export const SPREAD_WORKLOAD: Workload = {
+  requests: Array.from({ length: CLIENT_COUNT }, (_, i) => buildRequest(i)),
+  expectedCode: 'OK',
+};
+
+/** One key, always over its limit. */
+export const HOT_KEY_WORKLOAD: Workload = {
+  requests: [{ domain: 'bench', descriptors: [{ entries: [{ key: 'hot', value: 'h' }] }] }],
+  expectedCode: 'OVER_LIMIT',
+};
 
 /** What the ceiling answers: the shape of our answer under `BENCH_RULES_YAML`, one OK status. */
 export const CEILING_RESPONSE = {

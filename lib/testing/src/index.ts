@@ -5,3 +5,6 @@ export { startMemcached, type MemcachedServer } from './memcached.js';
 export { createCertificates, type TestCertificates } from './certificates.js';
 export { waitUntil } from './wait.js';
 export { createCollectingLog, quietLog } from './logs.js';
+export { startRedisSentinelSet, type RedisSentinelSet } from './redis-sentinel.js';
+export { startRedisCluster, type RedisCluster } from './redis-cluster.js';
+export { redisCli } from './redis-cli.js';

@@ -12,6 +12,7 @@ import { FileConfigSource } from './config/file-source.js';
 import { XdsConfigSource } from './config/xds-source.js';
 import type { RuleSet } from './config/rule-set.js';
 import { Limiter } from './limiter/limiter.js';
+import { OverLimitCache } from './limiter/over-limit-cache.js';
 import { startDebugServer } from './servers/debug-server.js';
 import { startGrpcServer } from './servers/grpc-server.js';
 import { startHttpServer } from './servers/http-server.js';
@@ -63,6 +64,10 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
       cacheKeyPrefix: settings.limiter.cacheKeyPrefix,
       expirationJitterMaxSeconds: settings.limiter.expirationJitterMaxSeconds,
       random: Math.random,
+      overLimitCache:
+        settings.limiter.localCacheSizeBytes > 0
+          ? new OverLimitCache(settings.limiter.localCacheSizeBytes)
+          : undefined,
     }),
     stats,
     shadowMode: settings.limiter.shadowMode,

@@ -57,7 +57,7 @@ describe('loadSettings', () => {
         PORT: 'http',
         KVSTORE_POOL_SIZE: 'ten',
         NEAR_LIMIT_RATIO: '2',
-        BACKEND_TYPE: 'memcache',
+        BACKEND_TYPE: 'mongo',
         LOG_LEVEL: 'loud',
       });
     } catch (e: unknown) {
@@ -65,7 +65,7 @@ describe('loadSettings', () => {
     }
     expect(error).toBeInstanceOf(SettingsError);
     expect((error as SettingsError).problems).toEqual([
-      'BACKEND_TYPE="memcache": the object-cache backend is not supported yet; use redis or memory',
+      'BACKEND_TYPE="mongo": expected one of redis, objcache, memory (or memcache)',
       'PORT="http": expected an integer ≥ 0 ≤ 65535',
       'LOG_LEVEL="loud": expected one of trace, debug, info, warn, error, fatal',
       'NEAR_LIMIT_RATIO="2": expected a number ≥ 0 ≤ 1',

@@ -6,8 +6,14 @@ import {
   type LogFormat,
   type LogLevel,
 } from '@portcullis/kit';
+import {
+  readKvstore,
+  readObjcache,
+  type KvstoreSettings,
+  type ObjcacheSettings,
+} from './backend-settings.js';
 
-export const BACKEND_TYPES = ['redis', 'memory'] as const;
+export const BACKEND_TYPES = ['redis', 'objcache', 'memory'] as const;
 export type BackendType = (typeof BACKEND_TYPES)[number];
 
 export interface Settings {
@@ -43,16 +49,11 @@ export interface Settings {
     expirationJitterMaxSeconds: number;
     shadowMode: boolean;
     responseHeaders: { enabled: boolean; limit: string; remaining: string; reset: string };
+    /** Bytes for keys known to be over limit in their window, answered without the backend; 0 = off. */
+    localCacheSizeBytes: number;
   };
-  kvstore: {
-    url: string;
-    socketType: 'tcp' | 'unix';
-    poolSize: number;
-    auth: string;
-    tls: { enabled: boolean; clientCert: string; clientKey: string; caCert: string };
-    timeoutMs: number;
-    healthCheckActiveConnection: boolean;
-  };
+  kvstore: KvstoreSettings;
+  objcache: ObjcacheSettings;
 }
 
 /**
@@ -61,27 +62,16 @@ export interface Settings {
  */
 export function loadSettings(source: EnvSource = process.env): Readonly<Settings> {
   const env = createEnvReader(source);
-  const kv = (name: string): { alias: string } => ({ alias: `REDIS_${name}` });
 
   const configType = env.oneOf('CONFIG_TYPE', ['FILE', 'GRPC_XDS_SOTW'], { default: 'FILE' });
   const backendName = env.str('BACKEND_TYPE', { default: 'redis' }).toLowerCase();
-  const backendType = BACKEND_TYPES.find((b) => b === backendName);
+  // `memcache` is upstream's name for the object cache
+  const backendType = BACKEND_TYPES.find(
+    (b) => b === (backendName === 'memcache' ? 'objcache' : backendName),
+  );
   if (!backendType) {
-    env.problem(
-      ['objcache', 'memcache'].includes(backendName)
-        ? `BACKEND_TYPE="${backendName}": the object-cache backend is not supported yet; use redis or memory`
-        : `BACKEND_TYPE="${backendName}": expected one of ${BACKEND_TYPES.join(', ')}`,
-    );
+    env.problem(`BACKEND_TYPE="${backendName}": expected one of ${BACKEND_TYPES.join(', ')} (or memcache)`);
   }
-  const kvstoreType = env.oneOf('KVSTORE_TYPE', ['single', 'sentinel', 'cluster'], {
-    default: 'single',
-    ...kv('TYPE'),
-  });
-  if (kvstoreType !== 'single') env.problem(`KVSTORE_TYPE="${kvstoreType}": not supported yet; use single`);
-  if (env.bool('KVSTORE_PERSECOND', { default: false, ...kv('PERSECOND') })) {
-    env.problem('KVSTORE_PERSECOND=true: a separate per-second store is not supported yet');
-  }
-  const url = env.str('KVSTORE_URL', { default: 'localhost:6379', ...kv('URL') });
 
   const settings: Settings = {
     http: { host: env.str('HOST', { default: '0.0.0.0' }), port: port(env, 'PORT', 8080) },
@@ -127,27 +117,10 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
         remaining: env.str('LIMIT_REMAINING_HEADER', { default: 'RateLimit-Remaining' }),
         reset: env.str('LIMIT_RESET_HEADER', { default: 'RateLimit-Reset' }),
       },
+      localCacheSizeBytes: env.int('LOCAL_CACHE_SIZE_IN_BYTES', { default: 0, min: 0 }),
     },
-    kvstore: {
-      url,
-      socketType: env.oneOf('KVSTORE_SOCKET_TYPE', ['tcp', 'unix'], {
-        default: url.startsWith('/') ? 'unix' : 'tcp',
-        ...kv('SOCKET_TYPE'),
-      }),
-      poolSize: env.int('KVSTORE_POOL_SIZE', { default: 1, min: 1, max: 1024, ...kv('POOL_SIZE') }),
-      auth: env.str('KVSTORE_AUTH', kv('AUTH')),
-      tls: {
-        enabled: env.bool('KVSTORE_TLS', { default: false, ...kv('TLS') }),
-        clientCert: env.str('KVSTORE_TLS_CLIENT_CERT', kv('TLS_CLIENT_CERT')),
-        clientKey: env.str('KVSTORE_TLS_CLIENT_KEY', kv('TLS_CLIENT_KEY')),
-        caCert: env.str('KVSTORE_TLS_CACERT', kv('TLS_CACERT')),
-      },
-      timeoutMs: env.durationMs('KVSTORE_TIMEOUT', { default: '10s', ...kv('TIMEOUT') }),
-      healthCheckActiveConnection: env.bool('KVSTORE_HEALTH_CHECK_ACTIVE_CONNECTION', {
-        default: false,
-        ...kv('HEALTH_CHECK_ACTIVE_CONNECTION'),
-      }),
-    },
+    kvstore: readKvstore(env),
+    objcache: readObjcache(env, backendType === 'objcache'),
   };
   env.finish();
   return deepFreeze(settings);

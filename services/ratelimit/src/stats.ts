@@ -5,7 +5,14 @@ export interface StatCounter {
   value: number;
 }
 
-export const RULE_STATS = ['total_hits', 'over_limit', 'near_limit', 'within_limit', 'shadow_mode'] as const;
+export const RULE_STATS = [
+  'total_hits',
+  'over_limit',
+  'near_limit',
+  'within_limit',
+  'over_limit_with_local_cache',
+  'shadow_mode',
+] as const;
 export type RuleStatName = (typeof RULE_STATS)[number];
 
 /** The counters of one rule, `ratelimit.service.rate_limit.<domain>.<descriptor>.<stat>` upstream. */
@@ -66,7 +73,7 @@ export class Stats {
       const rules = this.rules;
       new Counter({
         name: `ratelimit_service_rate_limit_${stat}`,
-        help: `Hits counted as ${stat.replace('_', ' ')} per rate-limit rule.`,
+        help: `Hits counted as ${stat.replaceAll('_', ' ')} per rate-limit rule.`,
         labelNames: ['domain', 'descriptor'],
         registers: [registry],
         collect() {

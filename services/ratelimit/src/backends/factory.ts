@@ -1,28 +1,53 @@
 import type { Logger } from '@portcullis/kit';
+import type { KvstoreConnection } from '../backend-settings.js';
 import type { Settings } from '../settings.js';
+import { createMemcachedStore } from './memcached.js';
+import { createNodeSource } from './memcached-nodes.js';
 import { createMemoryStore } from './memory.js';
+import { splitPerSecond } from './per-second.js';
+import { withPipelineWindow } from './pipeline-window.js';
 import { createRedisStore } from './redis.js';
 import type { CounterStore } from './types.js';
 
+export interface StoreDeps {
+  log: Logger;
+  /** True once every Redis deployment has a connection up, false while one has none. */
+  onConnectedChange: (connected: boolean) => void;
+}
+
 export function createCounterStore(
-  settings: Pick<Settings, 'limiter' | 'kvstore'>,
-  deps: { log: Logger; onConnectedChange: (connected: boolean) => void },
+  settings: Pick<Settings, 'limiter' | 'kvstore' | 'objcache'>,
+  deps: StoreDeps,
 ): CounterStore {
   const backend = settings.limiter.backendType;
   switch (backend) {
     case 'memory':
       return createMemoryStore();
     case 'redis': {
-      const kv = settings.kvstore;
-      return createRedisStore({
-        url: kv.url,
-        socketType: kv.socketType,
-        auth: kv.auth,
-        tls: kv.tls.enabled ? kv.tls : undefined,
-        poolSize: kv.poolSize,
-        timeoutMs: kv.timeoutMs,
+      const { perSecond } = settings.kvstore;
+      if (!perSecond) return createKvstore(settings.kvstore, deps);
+      const connected = [true, true];
+      const onChange = (i: number) => (now: boolean) => {
+        const before = connected.every(Boolean);
+        connected[i] = now;
+        if (connected.every(Boolean) !== before) deps.onConnectedChange(!before);
+      };
+      return splitPerSecond(
+        createKvstore(settings.kvstore, { ...deps, onConnectedChange: onChange(0) }),
+        createKvstore(perSecond, { ...deps, onConnectedChange: onChange(1) }),
+      );
+    }
+    case 'objcache': {
+      const o = settings.objcache;
+      return createMemcachedStore({
+        nodes: createNodeSource({
+          hostPorts: o.hostPorts,
+          srv: o.srv,
+          refreshMs: o.srvRefreshMs,
+          log: deps.log,
+        }),
+        connectionsPerNode: o.maxIdleConns,
         log: deps.log,
-        onConnectedChange: deps.onConnectedChange,
       });
     }
     default: {
@@ -30,4 +55,13 @@ export function createCounterStore(
       throw new Error(`unknown backend ${String(unknown)}`);
     }
   }
+}
+
+function createKvstore(connection: KvstoreConnection, deps: StoreDeps): CounterStore {
+  const store = createRedisStore({ connection, ...deps });
+  if (connection.pipelineWindowMs === 0) return store;
+  return withPipelineWindow(store, {
+    windowMs: connection.pipelineWindowMs,
+    limit: connection.pipelineLimit,
+  });
 }

@@ -1,73 +1,35 @@
-import { readFileSync } from 'node:fs';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { withSpan, type Logger } from '@portcullis/kit';
+import type { KvstoreConnection } from '../backend-settings.js';
 import { BackendError } from '../errors.js';
+import { createRedisClient, type RedisClient } from './redis-client.js';
 import type { CounterIncrement, CounterStore } from './types.js';
 
-export interface RedisTlsFiles {
-  /** PEM files; empty strings mean "not given". */
-  clientCert: string;
-  clientKey: string;
-  caCert: string;
-}
-
 export interface RedisStoreOptions {
-  /** `host:port`, or a socket path when `socketType` is `unix`. */
-  url: string;
-  socketType: 'tcp' | 'unix';
-  /** `password` or `user:password`; empty for none. */
-  auth: string;
-  tls: RedisTlsFiles | undefined;
-  poolSize: number;
-  timeoutMs: number;
+  connection: KvstoreConnection;
   log: Logger;
   /** Called with true when a first connection is up and false when none is left. */
   onConnectedChange?: (connected: boolean) => void;
 }
 
-const MAX_RECONNECT_DELAY_MS = 2000;
-
 /**
- * Counters in a single Redis (or anything speaking its protocol): `INCRBY` + `EXPIRE` per key, all of a
- * request's commands written together, so a decision costs one round trip as upstream's explicit pipeline
- * does; ioredis auto-pipelining also lets concurrent requests share one write.
+ * Counters in Redis (single, sentinel or cluster): `INCRBY` + `EXPIRE` per key. For single and sentinel
+ * the commands of one `increment` call go in one explicit pipeline, one round trip as upstream; for a
+ * cluster they are grouped per node, so keys on different slots never meet in one multi-key command.
+ * `KVSTORE_POOL_SIZE` clients are used round-robin.
  */
 export function createRedisStore(o: RedisStoreOptions): CounterStore {
-  const log = o.log.child({ component: 'redis' });
-  const options = toRedisOptions(o);
-  const clients = Array.from({ length: o.poolSize }, () => new Redis(options));
-  let connectedCount = 0;
+  const c = o.connection;
+  const log = o.log.child({ component: 'redis', type: c.type });
+  const clients = Array.from({ length: c.poolSize }, () => createRedisClient(c));
+  trackConnections(clients, { ...o, log });
   let next = 0;
-  for (const client of clients) {
-    let connected = false;
-    const setConnected = (now: boolean): void => {
-      if (now === connected) return;
-      connected = now;
-      connectedCount += now ? 1 : -1;
-      if (connectedCount === (now ? 1 : 0)) o.onConnectedChange?.(now);
-    };
-    let lastError = '';
-    client.on('ready', () => {
-      lastError = '';
-      setConnected(true);
-    });
-    client.on('close', () => setConnected(false));
-    client.on('error', (err: Error) => {
-      if (err.message !== lastError) log.warn({ err, url: o.url }, 'redis connection error');
-      lastError = err.message;
-    });
-  }
 
   const sendIncrements = async (ops: readonly CounterIncrement[]): Promise<number[]> => {
-    const client = clients[next++ % clients.length];
-    if (!client) throw new BackendError('redis: no client');
-    // With auto-pipelining, commands issued in the same event-loop turn leave in one write: a request's
-    // INCRBY/EXPIRE pairs stay together and in order, and concurrent requests share the system call.
-    const replies: Array<Promise<unknown>> = [];
-    for (const op of ops) replies.push(client.incrby(op.key, op.hits), client.expire(op.key, op.ttlSeconds));
+    const client = clients[next++ % clients.length] as RedisClient;
     let values: unknown[];
     try {
-      values = await Promise.all(replies);
+      values = client instanceof Cluster ? await sendPerNode(client, ops) : await sendPipeline(client, ops);
     } catch (err: unknown) {
       throw new BackendError(`redis: ${(err as Error).message}`, { cause: err });
     }
@@ -90,46 +52,47 @@ export function createRedisStore(o: RedisStoreOptions): CounterStore {
       );
     },
     async close() {
-      await Promise.all(clients.map((c) => c.quit().catch(() => c.disconnect())));
+      await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
     },
   };
 }
 
-function toRedisOptions(o: RedisStoreOptions): RedisOptions {
-  const [user, password] = o.auth.includes(':') ? splitOnce(o.auth) : ['', o.auth];
-  const common: RedisOptions = {
-    ...(user ? { username: user } : {}),
-    ...(password ? { password } : {}),
-    commandTimeout: o.timeoutMs,
-    connectTimeout: o.timeoutMs,
-    // Fail a decision at once while disconnected instead of queueing it behind a reconnect.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    enableAutoPipelining: true,
-    retryStrategy: (times) => Math.min(times * 100, MAX_RECONNECT_DELAY_MS),
-    ...(o.tls ? { tls: toTls(o.tls) } : {}),
-  };
-  if (o.socketType === 'unix') return { ...common, path: o.url };
-  const { host, port } = splitHostPort(o.url);
-  return { ...common, host, port };
+async function sendPipeline(client: Exclude<RedisClient, Cluster>, ops: readonly CounterIncrement[]) {
+  const pipeline = client.pipeline();
+  for (const op of ops) pipeline.incrby(op.key, op.hits).expire(op.key, op.ttlSeconds);
+  const replies = (await pipeline.exec()) ?? [];
+  return replies.map(([err, value]) => {
+    if (err) throw err;
+    return value;
+  });
 }
 
-function toTls(files: RedisTlsFiles): NonNullable<RedisOptions['tls']> {
-  const read = (path: string): Buffer | undefined => (path === '' ? undefined : readFileSync(path));
-  const cert = read(files.clientCert);
-  const key = read(files.clientKey);
-  const ca = read(files.caCert);
-  return { ...(cert ? { cert } : {}), ...(key ? { key } : {}), ...(ca ? { ca } : {}) };
+/** Auto-pipelining sends the commands issued here in one write per node, each key's pair in order. */
+function sendPerNode(client: Cluster, ops: readonly CounterIncrement[]): Promise<unknown[]> {
+  const replies: Array<Promise<unknown>> = [];
+  for (const op of ops) replies.push(client.incrby(op.key, op.hits), client.expire(op.key, op.ttlSeconds));
+  return Promise.all(replies);
 }
 
-function splitOnce(text: string): [string, string] {
-  const i = text.indexOf(':');
-  return [text.slice(0, i), text.slice(i + 1)];
-}
-
-/** `host:port`, `[v6]:port` or `host` (port 6379). */
-export function splitHostPort(address: string): { host: string; port: number } {
-  const m = /^\[(.+)\]:(\d+)$/.exec(address) ?? /^([^:]+):(\d+)$/.exec(address);
-  if (m?.[1] && m[2]) return { host: m[1], port: Number(m[2]) };
-  return { host: address.replace(/^\[(.*)\]$/, '$1'), port: 6379 };
+function trackConnections(clients: readonly RedisClient[], o: RedisStoreOptions): void {
+  let connectedCount = 0;
+  for (const client of clients) {
+    let connected = false;
+    const setConnected = (now: boolean): void => {
+      if (now === connected) return;
+      connected = now;
+      connectedCount += now ? 1 : -1;
+      if (connectedCount === (now ? 1 : 0)) o.onConnectedChange?.(now);
+    };
+    let lastError = '';
+    client.on('ready', () => {
+      lastError = '';
+      setConnected(true);
+    });
+    client.on('close', () => setConnected(false));
+    client.on('error', (err: Error) => {
+      if (err.message !== lastError) o.log.warn({ err, url: o.connection.url }, 'redis connection error');
+      lastError = err.message;
+    });
+  }
 }

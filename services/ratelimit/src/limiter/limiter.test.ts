@@ -5,10 +5,11 @@ import type { CounterIncrement } from '../backends/types.js';
 import type { Limit } from '../config/rule-set.js';
 import { Stats } from '../stats.js';
 import { Limiter, type LimitItem } from './limiter.js';
+import { OverLimitCache } from './over-limit-cache.js';
 
 const NOW_MS = 1_795_348_830_000;
 
-function harness(ratio = 0.8) {
+function harness(ratio = 0.8, overLimitCache?: OverLimitCache) {
   const store = createMemoryStore(() => NOW_MS);
   const ops: CounterIncrement[] = [];
   const limiter = new Limiter({
@@ -18,6 +19,7 @@ function harness(ratio = 0.8) {
     cacheKeyPrefix: 'p:',
     expirationJitterMaxSeconds: 300,
     random: () => 0.5,
+    overLimitCache,
   });
   const stats = new Stats();
   const item = (requestsPerUnit: number, hitsAddend = 1, shadowMode = false): LimitItem => {
@@ -45,7 +47,7 @@ describe('Limiter', () => {
   it('increments with a one-unit expiry plus jitter and reports remaining and reset', async () => {
     const h = harness();
     const [status] = await h.limiter.doLimit('d', [h.item(10)]);
-    expect(h.ops).toEqual([{ key: 'p:d_k_v_1795348800', hits: 1, ttlSeconds: 60 + 150 }]);
+    expect(h.ops).toEqual([{ key: 'p:d_k_v_1795348800', hits: 1, ttlSeconds: 60 + 150, unitSeconds: 60 }]);
     expect(status).toEqual({
       code: 'OK',
       currentLimit: { name: undefined, requestsPerUnit: 10, unit: 'MINUTE' },
@@ -70,6 +72,7 @@ describe('Limiter', () => {
       within_limit: 10,
       near_limit: 2,
       over_limit: 2,
+      over_limit_with_local_cache: 0,
       shadow_mode: 0,
     });
   });
@@ -85,6 +88,7 @@ describe('Limiter', () => {
       within_limit: 7,
       near_limit: 2,
       over_limit: 3,
+      over_limit_with_local_cache: 0,
       shadow_mode: 0,
     });
   });
@@ -110,5 +114,24 @@ describe('Limiter', () => {
     const h = harness();
     const [status] = await h.limiter.doLimit('d', [h.item(0)]);
     expect(status?.code).toBe('OVER_LIMIT');
+  });
+
+  it('answers keys over limit from the local cache without the store, counting them', async () => {
+    const h = harness(0.8, new OverLimitCache(1024));
+    for (let i = 0; i < 3; i++) await h.limiter.doLimit('d', [h.item(2)]);
+    expect(h.ops).toHaveLength(3);
+    const [status] = await h.limiter.doLimit('d', [h.item(2, 4)]);
+    expect(h.ops).toHaveLength(3);
+    expect(status).toMatchObject({ code: 'OVER_LIMIT', limitRemaining: 0, durationUntilResetSec: 30 });
+    expect(h.counts()).toMatchObject({ total_hits: 7, over_limit: 5, over_limit_with_local_cache: 4 });
+  });
+
+  it('answers OK from the local cache in shadow mode, counting shadow_mode', async () => {
+    const h = harness(0.8, new OverLimitCache(1024));
+    await h.limiter.doLimit('d', [h.item(0, 1, true)]);
+    const [status] = await h.limiter.doLimit('d', [h.item(0, 1, true)]);
+    expect(h.ops).toHaveLength(1);
+    expect(status?.code).toBe('OK');
+    expect(h.counts()).toMatchObject({ over_limit_with_local_cache: 1, shadow_mode: 2 });
   });
 });

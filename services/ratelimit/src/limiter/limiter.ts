@@ -3,6 +3,7 @@ import type { CounterIncrement, CounterStore } from '../backends/types.js';
 import type { RuleStats } from '../stats.js';
 import type { DescriptorStatus, Entry } from '../types.js';
 import { cacheKey, windowStart } from './cache-key.js';
+import type { OverLimitCache } from './over-limit-cache.js';
 
 /** A descriptor that has a limit to enforce. */
 export interface LimitItem {
@@ -21,6 +22,15 @@ export interface LimiterOptions {
   /** Keys expire one unit after their last hit plus up to this many seconds, spreading expiry load. */
   expirationJitterMaxSeconds: number;
   random: () => number;
+  /** `LOCAL_CACHE_SIZE_IN_BYTES` > 0: over-limit keys answered without the store until their window ends. */
+  overLimitCache?: OverLimitCache | undefined;
+}
+
+interface Pending {
+  item: LimitItem;
+  key: string;
+  /** Known over limit from the local cache: no store round trip. */
+  cached: boolean;
 }
 
 const NO_LIMIT: DescriptorStatus = {
@@ -34,28 +44,59 @@ const NO_LIMIT: DescriptorStatus = {
 export class Limiter {
   constructor(private readonly o: LimiterOptions) {}
 
-  /** One status per item, in order; undefined items (no limit) answer OK. One store round trip. */
+  /**
+   * One status per item, in order; undefined items (no limit) answer OK. At most one store round trip;
+   * none when every limited item is known over limit from the local cache.
+   */
   async doLimit(domain: string, items: ReadonlyArray<LimitItem | undefined>): Promise<DescriptorStatus[]> {
-    const nowSec = Math.floor(this.o.now() / 1000);
+    const nowMs = this.o.now();
+    const nowSec = Math.floor(nowMs / 1000);
     const prefixedDomain = this.o.cacheKeyPrefix + domain;
+    const cache = this.o.overLimitCache;
     const ops: CounterIncrement[] = [];
-    for (const item of items) {
-      if (!item) continue;
+    const pending = items.map((item): Pending | undefined => {
+      if (!item) return undefined;
       item.stats.total_hits.value += item.hitsAddend;
       const { unitSeconds } = item.limit;
-      ops.push({
-        key: cacheKey(prefixedDomain, item.entries, windowStart(nowSec, unitSeconds)),
-        hits: item.hitsAddend,
-        ttlSeconds: unitSeconds + Math.floor(this.o.random() * this.o.expirationJitterMaxSeconds),
-      });
-    }
+      const key = cacheKey(prefixedDomain, item.entries, windowStart(nowSec, unitSeconds));
+      const cached = cache?.has(key, nowMs) ?? false;
+      if (!cached) {
+        ops.push({
+          key,
+          hits: item.hitsAddend,
+          ttlSeconds: unitSeconds + Math.floor(this.o.random() * this.o.expirationJitterMaxSeconds),
+          unitSeconds,
+        });
+      }
+      return { item, key, cached };
+    });
     const after = ops.length > 0 ? await this.o.store.increment(ops) : [];
     let next = 0;
-    return items.map((item) => {
-      if (!item) return NO_LIMIT;
+    return pending.map((p) => {
+      if (!p) return NO_LIMIT;
+      if (p.cached) return this.decideCached(p.item, nowSec);
       const value = after[next++] ?? 0;
-      return this.decide(item, { after: value, nowSec });
+      const { unitSeconds, requestsPerUnit } = p.item.limit;
+      // the key names its window, so it can be forgotten when the window ends
+      if (cache && value > requestsPerUnit) {
+        const windowEndMs = (windowStart(nowSec, unitSeconds) + unitSeconds) * 1000;
+        cache.add(p.key, { expiresAtMs: windowEndMs, nowMs });
+      }
+      return this.decide(p.item, { after: value, nowSec });
     });
+  }
+
+  /** A hit on a key the local cache knows is over limit: counted as upstream counts it. */
+  private decideCached(item: LimitItem, nowSec: number): DescriptorStatus {
+    const { limit, hitsAddend, stats } = item;
+    stats.over_limit.value += hitsAddend;
+    stats.over_limit_with_local_cache.value += hitsAddend;
+    if (limit.shadowMode) stats.shadow_mode.value += hitsAddend;
+    return {
+      code: limit.shadowMode ? 'OK' : 'OVER_LIMIT',
+      limitRemaining: 0,
+      ...this.limitAndReset(limit, nowSec),
+    };
   }
 
   private decide(item: LimitItem, at: { after: number; nowSec: number }): DescriptorStatus {
@@ -65,10 +106,7 @@ export class Limiter {
     const max = limit.requestsPerUnit;
     // float32 arithmetic, as upstream computes it, so near-limit counts match bit for bit
     const near = Math.floor(Math.fround(Math.fround(max) * Math.fround(this.o.nearLimitRatio)));
-    const status = {
-      currentLimit: { name: limit.name, requestsPerUnit: max, unit: limit.unit },
-      durationUntilResetSec: limit.unitSeconds - (at.nowSec % limit.unitSeconds),
-    };
+    const status = this.limitAndReset(limit, at.nowSec);
     if (after > max) {
       if (before >= max) {
         stats.over_limit.value += hitsAddend;
@@ -85,5 +123,15 @@ export class Limiter {
     stats.within_limit.value += hitsAddend;
     if (after > near) stats.near_limit.value += before >= near ? hitsAddend : after - near;
     return { code: 'OK', limitRemaining: max - after, ...status };
+  }
+
+  private limitAndReset(
+    limit: Limit,
+    nowSec: number,
+  ): Pick<DescriptorStatus, 'currentLimit' | 'durationUntilResetSec'> {
+    return {
+      currentLimit: { name: limit.name, requestsPerUnit: limit.requestsPerUnit, unit: limit.unit },
+      durationUntilResetSec: limit.unitSeconds - (nowSec % limit.unitSeconds),
+    };
   }
 }

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryStore } from './memory.js';
+import { splitPerSecond } from './per-second.js';
+import type { CounterIncrement, CounterStore } from './types.js';
+
+function recording(store: CounterStore, seen: string[]): CounterStore {
+  return { ...store, increment: (ops) => (seen.push(...ops.map((o) => o.key)), store.increment(ops)) };
+}
+
+const op = (key: string, unitSeconds: number, hits = 1): CounterIncrement => ({
+  key,
+  hits,
+  ttlSeconds: unitSeconds,
+  unitSeconds,
+});
+
+describe('splitPerSecond', () => {
+  it('sends per-second increments to the second store and the rest to the first, values in order', async () => {
+    const mainKeys: string[] = [];
+    const secondKeys: string[] = [];
+    const store = splitPerSecond(
+      recording(createMemoryStore(), mainKeys),
+      recording(createMemoryStore(), secondKeys),
+    );
+    await store.increment([op('m', 60, 5)]);
+    const values = await store.increment([op('s', 1, 2), op('m', 60), op('h', 3600, 7), op('s', 1)]);
+    expect(values).toEqual([2, 6, 7, 3]);
+    expect(mainKeys).toEqual(['m', 'm', 'h']);
+    expect(secondKeys).toEqual(['s', 's']);
+    await store.close();
+  });
+
+  it('skips a store with nothing to count', async () => {
+    const secondKeys: string[] = [];
+    const store = splitPerSecond(createMemoryStore(), recording(createMemoryStore(), secondKeys));
+    await store.increment([op('m', 60)]);
+    expect(secondKeys).toEqual([]);
+    await store.close();
+  });
+});

@@ -1,0 +1,59 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createMemoryStore } from './memory.js';
+import { withPipelineWindow } from './pipeline-window.js';
+import type { CounterIncrement, CounterStore } from './types.js';
+
+const op = (key: string): CounterIncrement => ({ key, hits: 1, ttlSeconds: 60, unitSeconds: 60 });
+
+function counting(): { store: CounterStore; flushes: CounterIncrement[][] } {
+  const inner = createMemoryStore();
+  const flushes: CounterIncrement[][] = [];
+  return {
+    flushes,
+    store: { ...inner, increment: (ops) => (flushes.push([...ops]), inner.increment(ops)) },
+  };
+}
+
+describe('withPipelineWindow', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('sends the increments of concurrent requests in one flush after the window', async () => {
+    const c = counting();
+    const store = withPipelineWindow(c.store, { windowMs: 5, limit: 0 });
+    const a = store.increment([op('a'), op('b')]);
+    const b = store.increment([op('a')]);
+    expect(c.flushes).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(5);
+    expect(await a).toEqual([1, 1]);
+    expect(await b).toEqual([2]);
+    expect(c.flushes.map((f) => f.map((o) => o.key))).toEqual([['a', 'b', 'a']]);
+  });
+
+  it('flushes early once the limit of commands waits', async () => {
+    const c = counting();
+    const store = withPipelineWindow(c.store, { windowMs: 1000, limit: 4 });
+    const a = store.increment([op('a')]);
+    const b = store.increment([op('b')]);
+    expect(await a).toEqual([1]);
+    expect(await b).toEqual([1]);
+    expect(c.flushes).toHaveLength(1);
+    const late = store.increment([op('c')]);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await late).toEqual([1]);
+    expect(c.flushes).toHaveLength(2);
+  });
+
+  it('fails every request of a failed flush', async () => {
+    const failing: CounterStore = {
+      ...createMemoryStore(),
+      increment: () => Promise.reject(new Error('down')),
+    };
+    const store = withPipelineWindow(failing, { windowMs: 1, limit: 0 });
+    const a = store.increment([op('a')]);
+    const b = store.increment([op('b')]);
+    const settled = Promise.allSettled([a, b]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await settled).map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  });
+});

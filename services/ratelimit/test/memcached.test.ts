@@ -1,0 +1,79 @@
+import { connect } from 'node:net';
+import { startMemcached, waitUntil, type MemcachedServer } from '@portcullis/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from './harness.js';
+
+const RULES = {
+  'a.yaml': 'domain: a\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 2}\n',
+};
+const request = (value: string) => ({ domain: 'a', descriptors: [{ entries: [{ key: 'k', value }] }] });
+
+describe('object cache (memcached)', () => {
+  let memcached: MemcachedServer;
+  let h: Harness;
+  beforeAll(async () => {
+    memcached = await startMemcached();
+    h = await startHarness(RULES, {
+      BACKEND_TYPE: 'memcache',
+      OBJCACHE_HOST_PORT: memcached.address,
+      // one connection: a request's background increment is sent before the next request's read
+      OBJCACHE_MAX_IDLE_CONNS: '1',
+    });
+  });
+  afterAll(async () => {
+    await h.close();
+    await memcached.stop();
+  });
+
+  it('counts hits, the increments landing in memcached after the answer', async () => {
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push(await h.json(request('v')));
+    expect(statuses.map((s) => s.status)).toEqual([200, 200, 429]);
+    expect(statuses[1]?.body).toMatchObject({ statuses: [{ code: 'OK', limitRemaining: 0 }] });
+    await waitUntil(async () => (await memcachedGet(memcached.port, /^a_k_v_\d+$/)) === '3');
+  });
+
+  it('fails a key over 250 characters with a clear error', async () => {
+    const res = await h.json(request('x'.repeat(250)));
+    expect(res.status).toBe(400);
+    const body = res.body as { code: string; error: string };
+    expect(body.code).toBe('REQUEST_INVALID');
+    expect(body.error).toMatch(
+      /^cache key is \d+ bytes long; the object cache \(memcached\) allows at most 250$/,
+    );
+  });
+
+  it('rejects descriptors with whitespace or control characters', async () => {
+    for (const value of ['a b', 'tab\there', 'nul\u0000']) {
+      const res = await h.json(request(value));
+      expect(res.status).toBe(400);
+      expect((res.body as { error: string }).error).toContain('whitespace or control characters');
+    }
+    const grpc = await h.rls.shouldRateLimit(request('a b')).catch((e: unknown) => e as { code: number });
+    expect(grpc).toMatchObject({ code: 3 });
+  });
+});
+
+/** The value of the one key matching `pattern`, read over memcached's text protocol. */
+async function memcachedGet(port: number, pattern: RegExp): Promise<string | undefined> {
+  const ask = (command: string, until: RegExp): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(command));
+      let reply = '';
+      socket.on('data', (d: Buffer) => {
+        reply += d.toString();
+        if (until.test(reply)) {
+          socket.destroy();
+          resolve(reply);
+        }
+      });
+      socket.once('error', reject);
+    });
+  const dump = await ask('lru_crawler metadump all\r\n', /END\r\n$/);
+  const key = [...dump.matchAll(/key=(\S+)/g)]
+    .map((m) => decodeURIComponent(m[1] ?? ''))
+    .find((k) => pattern.test(k));
+  if (!key) return undefined;
+  const got = await ask(`get ${key}\r\n`, /END\r\n$/);
+  return /\r\n(\S+)\r\nEND/.exec(got)?.[1];
+}
