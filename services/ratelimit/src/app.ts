@@ -123,9 +123,10 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
         },
         close: () => config.close(),
       },
-      serve('grpc', () => startGrpcServer({ ...settings.grpc, service, log })),
       serve('http', () => startHttpServer({ ...settings.http, service, health, log })),
       serve('debug', () => startDebugServer({ ...settings.debug, service, stats, registry, health, log })),
+      // last to start, first to close: while gRPC drains, /healthcheck still answers (unhealthy)
+      serve('grpc', () => startGrpcServer({ ...settings.grpc, service, health, log })),
     ],
     log,
   );

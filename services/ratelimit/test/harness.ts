@@ -1,7 +1,7 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials, type Client, type ServiceError } from '@grpc/grpc-js';
+import { credentials, type ChannelCredentials, type Client, type ServiceError } from '@grpc/grpc-js';
 import { startRateLimit, type RateLimitApp } from '../src/app.js';
 import { loadRateLimitServiceDefinition } from '../src/servers/grpc-server.js';
 import { loadSettings } from '../src/settings.js';
@@ -94,9 +94,12 @@ export interface RlsClient {
 }
 
 /** A plain gRPC client of `envoy.service.ratelimit.v3.RateLimitService`, as Envoy would call it. */
-export function createRlsClient(address: string): RlsClient {
+export function createRlsClient(
+  address: string,
+  channelCredentials: ChannelCredentials = credentials.createInsecure(),
+): RlsClient {
   const Ctor = loadRateLimitServiceDefinition();
-  const client = new Ctor(address, credentials.createInsecure()) as unknown as Client & {
+  const client = new Ctor(address, channelCredentials) as unknown as Client & {
     ShouldRateLimit(req: object, cb: (err: ServiceError | null, res: Record<string, unknown>) => void): void;
   };
   return {
