@@ -1,6 +1,6 @@
 export { PortcullisError, SettingsError } from './errors.js';
 export { parseDurationMs } from './duration.js';
-export { createEnvReader, type EnvReader, type EnvSource } from './env.js';
+export { createEnvReader, parseBoolean, type EnvReader, type EnvSource } from './env.js';
 export {
   createLogger,
   readLogOptions,
