@@ -194,6 +194,10 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     },
   };
   if (settings.stats.flushIntervalMs <= 0) env.problem('STATS_FLUSH_INTERVAL: must be more than 0');
+  for (const key of Object.keys(settings.stats.extraTags)) {
+    // they are Prometheus labels too
+    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(key)) env.problem(`EXTRA_TAGS: "${key}" is not a valid tag name`);
+  }
   env.finish();
   return deepFreeze(settings);
 }

@@ -40,6 +40,7 @@ export async function startHarness(
     RUNTIME_ROOT: root,
     RUNTIME_WATCH_ROOT: 'false',
     BACKEND_TYPE: 'memory',
+    USE_STATSD: 'false',
     ...env,
   });
   const app = await startRateLimit(settings, { log: quietLog });
