@@ -1,7 +1,13 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials, type ChannelCredentials, type Client, type ServiceError } from '@grpc/grpc-js';
+import {
+  Metadata,
+  credentials,
+  type ChannelCredentials,
+  type Client,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { startRateLimit, type RateLimitApp } from '../src/app.js';
 import { loadRateLimitServiceDefinition } from '../src/servers/grpc-server.js';
 import { loadSettings } from '../src/settings.js';
@@ -90,7 +96,8 @@ export async function createRuntimeRoot(files: Record<string, string>): Promise<
 }
 
 export interface RlsClient {
-  shouldRateLimit(request: object): Promise<Record<string, unknown>>;
+  /** `metadata`: gRPC headers to send along, such as a `traceparent`. */
+  shouldRateLimit(request: object, metadata?: Record<string, string>): Promise<Record<string, unknown>>;
   close(): void;
 }
 
@@ -101,13 +108,20 @@ export function createRlsClient(
 ): RlsClient {
   const Ctor = loadRateLimitServiceDefinition();
   const client = new Ctor(address, channelCredentials) as unknown as Client & {
-    ShouldRateLimit(req: object, cb: (err: ServiceError | null, res: Record<string, unknown>) => void): void;
+    ShouldRateLimit(
+      req: object,
+      metadata: Metadata,
+      cb: (err: ServiceError | null, res: Record<string, unknown>) => void,
+    ): void;
   };
   return {
-    shouldRateLimit: (request) =>
-      new Promise((resolve, reject) =>
-        client.ShouldRateLimit(request, (err, res) => (err ? reject(err) : resolve(res))),
-      ),
+    shouldRateLimit: (request, headers = {}) => {
+      const metadata = new Metadata();
+      for (const [k, v] of Object.entries(headers)) metadata.set(k, v);
+      return new Promise((resolve, reject) =>
+        client.ShouldRateLimit(request, metadata, (err, res) => (err ? reject(err) : resolve(res))),
+      );
+    },
     close: () => client.close(),
   };
 }

@@ -5,7 +5,7 @@ import {
   type ServiceClientConstructor,
   type sendUnaryData,
 } from '@grpc/grpc-js';
-import type { Health, Logger, RunningServer } from '@portcullis/kit';
+import { withCallerContext, type Health, type Logger, type RunningServer } from '@portcullis/kit';
 import { PROTO_FILES, loadGrpcObject } from '@portcullis/protos';
 import type { RateLimitService } from '../service.js';
 import type { Settings } from '../settings.js';
@@ -41,7 +41,9 @@ export async function startGrpcServer(o: GrpcServerOptions): Promise<RunningServ
   const healthService = addHealthService(server, o.health);
   server.addService(loadRateLimitServiceDefinition().service, {
     ShouldRateLimit(call: ServerUnaryCall<GrpcRateLimitRequest, object>, callback: sendUnaryData<object>) {
-      o.service.shouldRateLimit(fromGrpcRequest(call.request)).then(
+      withCallerContext(call.metadata.getMap(), () =>
+        o.service.shouldRateLimit(fromGrpcRequest(call.request)),
+      ).then(
         (response) => callback(null, toGrpcResponse(response)),
         (err: unknown) => {
           const status = toGrpcStatus(err);
