@@ -112,9 +112,14 @@ describe('ratelimit-client', () => {
     expect(noClientCert.stderr).toMatch(/request error: 14 UNAVAILABLE/);
   });
 
-  it('exits 2 on a bad flag, naming it', async () => {
+  it('exits 2 on a bad flag or an unreadable certificate file, naming it', async () => {
     const r = await client(['-domian', 'd']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^ratelimit-client: flag provided but not defined: -domian\nUsage:/);
+    const missing = await client(['-grpc-use-tls', '-grpc-cert-file', '/nonexistent.pem', '-domain', 'd']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(
+      /^ratelimit-client: -grpc-cert-file "\/nonexistent.pem": cannot read \(ENOENT\)/,
+    );
   });
 });

@@ -13,8 +13,19 @@ type RlsClient = Client & {
 
 async function channelCredentials(tls: ClientFlags['tls']): Promise<ChannelCredentials> {
   if (!tls.enabled) return credentials.createInsecure();
-  const read = (path: string) => (path === '' ? Promise.resolve(null) : readFile(path));
-  const [ca, cert, key] = await Promise.all([read(tls.caFile), read(tls.certFile), read(tls.keyFile)]);
+  const read = async (flag: string, path: string): Promise<Buffer | null> => {
+    if (path === '') return null;
+    try {
+      return await readFile(path);
+    } catch (err: unknown) {
+      throw new UsageError(`-${flag} "${path}": cannot read (${(err as NodeJS.ErrnoException).code})`);
+    }
+  };
+  const [ca, cert, key] = await Promise.all([
+    read('grpc-server-ca-file', tls.caFile),
+    read('grpc-cert-file', tls.certFile),
+    read('grpc-key-file', tls.keyFile),
+  ]);
   return credentials.createSsl(ca, key, cert);
 }
 

@@ -56,6 +56,6 @@ export function requireClientSan(san: string): ServerInterceptor {
 }
 
 /** Node writes the SANs as `DNS:a, DNS:b, IP Address:…`. */
-export function hasDnsSan(cert: PeerCertificate | undefined, san: string): boolean {
+function hasDnsSan(cert: PeerCertificate | undefined, san: string): boolean {
   return (cert?.subjectaltname ?? '').split(', ').includes(`DNS:${san}`);
 }
