@@ -34,8 +34,11 @@ export async function startGrpcServer(o: GrpcServerOptions): Promise<RunningServ
   const log = o.log.child({ component: 'grpc' });
   const credentials = await createGrpcServerCredentials(o.tls);
   const server = new Server({
-    'grpc.max_connection_age_ms': o.maxConnectionAgeMs,
-    'grpc.max_connection_age_grace_ms': o.maxConnectionAgeGraceMs,
+    // 0 is "no limit", as in upstream's Go server; grpc-js would close every connection at once
+    ...(o.maxConnectionAgeMs > 0 ? { 'grpc.max_connection_age_ms': o.maxConnectionAgeMs } : {}),
+    ...(o.maxConnectionAgeGraceMs > 0
+      ? { 'grpc.max_connection_age_grace_ms': o.maxConnectionAgeGraceMs }
+      : {}),
     interceptors: o.tls.enabled && o.tls.clientSan ? [requireClientSan(o.tls.clientSan)] : [],
   });
   const healthService = addHealthService(server, o.health);
