@@ -38,6 +38,13 @@ export interface EnvReader {
 const TRUE = new Set(['1', 't', 'T', 'true', 'TRUE', 'True']);
 const FALSE = new Set(['0', 'f', 'F', 'false', 'FALSE', 'False']);
 
+/** A boolean as Go's `strconv.ParseBool` reads it (`1`, `t`, `TRUE`, …); undefined for anything else. */
+export function parseBoolean(text: string): boolean | undefined {
+  if (TRUE.has(text)) return true;
+  if (FALSE.has(text)) return false;
+  return undefined;
+}
+
 export function createEnvReader(env: EnvSource): EnvReader {
   const problems: string[] = [];
 
@@ -85,10 +92,7 @@ export function createEnvReader(env: EnvSource): EnvReader {
     bool(name, opts) {
       const found = lookup(name, opts);
       if (!found) return opts.default;
-      const raw = found.raw.trim();
-      if (TRUE.has(raw)) return true;
-      if (FALSE.has(raw)) return false;
-      return fail(found, 'true or false', opts.default);
+      return parseBoolean(found.raw.trim()) ?? fail(found, 'true or false', opts.default);
     },
     durationMs(name, opts) {
       const found = lookup(name, opts);

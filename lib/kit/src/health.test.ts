@@ -16,4 +16,14 @@ describe('createHealth', () => {
     expect(health.snapshot()).toEqual({ sigterm: false, config: true });
     expect(changes).toEqual([false, true, false]);
   });
+
+  it('stops calling a listener that unsubscribed', () => {
+    const health = createHealth();
+    const changes: boolean[] = [];
+    const stop = health.onChange((h) => changes.push(h));
+    health.register('a', false);
+    stop();
+    health.set('a', true);
+    expect(changes).toEqual([false]);
+  });
 });

@@ -8,18 +8,19 @@ export interface Health {
   isHealthy(): boolean;
   /** Component name → state, for debug output. */
   snapshot(): Record<string, boolean>;
-  onChange(listener: (healthy: boolean) => void): void;
+  /** Calls `listener` each time the whole flips; returns how to stop listening. */
+  onChange(listener: (healthy: boolean) => void): () => void;
 }
 
 export function createHealth(): Health {
   const states = new Map<string, boolean>();
-  const listeners: Array<(healthy: boolean) => void> = [];
+  const listeners = new Set<(healthy: boolean) => void>();
   const isHealthy = (): boolean => [...states.values()].every(Boolean);
   const set = (component: string, healthy: boolean): void => {
     const before = isHealthy();
     states.set(component, healthy);
     const after = isHealthy();
-    if (before !== after) for (const l of listeners.slice()) l(after);
+    if (before !== after) for (const l of [...listeners]) l(after);
   };
   return {
     register: set,
@@ -28,6 +29,9 @@ export function createHealth(): Health {
     },
     isHealthy,
     snapshot: () => Object.fromEntries(states),
-    onChange: (listener) => void listeners.push(listener),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
   };
 }

@@ -1,6 +1,6 @@
 export { PortcullisError, SettingsError } from './errors.js';
 export { parseDurationMs } from './duration.js';
-export { createEnvReader, type EnvReader, type EnvSource } from './env.js';
+export { createEnvReader, parseBoolean, type EnvReader, type EnvSource } from './env.js';
 export {
   createLogger,
   readLogOptions,
@@ -20,7 +20,7 @@ export {
   type Part,
   type Running,
 } from './lifecycle.js';
-export { withSpan } from './tracing.js';
+export { withCallerContext, withSpan } from './tracing.js';
 export { createHttpApp, listenHttp, type ErrorMapper, type HttpApp, type RunningServer } from './http-app.js';
 export { readBody } from './read-body.js';
 export { HOP_BY_HOP_HEADERS } from './http-headers.js';

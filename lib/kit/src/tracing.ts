@@ -1,4 +1,4 @@
-import { SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { SpanStatusCode, context, propagation, trace, type Span } from '@opentelemetry/api';
 
 /**
  * Runs `fn` inside an active span named `name`, recording a thrown error on the span. Without a registered
@@ -20,4 +20,12 @@ export async function withSpan<T>(
       span.end();
     }
   });
+}
+
+/**
+ * Runs `fn` in the trace context a caller sent along (`traceparent`, `baggage`… in HTTP headers or gRPC
+ * metadata), so its spans continue the caller's trace. Without a registered propagator this is just `fn()`.
+ */
+export function withCallerContext<T>(carrier: Readonly<Record<string, unknown>>, fn: () => T): T {
+  return context.with(propagation.extract(context.active(), carrier), fn);
 }

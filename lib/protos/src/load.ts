@@ -27,6 +27,7 @@ export const PROTO_FILES = {
   rateLimitConfig: 'ratelimit/config/ratelimit/v3/rls_conf.proto',
   aggregatedDiscovery: 'envoy/service/discovery/v3/ads.proto',
   portcullisConfig: 'portcullis/config/v1/config.proto',
+  grpcHealth: 'grpc/health/v1/health.proto',
 } as const;
 
 /**

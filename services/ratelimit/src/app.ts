@@ -19,6 +19,7 @@ import { startHttpServer } from './servers/http-server.js';
 import { RateLimitService } from './service.js';
 import { configDirectory, type Settings } from './settings.js';
 import { Stats } from './stats.js';
+import { startStatsdSink } from './statsd-sink.js';
 
 export interface RateLimitApp {
   service: RateLimitService;
@@ -43,7 +44,7 @@ export interface AppDeps {
 export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps): Promise<RateLimitApp> {
   const { log } = deps;
   const stats = new Stats();
-  const registry = createMetricsRegistry();
+  const registry = createMetricsRegistry(settings.stats.extraTags);
   stats.register(registry);
   const health = createHealth();
   health.register('sigterm', true);
@@ -97,8 +98,17 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
     close: () => servers.find((s) => s.port === ports[name])?.close(),
   });
 
+  let statsd: { close(): Promise<void> } | undefined;
   const running = await startParts(
     [
+      {
+        name: 'statsd sink',
+        start: () => {
+          const { statsd: to, flushIntervalMs, extraTags } = settings.stats;
+          if (to.enabled) statsd = startStatsdSink({ ...to, flushIntervalMs, tags: extraTags, stats, log });
+        },
+        close: () => statsd?.close(),
+      },
       {
         name: 'counter store',
         start: async () => {
@@ -128,9 +138,10 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
         },
         close: () => config.close(),
       },
-      serve('grpc', () => startGrpcServer({ ...settings.grpc, service, log })),
       serve('http', () => startHttpServer({ ...settings.http, service, health, log })),
       serve('debug', () => startDebugServer({ ...settings.debug, service, stats, registry, health, log })),
+      // last to start, first to close: while gRPC drains, /healthcheck still answers (unhealthy)
+      serve('grpc', () => startGrpcServer({ ...settings.grpc, service, health, log })),
     ],
     log,
   );

@@ -6,7 +6,26 @@ describe('loadSettings', () => {
   it('has the spec defaults', () => {
     const s = loadSettings({});
     expect(s.http).toEqual({ host: '0.0.0.0', port: 8080 });
-    expect(s.grpc).toEqual({ host: '0.0.0.0', port: 8081 });
+    expect(s.grpc).toEqual({
+      host: '0.0.0.0',
+      port: 8081,
+      maxConnectionAgeMs: 86_400_000,
+      maxConnectionAgeGraceMs: 3_600_000,
+      tls: { enabled: false, cert: '', key: '', clientCaCert: '', clientSan: '' },
+    });
+    expect(s.stats).toEqual({
+      statsd: { enabled: true, host: 'localhost', port: 8125 },
+      flushIntervalMs: 10_000,
+      extraTags: {},
+    });
+    expect(s.tracing).toMatchObject({
+      enabled: false,
+      exporterProtocol: 'http',
+      serviceName: 'RateLimit',
+      serviceNamespace: '',
+      samplingRate: 1,
+    });
+    expect(s.tracing.serviceInstanceId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/);
     expect(s.debug).toEqual({ host: '0.0.0.0', port: 6070 });
     expect(s.log).toEqual({ level: 'warn', format: 'text' });
     expect(configDirectory(s.config)).toBe('/srv/runtime_data/current/config');
@@ -71,5 +90,56 @@ describe('loadSettings', () => {
       'NEAR_LIMIT_RATIO="2": expected a number ≥ 0 ≤ 1',
       'KVSTORE_POOL_SIZE="ten": expected an integer ≥ 1 ≤ 1024',
     ]);
+  });
+
+  it('reads the gRPC, stats and tracing settings', () => {
+    const s = loadSettings({
+      GRPC_SERVER_USE_TLS: 'true',
+      GRPC_SERVER_TLS_CERT: '/c.pem',
+      GRPC_SERVER_TLS_KEY: '/k.pem',
+      GRPC_CLIENT_TLS_CACERT: '/ca.pem',
+      GRPC_CLIENT_TLS_SAN: 'envoy.test',
+      GRPC_MAX_CONNECTION_AGE: '10m',
+      GRPC_MAX_CONNECTION_AGE_GRACE: '30s',
+      STATSD_HOST: '10.0.0.1',
+      STATSD_PORT: '9125',
+      EXTRA_TAGS: 'cluster:eu-1, team:edge',
+      TRACING_EXPORTER_PROTOCOL: 'grpc',
+      TRACING_SAMPLING_RATE: '0.25',
+      TRACING_SERVICE_INSTANCE_ID: 'pod-1',
+    });
+    expect(s.grpc).toMatchObject({ maxConnectionAgeMs: 600_000, maxConnectionAgeGraceMs: 30_000 });
+    expect(s.grpc.tls).toEqual({
+      enabled: true,
+      cert: '/c.pem',
+      key: '/k.pem',
+      clientCaCert: '/ca.pem',
+      clientSan: 'envoy.test',
+    });
+    expect(s.stats).toMatchObject({
+      statsd: { host: '10.0.0.1', port: 9125 },
+      extraTags: { cluster: 'eu-1', team: 'edge' },
+    });
+    expect(s.tracing).toMatchObject({
+      exporterProtocol: 'grpc',
+      samplingRate: 0.25,
+      serviceInstanceId: 'pod-1',
+    });
+  });
+
+  it('names gRPC TLS settings that cannot work together', () => {
+    expect(() =>
+      loadSettings({
+        GRPC_SERVER_USE_TLS: 'true',
+        GRPC_CLIENT_TLS_SAN: 'x',
+        GRPC_MAX_CONNECTION_AGE: '1000h',
+      }),
+    ).toThrow(
+      new SettingsError([
+        'GRPC_SERVER_USE_TLS=true: GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY are required',
+        'GRPC_CLIENT_TLS_SAN: needs GRPC_CLIENT_TLS_CACERT, or no client certificate is asked for',
+        "GRPC_MAX_CONNECTION_AGE: at most 540h (a Node timer's range, with jitter)",
+      ]),
+    );
   });
 });

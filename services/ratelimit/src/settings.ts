@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   createEnvReader,
   readLogOptions,
@@ -18,7 +19,16 @@ export type BackendType = (typeof BACKEND_TYPES)[number];
 
 export interface Settings {
   http: { host: string; port: number };
-  grpc: { host: string; port: number };
+  grpc: {
+    host: string;
+    port: number;
+    /** `GRPC_MAX_CONNECTION_AGE`: a GOAWAY is sent after this, ±10% jitter (grpc-js adds it). */
+    maxConnectionAgeMs: number;
+    /** `GRPC_MAX_CONNECTION_AGE_GRACE`: then the connection is closed, calls or not. */
+    maxConnectionAgeGraceMs: number;
+    /** Server TLS; with `clientCaCert` a client certificate signed by it is required, and `clientSan` checked. */
+    tls: { enabled: boolean; cert: string; key: string; clientCaCert: string; clientSan: string };
+  };
   debug: { host: string; port: number };
   log: { level: LogLevel; format: LogFormat };
   config: {
@@ -54,6 +64,23 @@ export interface Settings {
   };
   kvstore: KvstoreSettings;
   objcache: ObjcacheSettings;
+  stats: {
+    /** `USE_STATSD`: counters are sent as deltas to `host:port` over UDP every `flushIntervalMs`. */
+    statsd: { enabled: boolean; host: string; port: number };
+    flushIntervalMs: number;
+    /** `EXTRA_TAGS` `k:v,k2:v2`: tags on every statsd line, labels on every Prometheus metric. */
+    extraTags: Record<string, string>;
+  };
+  tracing: {
+    enabled: boolean;
+    /** The OTLP exporter; its endpoint and headers come from the standard `OTEL_EXPORTER_OTLP_*` variables. */
+    exporterProtocol: 'http' | 'grpc';
+    serviceName: string;
+    serviceNamespace: string;
+    serviceInstanceId: string;
+    /** Share of traces sampled, 0 to 1. */
+    samplingRate: number;
+  };
 }
 
 /**
@@ -75,7 +102,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
 
   const settings: Settings = {
     http: { host: env.str('HOST', { default: '0.0.0.0' }), port: port(env, 'PORT', 8080) },
-    grpc: { host: env.str('GRPC_HOST', { default: '0.0.0.0' }), port: port(env, 'GRPC_PORT', 8081) },
+    grpc: readGrpc(env),
     debug: { host: env.str('DEBUG_HOST', { default: '0.0.0.0' }), port: port(env, 'DEBUG_PORT', 6070) },
     log: readLogOptions(env, 'warn'),
     config: {
@@ -121,9 +148,61 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     },
     kvstore: readKvstore(env),
     objcache: readObjcache(env, backendType === 'objcache'),
+    stats: {
+      statsd: {
+        enabled: env.bool('USE_STATSD', { default: true }),
+        host: env.str('STATSD_HOST', { default: 'localhost' }),
+        port: port(env, 'STATSD_PORT', 8125),
+      },
+      flushIntervalMs: env.durationMs('STATS_FLUSH_INTERVAL', { default: '10s' }),
+      extraTags: pairs(env, { name: 'EXTRA_TAGS', separator: ':' }),
+    },
+    tracing: {
+      enabled: env.bool('TRACING_ENABLED', { default: false }),
+      exporterProtocol: env.oneOf('TRACING_EXPORTER_PROTOCOL', ['http', 'grpc'], { default: 'http' }),
+      serviceName: env.str('TRACING_SERVICE_NAME', { default: 'RateLimit' }),
+      serviceNamespace: env.str('TRACING_SERVICE_NAMESPACE'),
+      serviceInstanceId: env.str('TRACING_SERVICE_INSTANCE_ID', { default: randomUUID() }),
+      samplingRate: env.num('TRACING_SAMPLING_RATE', { default: 1, min: 0, max: 1 }),
+    },
   };
+  if (settings.stats.flushIntervalMs <= 0) env.problem('STATS_FLUSH_INTERVAL: must be more than 0');
+  for (const key of Object.keys(settings.stats.extraTags)) {
+    // they are Prometheus labels too
+    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(key)) env.problem(`EXTRA_TAGS: "${key}" is not a valid tag name`);
+  }
   env.finish();
   return deepFreeze(settings);
+}
+
+const MAX_CONNECTION_AGE_MS = 540 * 3_600_000;
+
+function readGrpc(env: EnvReader): Settings['grpc'] {
+  const tls = {
+    enabled: env.bool('GRPC_SERVER_USE_TLS', { default: false }),
+    cert: env.str('GRPC_SERVER_TLS_CERT'),
+    key: env.str('GRPC_SERVER_TLS_KEY'),
+    clientCaCert: env.str('GRPC_CLIENT_TLS_CACERT'),
+    clientSan: env.str('GRPC_CLIENT_TLS_SAN'),
+  };
+  if (tls.enabled && (tls.cert === '' || tls.key === '')) {
+    env.problem('GRPC_SERVER_USE_TLS=true: GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY are required');
+  }
+  if (tls.clientSan !== '' && tls.clientCaCert === '') {
+    env.problem('GRPC_CLIENT_TLS_SAN: needs GRPC_CLIENT_TLS_CACERT, or no client certificate is asked for');
+  }
+  const age = (name: string, fallback: string): number => {
+    const ms = env.durationMs(name, { default: fallback });
+    if (ms > MAX_CONNECTION_AGE_MS) env.problem(`${name}: at most 540h (a Node timer's range, with jitter)`);
+    return ms;
+  };
+  return {
+    host: env.str('GRPC_HOST', { default: '0.0.0.0' }),
+    port: port(env, 'GRPC_PORT', 8081),
+    maxConnectionAgeMs: age('GRPC_MAX_CONNECTION_AGE', '24h'),
+    maxConnectionAgeGraceMs: age('GRPC_MAX_CONNECTION_AGE_GRACE', '1h'),
+    tls,
+  };
 }
 
 /** `k1=v1,k2=v2` (or with `:`) into a record; an item without the separator is a problem. */

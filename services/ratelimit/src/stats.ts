@@ -51,16 +51,21 @@ export class Stats {
     })).stats;
   }
 
+  /** Every statistic by its full upstream name, e.g. `ratelimit.service.rate_limit.d.k.total_hits`. */
+  *entries(): Generator<[name: string, value: number]> {
+    for (const [name, c] of this.service) yield [`${PREFIX}.${name}`, c.value];
+    for (const [domain, c] of this.notFound)
+      yield [`${PREFIX}.rate_limit.${domain}.domain_not_found`, c.value];
+    for (const [name, { stats }] of this.rules) {
+      for (const stat of RULE_STATS) yield [`${PREFIX}.rate_limit.${name}.${stat}`, stats[stat].value];
+    }
+  }
+
   /** `name: value` for every statistic, sorted by name, as the debug port's `/stats` prints them. */
   lines(): string[] {
-    const out: Array<[string, number]> = [];
-    for (const [name, c] of this.service) out.push([`${PREFIX}.${name}`, c.value]);
-    for (const [domain, c] of this.notFound)
-      out.push([`${PREFIX}.rate_limit.${domain}.domain_not_found`, c.value]);
-    for (const [name, { stats }] of this.rules) {
-      for (const stat of RULE_STATS) out.push([`${PREFIX}.rate_limit.${name}.${stat}`, stats[stat].value]);
-    }
-    return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, value]) => `${name}: ${value}`);
+    return [...this.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, value]) => `${name}: ${value}`);
   }
 
   /**

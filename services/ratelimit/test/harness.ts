@@ -1,7 +1,13 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials, type Client, type ServiceError } from '@grpc/grpc-js';
+import {
+  Metadata,
+  credentials,
+  type ChannelCredentials,
+  type Client,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { startRateLimit, type RateLimitApp } from '../src/app.js';
 import { loadRateLimitServiceDefinition } from '../src/servers/grpc-server.js';
 import { loadSettings } from '../src/settings.js';
@@ -40,6 +46,7 @@ export async function startHarness(
     RUNTIME_ROOT: root,
     RUNTIME_WATCH_ROOT: 'false',
     BACKEND_TYPE: 'memory',
+    USE_STATSD: 'false',
     ...env,
   });
   const app = await startRateLimit(settings, { log: quietLog });
@@ -89,21 +96,32 @@ export async function createRuntimeRoot(files: Record<string, string>): Promise<
 }
 
 export interface RlsClient {
-  shouldRateLimit(request: object): Promise<Record<string, unknown>>;
+  /** `metadata`: gRPC headers to send along, such as a `traceparent`. */
+  shouldRateLimit(request: object, metadata?: Record<string, string>): Promise<Record<string, unknown>>;
   close(): void;
 }
 
 /** A plain gRPC client of `envoy.service.ratelimit.v3.RateLimitService`, as Envoy would call it. */
-export function createRlsClient(address: string): RlsClient {
+export function createRlsClient(
+  address: string,
+  channelCredentials: ChannelCredentials = credentials.createInsecure(),
+): RlsClient {
   const Ctor = loadRateLimitServiceDefinition();
-  const client = new Ctor(address, credentials.createInsecure()) as unknown as Client & {
-    ShouldRateLimit(req: object, cb: (err: ServiceError | null, res: Record<string, unknown>) => void): void;
+  const client = new Ctor(address, channelCredentials) as unknown as Client & {
+    ShouldRateLimit(
+      req: object,
+      metadata: Metadata,
+      cb: (err: ServiceError | null, res: Record<string, unknown>) => void,
+    ): void;
   };
   return {
-    shouldRateLimit: (request) =>
-      new Promise((resolve, reject) =>
-        client.ShouldRateLimit(request, (err, res) => (err ? reject(err) : resolve(res))),
-      ),
+    shouldRateLimit: (request, headers = {}) => {
+      const metadata = new Metadata();
+      for (const [k, v] of Object.entries(headers)) metadata.set(k, v);
+      return new Promise((resolve, reject) =>
+        client.ShouldRateLimit(request, metadata, (err, res) => (err ? reject(err) : resolve(res))),
+      );
+    },
     close: () => client.close(),
   };
 }

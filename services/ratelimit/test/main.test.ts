@@ -1,24 +1,9 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { freePort } from '@portcullis/testing';
+import { rm } from 'node:fs/promises';
+import { Redis } from 'ioredis';
+import { startRedis, waitUntil } from '@portcullis/testing';
 import { describe, expect, it } from 'vitest';
-import { createRuntimeRoot } from './harness.js';
-
-const repo = join(import.meta.dirname, '../../..');
-const tsx = join(repo, 'node_modules/.bin/tsx');
-const main = join(repo, 'services/ratelimit/src/main.ts');
-
-function run(env: Record<string, string>) {
-  const child = spawn(tsx, [main], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exited, output: () => output };
-}
+import { createRlsClient } from './harness.js';
+import { healthStatus, run, startService } from './service-process.js';
 
 describe('the ratelimit process', () => {
   it('stops start-up naming every bad variable', async () => {
@@ -36,32 +21,41 @@ describe('the ratelimit process', () => {
   });
 
   it('serves and exits cleanly on SIGTERM', async () => {
-    const { root } = await createRuntimeRoot({ 'a.yaml': 'domain: a\n' });
-    const [http, grpc, debug] = [await freePort(), await freePort(), await freePort()];
-    const p = run({
-      BACKEND_TYPE: 'memory',
-      RUNTIME_ROOT: root,
-      RUNTIME_WATCH_ROOT: 'false',
-      HOST: '127.0.0.1',
-      GRPC_HOST: '127.0.0.1',
-      DEBUG_HOST: '127.0.0.1',
-      PORT: String(http),
-      GRPC_PORT: String(grpc),
-      DEBUG_PORT: String(debug),
-      LOG_LEVEL: 'info',
-    });
-    const deadline = Date.now() + 15_000;
-    let status = 0;
-    while (status !== 200 && Date.now() < deadline) {
-      status = await fetch(`http://127.0.0.1:${http}/healthcheck`).then(
-        (r) => r.status,
-        () => 0,
-      );
-      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(status).toBe(200);
+    const p = await startService({});
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
     expect(p.output()).toMatch(/msg="shutting down" signal=SIGTERM/);
+    await rm(p.root, { recursive: true, force: true });
+  });
+
+  it('on SIGTERM fails /healthcheck at once, drains the decision in flight, then exits', async () => {
+    const redis = await startRedis();
+    const admin = new Redis(redis.port, '127.0.0.1');
+    const p = await startService({ BACKEND_TYPE: 'redis', KVSTORE_URL: redis.address });
+    const rls = createRlsClient(`127.0.0.1:${p.ports.grpc}`);
+    try {
+      // Redis holds every write, so the decision stays in flight until UNPAUSE
+      await admin.call('CLIENT', 'PAUSE', '20000', 'WRITE');
+      let settled = false;
+      const decision = rls
+        .shouldRateLimit({ domain: 'a', descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] })
+        .finally(() => (settled = true));
+      await waitUntil(async () => (await admin.info('clients')).includes('blocked_clients:1'));
+
+      p.child.kill('SIGTERM');
+      await waitUntil(async () => (await healthStatus(p.ports.http)) === 500);
+      expect(p.child.exitCode).toBeNull();
+      expect(settled).toBe(false);
+
+      await admin.call('CLIENT', 'UNPAUSE');
+      expect(await decision).toMatchObject({ overallCode: 'OK', statuses: [{ limitRemaining: 4 }] });
+      expect(await p.exited).toBe(0);
+    } finally {
+      rls.close();
+      p.child.kill('SIGKILL');
+      admin.disconnect();
+      await redis.stop();
+      await rm(p.root, { recursive: true, force: true });
+    }
   });
 });

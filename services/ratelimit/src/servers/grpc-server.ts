@@ -1,23 +1,27 @@
 import {
   Server,
-  ServerCredentials,
   type GrpcObject,
   type ServerUnaryCall,
   type ServiceClientConstructor,
   type sendUnaryData,
 } from '@grpc/grpc-js';
-import type { Logger, RunningServer } from '@portcullis/kit';
+import { withCallerContext, type Health, type Logger, type RunningServer } from '@portcullis/kit';
 import { PROTO_FILES, loadGrpcObject } from '@portcullis/protos';
 import type { RateLimitService } from '../service.js';
+import type { Settings } from '../settings.js';
 import { toGrpcStatus } from './error-status.js';
 import { fromGrpcRequest, toGrpcResponse, type GrpcRateLimitRequest } from './grpc-codec.js';
+import { addHealthService } from './grpc-health.js';
+import { createGrpcServerCredentials, requireClientSan } from './grpc-tls.js';
 
-export interface GrpcServerOptions {
-  host: string;
-  port: number;
+export interface GrpcServerOptions extends Readonly<Settings['grpc']> {
   service: RateLimitService;
+  health: Health;
   log: Logger;
 }
+
+/** How long a graceful shutdown waits for calls in flight before cutting them. */
+const DRAIN_TIMEOUT_MS = 5000;
 
 export function loadRateLimitServiceDefinition(): ServiceClientConstructor {
   const root = loadGrpcObject([PROTO_FILES.rateLimitService]);
@@ -25,13 +29,24 @@ export function loadRateLimitServiceDefinition(): ServiceClientConstructor {
   return (pkg.v3 as GrpcObject).RateLimitService as ServiceClientConstructor;
 }
 
-/** `envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit`. */
+/** `envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit` and `grpc.health.v1.Health`. */
 export async function startGrpcServer(o: GrpcServerOptions): Promise<RunningServer> {
   const log = o.log.child({ component: 'grpc' });
-  const server = new Server();
+  const credentials = await createGrpcServerCredentials(o.tls);
+  const server = new Server({
+    // 0 is "no limit", as in upstream's Go server; grpc-js would close every connection at once
+    ...(o.maxConnectionAgeMs > 0 ? { 'grpc.max_connection_age_ms': o.maxConnectionAgeMs } : {}),
+    ...(o.maxConnectionAgeGraceMs > 0
+      ? { 'grpc.max_connection_age_grace_ms': o.maxConnectionAgeGraceMs }
+      : {}),
+    interceptors: o.tls.enabled && o.tls.clientSan ? [requireClientSan(o.tls.clientSan)] : [],
+  });
+  const healthService = addHealthService(server, o.health);
   server.addService(loadRateLimitServiceDefinition().service, {
     ShouldRateLimit(call: ServerUnaryCall<GrpcRateLimitRequest, object>, callback: sendUnaryData<object>) {
-      o.service.shouldRateLimit(fromGrpcRequest(call.request)).then(
+      withCallerContext(call.metadata.getMap(), () =>
+        o.service.shouldRateLimit(fromGrpcRequest(call.request)),
+      ).then(
         (response) => callback(null, toGrpcResponse(response)),
         (err: unknown) => {
           const status = toGrpcStatus(err);
@@ -42,16 +57,20 @@ export async function startGrpcServer(o: GrpcServerOptions): Promise<RunningServ
     },
   });
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${o.host}:${o.port}`, ServerCredentials.createInsecure(), (err, bound) =>
+    server.bindAsync(`${o.host}:${o.port}`, credentials, (err, bound) =>
       err ? reject(err) : resolve(bound),
     ),
   );
-  log.info({ host: o.host, port }, 'gRPC listening');
+  log.info(
+    { host: o.host, port, tls: o.tls.enabled, mtls: o.tls.enabled && o.tls.clientCaCert !== '' },
+    'gRPC listening',
+  );
   return {
     port,
     close: () =>
       new Promise<void>((resolve) => {
-        const force = setTimeout(() => server.forceShutdown(), 5000);
+        healthService.close();
+        const force = setTimeout(() => server.forceShutdown(), DRAIN_TIMEOUT_MS);
         server.tryShutdown(() => {
           clearTimeout(force);
           resolve();

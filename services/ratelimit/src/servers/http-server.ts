@@ -1,4 +1,11 @@
-import { createHttpApp, listenHttp, type Health, type Logger, type RunningServer } from '@portcullis/kit';
+import {
+  createHttpApp,
+  listenHttp,
+  withCallerContext,
+  type Health,
+  type Logger,
+  type RunningServer,
+} from '@portcullis/kit';
 import { RequestError } from '../errors.js';
 import { toHttpError } from './error-status.js';
 import type { RateLimitService } from '../service.js';
@@ -34,7 +41,8 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningServ
   app.post('/json', async (request, reply) => {
     if (request.body === undefined)
       throw new RequestError('body is empty; expected a RateLimitRequest in JSON');
-    const response = await o.service.shouldRateLimit(decodeJsonRequest(request.body));
+    const decision = decodeJsonRequest(request.body);
+    const response = await withCallerContext(request.headers, () => o.service.shouldRateLimit(decision));
     return reply.code(STATUS_BY_CODE[response.overallCode]).send(encodeJsonResponse(response));
   });
   app.route({
