@@ -50,6 +50,8 @@ FROM base AS ratelimit
 LABEL org.opencontainers.image.title="portcullis-ratelimit" \
       org.opencontainers.image.description="Envoy-compatible rate-limit service (gRPC RLS v3, /json)"
 COPY --from=build /src/dist/ratelimit.mjs /src/dist/ratelimit.mjs.map dist/
+# for `kubectl exec … -- node dist/ratelimit-client.mjs -dial_string localhost:8081 -domain d -descriptors k=v`
+COPY --from=build /src/dist/ratelimit-client.mjs /src/dist/ratelimit-client.mjs.map dist/
 EXPOSE 8080 8081 6070
 HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:8080/healthcheck').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "--enable-source-maps", "dist/ratelimit.mjs"]

@@ -14,6 +14,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const ENTRIES: Readonly<Record<string, string>> = {
   operator: 'operator/src/main.ts',
   ratelimit: 'services/ratelimit/src/main.ts',
+  'ratelimit-client': 'services/ratelimit/src/cli/ratelimit-client.ts',
   gateway: 'services/gateway/src/main.ts',
   inbox: 'services/inbox/src/main.ts',
   'inbox-worker': 'services/inbox/src/worker-main.ts',

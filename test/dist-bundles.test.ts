@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFile, readdir, rm } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { freePort, waitUntil } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDist, ENTRIES } from '../hack/build-dist.js';
@@ -11,6 +12,7 @@ import { buildDist, ENTRIES } from '../hack/build-dist.js';
 // run on these machines; this checks everything the images do but the `docker build`.
 
 const repo = join(import.meta.dirname, '..');
+const execFileAsync = promisify(execFile);
 // inside the repository, so the bundles resolve packages from its node_modules as the images do from theirs
 const outDir = join(repo, '.tmp', `dist-test-${process.pid}`);
 
@@ -151,6 +153,23 @@ describe('service bundles (what the images run)', () => {
       overallCode: 'OK',
       statuses: [{ currentLimit: { requestsPerUnit: 10, unit: 'MINUTE' } }],
     });
+    // the client shipped in the ratelimit image asks the same service over gRPC
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      [
+        join(outDir, 'ratelimit-client.mjs'),
+        ...[
+          '-dial_string',
+          `127.0.0.1:${rlGrpc}`,
+          '-domain',
+          'example',
+          '-descriptors',
+          'remote_address=10.9.9.8',
+        ],
+      ],
+      { env: { PATH: process.env.PATH ?? '', PORTCULLIS_PROTO_DIR: join(repo, 'protos') }, cwd: outDir },
+    );
+    expect(JSON.parse(stdout)).toMatchObject({ overallCode: 'OK' });
     await waitUntil(ok(`http://127.0.0.1:${gw}/api/ping`), 20_000);
     await waitUntil(ok(`http://127.0.0.1:${ib}/healthz`), 20_000);
     const page = await fetch(`http://127.0.0.1:${ib}/`);
