@@ -141,7 +141,7 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
       serve('http', () => startHttpServer({ ...settings.http, service, health, log })),
       serve('debug', () => startDebugServer({ ...settings.debug, service, stats, registry, health, log })),
       // last to start, first to close: while gRPC drains, /healthcheck still answers (unhealthy)
-      serve('grpc', () => startGrpcServer({ ...settings.grpc, service, health, log })),
+      serve('grpc', () => startGrpcServer({ ...settings.grpc, service, stats, health, log })),
     ],
     log,
   );

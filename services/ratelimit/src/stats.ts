@@ -1,4 +1,5 @@
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { CallStats, type TimingSample } from './call-stats.js';
 
 /** A monotonically increasing count; a plain field so the hot path pays one addition. */
 export interface StatCounter {
@@ -28,6 +29,8 @@ export class Stats {
   private readonly service = new Map<string, StatCounter>();
   private readonly notFound = new Map<string, StatCounter>();
   private readonly rules = new Map<string, { domain: string; descriptor: string; stats: RuleStats }>();
+  private readonly calls = new Map<string, CallStats>();
+  private responseTimes: Histogram<'grpc_method'> | undefined;
 
   /** A service-level counter, e.g. `config_load_success` → `ratelimit.service.config_load_success`. */
   counter(name: string): StatCounter {
@@ -51,6 +54,20 @@ export class Stats {
     })).stats;
   }
 
+  /** The gRPC server's statistics of `method`: `ratelimit_server.<method>.total_requests`, `.response_time`. */
+  call(method: string): CallStats {
+    return getOrCreate(this.calls, method, () => {
+      const call = new CallStats(method);
+      if (this.responseTimes) call.observeWith(this.responseTimes);
+      return call;
+    });
+  }
+
+  /** The response times of every gRPC method since the last call, by upstream name; for statsd. */
+  *drainTimings(): Generator<[name: string, timings: TimingSample]> {
+    for (const [method, call] of this.calls) yield [`ratelimit_server.${method}.response_time`, call.drain()];
+  }
+
   /** Every statistic by its full upstream name, e.g. `ratelimit.service.rate_limit.d.k.total_hits`. */
   *entries(): Generator<[name: string, value: number]> {
     for (const [name, c] of this.service) yield [`${PREFIX}.${name}`, c.value];
@@ -59,6 +76,8 @@ export class Stats {
     for (const [name, { stats }] of this.rules) {
       for (const stat of RULE_STATS) yield [`${PREFIX}.rate_limit.${name}.${stat}`, stats[stat].value];
     }
+    for (const [method, call] of this.calls)
+      yield [`ratelimit_server.${method}.total_requests`, call.total_requests.value];
   }
 
   /** `name: value` for every statistic, sorted by name, as the debug port's `/stats` prints them. */
@@ -107,6 +126,26 @@ export class Stats {
         },
       });
     }
+    // the names upstream's Prometheus sink maps its gRPC server statistics to
+    const calls = this.calls;
+    new Counter({
+      name: 'ratelimit_service_total_requests',
+      help: 'gRPC calls received, answered or failed (not /json).',
+      labelNames: ['grpc_method'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [grpc_method, call] of calls) this.inc({ grpc_method }, call.total_requests.value);
+      },
+    });
+    this.responseTimes = new Histogram({
+      name: 'ratelimit_service_response_time_seconds',
+      help: 'Time from a gRPC call received to its answer.',
+      labelNames: ['grpc_method'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    });
+    for (const call of calls.values()) call.observeWith(this.responseTimes);
     const notFound = this.notFound;
     new Counter({
       name: 'ratelimit_service_rate_limit_domain_not_found',

@@ -17,7 +17,8 @@ const MAX_DATAGRAM_BYTES = 1432;
 
 /**
  * Sends the statistics to statsd over UDP every `flushIntervalMs`: each counter that moved since the last
- * flush as `<name>:<delta>|c`, several lines to a datagram. Tags are written into the name as upstream's
+ * flush as `<name>:<delta>|c`, then the response times of the interval as `<name>:<ms>|ms` (at most
+ * `MAX_TIMING_SAMPLES` each, with their sample rate), several lines to a datagram. Tags are written into the name as upstream's
  * stats library writes them for plain statsd: `<name>.__<key>=<value>`, keys sorted.
  */
 export function startStatsdSink(o: StatsdSinkOptions): { close(): Promise<void> } {
@@ -34,6 +35,11 @@ export function startStatsdSink(o: StatsdSinkOptions): { close(): Promise<void> 
       if (delta <= 0) continue;
       sent.set(name, value);
       lines.push(`${sanitizeName(name)}${suffix}:${delta}|c`);
+    }
+    for (const [name, { samples, count }] of o.stats.drainTimings()) {
+      // a sample of the interval's timings says which share of them it is, so statsd scales its counts
+      const rate = samples.length < count ? `|@${(samples.length / count).toPrecision(4)}` : '';
+      for (const ms of samples) lines.push(`${sanitizeName(name)}${suffix}:${ms.toFixed(3)}|ms${rate}`);
     }
     for (const datagram of packLines(lines, MAX_DATAGRAM_BYTES)) {
       await new Promise<void>((resolve) =>

@@ -56,7 +56,8 @@ describe('statsd sink', () => {
     );
     expect(total(`${rule}.within_limit${TAGS}`)).toBe(4);
     expect(total(`${rule}.near_limit${TAGS}`)).toBe(2);
-    expect(datagrams.every((d) => /^([^\n:|]+:\d+\|c)(\n[^\n:|]+:\d+\|c)*$/.test(d))).toBe(true);
+    const line = /^[^\n:|]+:(\d+\|c|\d+\.\d{3}\|ms(\|@[\d.]+)?)$/;
+    expect(datagrams.flatMap((d) => d.split('\n')).every((l) => line.test(l))).toBe(true);
   });
 
   it('names a detailed_metric rule by the value of the request', async () => {
@@ -66,6 +67,29 @@ describe('statsd sink', () => {
     });
     await waitUntil(() => total(`ratelimit.service.rate_limit.d.user_alice.total_hits${TAGS}`) === 1);
     expect(total(`ratelimit.service.rate_limit.d.user.total_hits${TAGS}`)).toBe(0);
+  });
+
+  it("sends upstream's gRPC server statistics: calls (failed ones too) and their response times", async () => {
+    const calls = `ratelimit_server.ShouldRateLimit.total_requests${TAGS}`;
+    const timings = (): number[] =>
+      datagrams
+        .flatMap((d) => d.split('\n'))
+        .filter((l) => l.startsWith(`ratelimit_server.ShouldRateLimit.response_time${TAGS}:`))
+        .map((l) => Number(/:([\d.]+)\|ms$/.exec(l)?.[1]));
+    await waitUntil(() => total(calls) === 6); // the calls of the tests above
+    await h.rls.shouldRateLimit({
+      domain: 'd',
+      descriptors: [{ entries: [{ key: 'unlisted', value: 'w' }] }],
+    });
+    await expect(h.rls.shouldRateLimit({ domain: '', descriptors: [] })).rejects.toThrow();
+    await h.json({ domain: 'd', descriptors: [{ entries: [{ key: 'unlisted', value: 'w' }] }] });
+    await waitUntil(() => total(calls) === 8 && timings().length === 8);
+    expect(timings().every((ms) => ms > 0 && ms < 60_000)).toBe(true);
+    const metrics = (await h.get('/metrics', 'debug')).text.split('\n');
+    const sample = (name: string) =>
+      metrics.find((l) => l.startsWith(`${name}{`) && l.includes('grpc_method="ShouldRateLimit"'));
+    expect(sample('ratelimit_service_total_requests')).toMatch(/ 8$/);
+    expect(sample('ratelimit_service_response_time_seconds_count')).toMatch(/ 8$/);
   });
 
   it('shows the same figures on /metrics with labels, EXTRA_TAGS among them', async () => {

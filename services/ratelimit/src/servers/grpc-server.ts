@@ -9,6 +9,7 @@ import { withCallerContext, type Health, type Logger, type RunningServer } from 
 import { PROTO_FILES, loadGrpcObject } from '@portcullis/protos';
 import type { RateLimitService } from '../service.js';
 import type { Settings } from '../settings.js';
+import type { Stats } from '../stats.js';
 import { toGrpcStatus } from './error-status.js';
 import { fromGrpcRequest, toGrpcResponse, type GrpcRateLimitRequest } from './grpc-codec.js';
 import { addHealthService } from './grpc-health.js';
@@ -16,6 +17,7 @@ import { createGrpcServerCredentials, requireClientSan } from './grpc-tls.js';
 
 export interface GrpcServerOptions extends Readonly<Settings['grpc']> {
   service: RateLimitService;
+  stats: Stats;
   health: Health;
   log: Logger;
 }
@@ -42,16 +44,22 @@ export async function startGrpcServer(o: GrpcServerOptions): Promise<RunningServ
     interceptors: o.tls.enabled && o.tls.clientSan ? [requireClientSan(o.tls.clientSan)] : [],
   });
   const healthService = addHealthService(server, o.health);
+  const callStats = o.stats.call('ShouldRateLimit');
   server.addService(loadRateLimitServiceDefinition().service, {
     ShouldRateLimit(call: ServerUnaryCall<GrpcRateLimitRequest, object>, callback: sendUnaryData<object>) {
+      const started = performance.now();
       withCallerContext(call.metadata.getMap(), () =>
         o.service.shouldRateLimit(fromGrpcRequest(call.request)),
       ).then(
-        (response) => callback(null, toGrpcResponse(response)),
+        (response) => {
+          callback(null, toGrpcResponse(response));
+          callStats.record(performance.now() - started);
+        },
         (err: unknown) => {
           const status = toGrpcStatus(err);
           log.warn({ err, domain: call.request.domain, grpcCode: status.code }, 'ShouldRateLimit failed');
           callback(status);
+          callStats.record(performance.now() - started);
         },
       );
     },
