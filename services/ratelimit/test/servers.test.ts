@@ -88,6 +88,21 @@ describe.each([
     ]);
   });
 
+  it('takes WEEK (7) in an override, which envoy.type.v3.RateLimitUnit does not name yet', async () => {
+    const r = await h.rls.shouldRateLimit({
+      domain: 'web',
+      descriptors: [{ entries: entries(['client', 'weekly']), limit: { requestsPerUnit: 5, unit: 7 } }],
+    });
+    expect(r.statuses).toMatchObject([
+      { currentLimit: { requestsPerUnit: 5, unit: 'WEEK' }, limitRemaining: 4 },
+    ]);
+    const json = await h.json({
+      domain: 'web',
+      descriptors: [{ entries: entries(['client', 'weekly']), limit: { requestsPerUnit: 5, unit: 'WEEK' } }],
+    });
+    expect(json.body).toMatchObject({ statuses: [{ currentLimit: { unit: 'WEEK' }, limitRemaining: 3 }] });
+  });
+
   it('answers INVALID_ARGUMENT for an empty domain', async () => {
     const err = await h.rls
       .shouldRateLimit({ domain: '', descriptors: [{ entries: entries(['a', 'b']) }] })

@@ -6,13 +6,21 @@ export interface GrpcRateLimitRequest {
   domain?: string;
   descriptors?: Array<{
     entries?: Array<{ key?: string; value?: string }>;
-    limit?: { requestsPerUnit?: number; unit?: string };
+    /** A number when the sender's enum has a value ours lacks. */
+    limit?: { requestsPerUnit?: number; unit?: string | number };
     hitsAddend?: { value?: number } | null;
   }>;
   hitsAddend?: number;
 }
 
 const UNITS: ReadonlySet<string> = new Set(['SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'YEAR']);
+/** rls.proto's WEEK; the override's envoy.type.v3.RateLimitUnit has no name for it yet, as upstream reads it. */
+const WEEK_NUMBER = 7;
+
+function overrideUnit(unit: string | number | undefined): RateLimitUnit | undefined {
+  if (unit === WEEK_NUMBER) return 'WEEK';
+  return typeof unit === 'string' && UNITS.has(unit) ? (unit as RateLimitUnit) : undefined;
+}
 
 export function fromGrpcRequest(r: GrpcRateLimitRequest): RateLimitRequest {
   return {
@@ -24,7 +32,7 @@ export function fromGrpcRequest(r: GrpcRateLimitRequest): RateLimitRequest {
         ? {
             limit: {
               requestsPerUnit: d.limit.requestsPerUnit ?? 0,
-              unit: UNITS.has(d.limit.unit ?? '') ? (d.limit.unit as RateLimitUnit) : undefined,
+              unit: overrideUnit(d.limit.unit),
             },
           }
         : {}),
