@@ -213,6 +213,24 @@ describe('Helm chart', () => {
     expect(named(productionLike, 'Role', 'portcullis-operator')?.metadata.namespace).toBe('apps');
   });
 
+  it('mounts extra volumes where the values ask (certificates for TLS settings)', () => {
+    const spec = podSpecOf(named(productionLike, 'Deployment', 'portcullis-ratelimit')!) as PodSpec & {
+      volumes?: Array<{ name: string; secret?: { secretName: string } }>;
+      containers: Array<Container & { volumeMounts?: Array<{ name: string; mountPath: string }> }>;
+    };
+    expect(spec.volumes).toEqual([{ name: 'redis-tls', secret: { secretName: 'redis-ca' } }]);
+    expect(spec.containers[0]!.volumeMounts).toEqual([
+      { name: 'redis-tls', mountPath: '/etc/portcullis/redis-tls', readOnly: true },
+    ]);
+    const env = spec.containers[0]!.env!;
+    expect(env.find((e) => e.name === 'KVSTORE_TLS_CACERT')?.value).toBe('/etc/portcullis/redis-tls/ca.crt');
+    // a component without extra volumes keeps only its own
+    const gateway = podSpecOf(named(productionLike, 'Deployment', 'portcullis-gateway')!) as PodSpec & {
+      volumes?: Array<{ name: string }>;
+    };
+    expect(gateway.volumes?.map((v) => v.name)).toEqual(['tmp']);
+  });
+
   it('renders a bundled Redis only when asked, and then points every service at it', async () => {
     expect(byDefault.some((m) => m.metadata.name === 'portcullis-redis')).toBe(false);
     const bundled = await render('--set', 'redis.bundled.enabled=true');
