@@ -25,7 +25,7 @@ function checkOptions(o: RateLimitClientOptions): void {
 }
 
 /**
- * A client of `envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit` over one insecure channel.
+ * A client of `envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit` over one channel.
  * @throws RateLimitClientOptionsError listing every unusable option.
  */
 export function createRateLimitClient(o: RateLimitClientOptions): RateLimitClient {

@@ -1,12 +1,7 @@
-import {
-  Client,
-  credentials,
-  type ChannelOptions,
-  type GrpcObject,
-  type ServiceClientConstructor,
-} from '@grpc/grpc-js';
+import { Client, type ChannelOptions, type GrpcObject, type ServiceClientConstructor } from '@grpc/grpc-js';
 import { register as registerXdsResolver } from '@grpc/grpc-js-xds';
 import { PROTO_FILES, loadGrpcObject } from '@portcullis/protos';
+import { createChannelCredentials } from '@portcullis/xds';
 import type { GrpcRateLimitRequest, GrpcRateLimitResponse } from './grpc-codec.js';
 import type { RateLimitClientOptions } from './types.js';
 
@@ -69,11 +64,15 @@ function toChannelOptions(o: Pick<RateLimitClientOptions, 'xds'>): ChannelOption
   return options;
 }
 
-/** An insecure channel to `target`; registers the `xds:` resolver with grpc-js the first time it is needed. */
-export function createRlsChannel(o: Pick<RateLimitClientOptions, 'target' | 'xds'>): Client {
+/**
+ * A channel to `target`, over TLS with `tls`; registers the `xds:` resolver with grpc-js the first time it is
+ * needed. Reads the certificate files now, so a missing one fails start-up naming it.
+ */
+export function createRlsChannel(o: Pick<RateLimitClientOptions, 'target' | 'xds' | 'tls'>): Client {
   if (isXdsTarget(o.target) && !xdsRegistered) {
     registerXdsResolver();
     xdsRegistered = true;
   }
-  return new Client(o.target, credentials.createInsecure(), toChannelOptions(o));
+  const { credentials, options } = createChannelCredentials(o.tls);
+  return new Client(o.target, credentials, { ...toChannelOptions(o), ...options });
 }

@@ -1,5 +1,6 @@
 /** The public shapes of the rate-limit client; a leaf module that imports only types. */
 import type { Logger } from '@portcullis/kit';
+import type { ClientTlsOptions } from '@portcullis/xds';
 
 export interface RateLimitClientOptions {
   /** `host:port`, or `xds:///ratelimit` to balance over the endpoints an xDS server hands out. */
@@ -10,6 +11,8 @@ export interface RateLimitClientOptions {
    * `GRPC_XDS_BOOTSTRAP_CONFIG` (JSON).
    */
   xds?: { serverUri: string; nodeId: string };
+  /** TLS to the service (mTLS with a client certificate); plaintext without it. */
+  tls?: ClientTlsOptions | undefined;
   /** Deadline of each call, in milliseconds. */
   timeoutMs: number;
   /** What `decide()` answers when the service cannot be reached, errors or cannot decide. */

@@ -1,11 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { ServerCredentials } from '@grpc/grpc-js';
+import { createEnvReader } from '@portcullis/kit';
 import {
   createRateLimitClient,
+  readRateLimitTls,
   RateLimitClientClosedError,
   RateLimitClientOptionsError,
   type RateLimitClient,
   type RateLimitClientOptions,
 } from '@portcullis/ratelimit-client';
-import { freePort, waitUntil, quietLog, createCollectingLog } from '@portcullis/testing';
+import {
+  createCertificates,
+  createCollectingLog,
+  freePort,
+  quietLog,
+  waitUntil,
+  type TestCertificates,
+} from '@portcullis/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { startRlsServer, type RlsServer } from './rls-server.js';
@@ -211,5 +222,86 @@ describe('a service that goes away and comes back', () => {
       client.close();
       rls.stop();
     }
+  });
+});
+
+describe('over mTLS', () => {
+  let certs: TestCertificates;
+  let rls: RlsServer;
+  const ask = (tls: RateLimitClientOptions['tls'], target = rls.address) => {
+    const client = createRateLimitClient({
+      target,
+      timeoutMs: 2000,
+      failureMode: 'allow',
+      log: quietLog,
+      tls,
+    });
+    return client.decide({ domain: 'web', descriptors: [user('alice')] }).finally(() => client.close());
+  };
+
+  beforeAll(async () => {
+    certs = await createCertificates();
+    const read = (path: string) => readFileSync(path);
+    rls = await startRlsServer(
+      ServerCredentials.createSsl(
+        read(certs.caCert),
+        [{ cert_chain: read(certs.serverCert), private_key: read(certs.serverKey) }],
+        true,
+      ),
+    );
+  });
+  afterAll(() => rls.stop());
+
+  it('decides with the CA and a client certificate', async () => {
+    const tls = { caCert: certs.caCert, clientCert: certs.clientCert, clientKey: certs.clientKey };
+    expect(await ask(tls)).toMatchObject({
+      allowed: true,
+      failedOpen: false,
+      statuses: [{ limitRemaining: 9 }],
+    });
+    // the name the certificate carries, asked for by SAN instead of by the address
+    expect(await ask({ ...tls, serverNameOverride: 'localhost' })).toMatchObject({ failedOpen: false });
+  });
+
+  it('fails by the failure mode without a client certificate, over plaintext, or for another name', async () => {
+    expect(await ask({ caCert: certs.caCert })).toMatchObject({ allowed: true, failedOpen: true });
+    expect(await ask(undefined)).toMatchObject({ failedOpen: true });
+    const tls = { caCert: certs.caCert, clientCert: certs.clientCert, clientKey: certs.clientKey };
+    expect(await ask({ ...tls, serverNameOverride: 'elsewhere.test' })).toMatchObject({ failedOpen: true });
+  });
+});
+
+describe('readRateLimitTls', () => {
+  it('reads nothing while TLS is off, and names a setting given without it', () => {
+    expect(readRateLimitTls(createEnvReader({}), 'X')).toBeUndefined();
+    const env = createEnvReader({ X_TLS_CACERT: '/etc/ca.pem' });
+    expect(readRateLimitTls(env, 'X')).toBeUndefined();
+    expect(() => env.finish()).toThrow('X_TLS_CACERT: set, but X_TLS is not true');
+  });
+
+  it('takes readable files and a SAN, and names an unreadable file and a lone certificate', async () => {
+    const certs = await createCertificates();
+    const ok = createEnvReader({
+      X_TLS: 'true',
+      X_TLS_CACERT: certs.caCert,
+      X_TLS_CLIENT_CERT: certs.clientCert,
+      X_TLS_CLIENT_KEY: certs.clientKey,
+      X_TLS_SAN: 'rls.internal',
+    });
+    expect(readRateLimitTls(ok, 'X')).toEqual({
+      caCert: certs.caCert,
+      clientCert: certs.clientCert,
+      clientKey: certs.clientKey,
+      serverNameOverride: 'rls.internal',
+    });
+    ok.finish();
+    const bad = createEnvReader({
+      X_TLS: 'true',
+      X_TLS_CACERT: '/nonexistent/ca.pem',
+      X_TLS_CLIENT_CERT: certs.clientCert,
+    });
+    readRateLimitTls(bad, 'X');
+    expect(() => bad.finish()).toThrow(/X_TLS_CACERT="\/nonexistent\/ca.pem": cannot read \(ENOENT\)/);
+    expect(() => bad.finish()).toThrow('X_TLS_CLIENT_CERT, X_TLS_CLIENT_KEY: set both or neither');
   });
 });

@@ -74,7 +74,10 @@ function answer(req: ReceivedRequest): object {
   return { overallCode, statuses, responseHeadersToAdd };
 }
 
-export async function startRlsServer(): Promise<RlsServer> {
+/** Plaintext by default; `credentials` for TLS or mTLS. */
+export async function startRlsServer(
+  credentials: ServerCredentials = ServerCredentials.createInsecure(),
+): Promise<RlsServer> {
   const service = loadService();
   const port = await freePort();
   let server: Server | undefined;
@@ -90,9 +93,7 @@ export async function startRlsServer(): Promise<RlsServer> {
       },
     });
     await new Promise<number>((resolve, reject) =>
-      s.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (err, bound) =>
-        err ? reject(err) : resolve(bound),
-      ),
+      s.bindAsync(`127.0.0.1:${port}`, credentials, (err, bound) => (err ? reject(err) : resolve(bound))),
     );
     server = s;
   };

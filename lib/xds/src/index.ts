@@ -13,7 +13,7 @@ export {
   type SotwServerOptions,
 } from './sotw-server.js';
 export { createSotwClient, type SotwClient, type SotwClientOptions } from './sotw-client.js';
-export type { ClientTlsOptions, ServerTlsOptions } from './tls-credentials.js';
+export { createChannelCredentials, type ClientTlsOptions, type ServerTlsOptions } from './tls-credentials.js';
 export type {
   AnyMessage,
   ClientState,

@@ -85,6 +85,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
       : {}),
     timeoutMs: settings.ratelimit.timeoutMs,
     failureMode: settings.ratelimit.failureMode,
+    tls: settings.ratelimit.tls,
     log,
   });
   const code = routesFromModule(deps.routes ?? codeRoutes, handlers);

@@ -6,6 +6,8 @@ import {
   type LogFormat,
   type LogLevel,
 } from '@portcullis/kit';
+import { readRateLimitTls } from '@portcullis/ratelimit-client';
+import type { ClientTlsOptions } from '@portcullis/xds';
 
 export const AUTH_MODES = ['none', 'session', 'jwt'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
@@ -35,6 +37,8 @@ export interface Settings {
     domain: string;
     failureMode: 'allow' | 'deny';
     timeoutMs: number;
+    /** `GATEWAY_RATELIMIT_TLS*`: TLS (or mTLS) to the service; plaintext when undefined. */
+    tls: ClientTlsOptions | undefined;
   };
   /** Host of a backend Service; `{service}` and `{namespace}` are replaced. */
   backendHostTemplate: string;
@@ -84,6 +88,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       domain: env.str('GATEWAY_RATELIMIT_DOMAIN', { default: 'gateway' }),
       failureMode: env.oneOf('GATEWAY_RATELIMIT_FAILURE_MODE', ['allow', 'deny'], { default: 'allow' }),
       timeoutMs: env.durationMs('GATEWAY_RATELIMIT_TIMEOUT', { default: '200ms' }),
+      tls: readRateLimitTls(env, 'GATEWAY_RATELIMIT'),
     },
     backendHostTemplate: env.str('GATEWAY_BACKEND_HOST', {
       default: '{service}.{namespace}.svc.cluster.local',

@@ -34,6 +34,7 @@ export function createInboxRateLimiter(s: Readonly<Settings>['ratelimit'], log: 
     target: s.url,
     timeoutMs: s.timeoutMs,
     failureMode: s.failureMode,
+    tls: s.tls,
     log,
   });
   return {

@@ -31,6 +31,8 @@ describe('inbox settings', () => {
         INBOX_ADMIN_TOKEN: 'short',
         INBOX_RETENTION_MAX_AGE: 'a week',
         INBOX_MAX_BODY_BYTES: '0',
+        INBOX_RATELIMIT_TLS: 'true',
+        INBOX_RATELIMIT_TLS_CACERT: '/nonexistent/ca.pem',
       });
     } catch (err: unknown) {
       if (err instanceof SettingsError) problems = err.problems;
@@ -41,6 +43,7 @@ describe('inbox settings', () => {
       'INBOX_RETENTION_MAX_AGE="a week": expected a duration such as 250ms, 10s or 1h',
       'INBOX_PORT="ten": expected an integer ≥ 0 ≤ 65535',
       'INBOX_MAX_BODY_BYTES="0": expected an integer ≥ 1',
+      'INBOX_RATELIMIT_TLS_CACERT="/nonexistent/ca.pem": cannot read (ENOENT)',
     ]);
   });
 });

@@ -8,6 +8,8 @@ import {
   type LogFormat,
   type LogLevel,
 } from '@portcullis/kit';
+import { readRateLimitTls } from '@portcullis/ratelimit-client';
+import type { ClientTlsOptions } from '@portcullis/xds';
 
 export interface Settings {
   host: string;
@@ -35,6 +37,8 @@ export interface Settings {
     /** What to answer when the service cannot be asked: serve (`allow`) or 503 (`deny`). */
     failureMode: 'allow' | 'deny';
     timeoutMs: number;
+    /** `INBOX_RATELIMIT_TLS*`: TLS (or mTLS) to the service; plaintext when undefined. */
+    tls: ClientTlsOptions | undefined;
   };
   /** The forwarding worker (`src/worker-main.ts`); it needs Redis. */
   worker: {
@@ -114,6 +118,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       domain: env.str('INBOX_RATELIMIT_DOMAIN', { default: 'inbox' }),
       failureMode: env.oneOf('INBOX_RATELIMIT_FAILURE_MODE', ['allow', 'deny'], { default: 'allow' }),
       timeoutMs: ratelimitTimeoutMs,
+      tls: readRateLimitTls(env, 'INBOX_RATELIMIT'),
     },
     worker: {
       consumerName: env.str('INBOX_WORKER_NAME', { default: hostname() }),
