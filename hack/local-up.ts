@@ -11,10 +11,11 @@ const tsx = join(root, 'node_modules/.bin/tsx');
 // The operator reads the custom resources from examples/resources (directory mode) and serves them over
 // xDS on 18000; the rate-limit service, the gateway and the inbox take their rules, routes and endpoints from there, as they
 // would in a cluster.
-const services: Array<{ name: string; entry: string; env: Record<string, string> }> = [
+const services: Array<{ name: string; entry: string; health: string; env: Record<string, string> }> = [
   {
     name: 'operator',
     entry: 'operator/src/main.ts',
+    health: 'http://127.0.0.1:8090/healthz',
     env: {
       OPERATOR_SOURCE: 'directory',
       OPERATOR_MANIFESTS_DIR: join(root, 'examples/resources'),
@@ -28,8 +29,11 @@ const services: Array<{ name: string; entry: string; env: Record<string, string>
   {
     name: 'ratelimit',
     entry: 'services/ratelimit/src/main.ts',
+    health: 'http://127.0.0.1:8080/healthcheck',
     env: {
       BACKEND_TYPE: 'memory',
+      // the statistics are on http://127.0.0.1:6070/metrics; no statsd to send them to here
+      USE_STATSD: 'false',
       CONFIG_TYPE: 'GRPC_XDS_SOTW',
       CONFIG_GRPC_XDS_SERVER_URL: '127.0.0.1:18000',
       CONFIG_GRPC_XDS_NODE_ID: 'ratelimit-local',
@@ -40,6 +44,7 @@ const services: Array<{ name: string; entry: string; env: Record<string, string>
   {
     name: 'gateway',
     entry: 'services/gateway/src/main.ts',
+    health: 'http://127.0.0.1:8088/healthz',
     env: {
       GATEWAY_PORT: '8088',
       GATEWAY_XDS_SERVER_URL: '127.0.0.1:18000',
@@ -53,6 +58,7 @@ const services: Array<{ name: string; entry: string; env: Record<string, string>
   {
     name: 'inbox',
     entry: 'services/inbox/src/main.ts',
+    health: 'http://127.0.0.1:8089/healthz',
     env: {
       INBOX_PORT: '8089',
       INBOX_PUBLIC_URL: 'http://localhost:8089',
@@ -70,20 +76,7 @@ const services: Array<{ name: string; entry: string; env: Record<string, string>
 // the inbox serves its web inspector from the built files
 await buildInspector();
 
-const children: ChildProcess[] = services.map(({ name, entry, env }) => {
-  // Own process groups: a Ctrl-C reaches this script only, which stops the services one signal each.
-  const child = spawn(tsx, [join(root, entry)], {
-    env: { ...env, ...process.env },
-    stdio: 'inherit',
-    detached: true,
-  });
-  child.on('exit', (code, signal) => {
-    process.stderr.write(`${name} exited (${signal ?? code})\n`);
-    stopAll(code ?? 1);
-  });
-  return child;
-});
-
+const children: ChildProcess[] = [];
 let stopping = false;
 function stopAll(code: number): void {
   if (stopping) return;
@@ -99,3 +92,51 @@ function stopAll(code: number): void {
 }
 process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
+
+function start({ name, entry, env }: (typeof services)[number]): void {
+  // Own process groups: a Ctrl-C reaches this script only, which stops the services one signal each.
+  const child = spawn(tsx, [join(root, entry)], {
+    env: { ...env, ...process.env },
+    stdio: 'inherit',
+    detached: true,
+  });
+  child.on('exit', (code, signal) => {
+    process.stderr.write(`${name} exited (${signal ?? code})\n`);
+    stopAll(code ?? 1);
+  });
+  children.push(child);
+}
+
+/** Resolves once `url` answers 2xx; gives up after a minute (a service that exits stops everything first). */
+async function healthy(url: string): Promise<void> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer within a minute`);
+}
+
+// the operator first: the others take their configuration from it and would only retry until it is up
+const [operator, ...rest] = services;
+try {
+  if (operator) {
+    start(operator);
+    await healthy(operator.health);
+  }
+  rest.forEach(start);
+  await Promise.all(rest.map((s) => healthy(s.health)));
+  process.stdout.write(`
+Portcullis is up (in-memory stores, resources from examples/resources; Ctrl-C stops it):
+  gateway      http://localhost:8088/api          (try /api/ping)
+  inbox        http://localhost:8089/             (web inspector; receive URLs /api/hook/<id>)
+  ratelimit    127.0.0.1:8081 gRPC, http://localhost:8080/json, debug http://localhost:6070/
+  operator     xDS 127.0.0.1:18000, http://localhost:8090/healthz, metrics http://localhost:9090/metrics
+`);
+} catch (err: unknown) {
+  process.stderr.write(`${(err as Error).message}\n`);
+  stopAll(1);
+}
