@@ -27,7 +27,15 @@ export interface Settings {
     /** `GRPC_MAX_CONNECTION_AGE_GRACE`: then the connection is closed, calls or not. */
     maxConnectionAgeGraceMs: number;
     /** Server TLS; with `clientCaCert` a client certificate signed by it is required, and `clientSan` checked. */
-    tls: { enabled: boolean; cert: string; key: string; clientCaCert: string; clientSan: string };
+    tls: {
+      enabled: boolean;
+      cert: string;
+      key: string;
+      clientCaCert: string;
+      clientSan: string;
+      /** `GRPC_SERVER_TLS_RELOAD_INTERVAL`: how often the files are read again for new certificates; 0 = never. */
+      reloadIntervalMs: number;
+    };
   };
   debug: { host: string; port: number };
   log: { level: LogLevel; format: LogFormat };
@@ -184,6 +192,7 @@ function readGrpc(env: EnvReader): Settings['grpc'] {
     key: env.str('GRPC_SERVER_TLS_KEY'),
     clientCaCert: env.str('GRPC_CLIENT_TLS_CACERT'),
     clientSan: env.str('GRPC_CLIENT_TLS_SAN'),
+    reloadIntervalMs: env.durationMs('GRPC_SERVER_TLS_RELOAD_INTERVAL', { default: '10s' }),
   };
   if (tls.enabled && (tls.cert === '' || tls.key === '')) {
     env.problem('GRPC_SERVER_USE_TLS=true: GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY are required');

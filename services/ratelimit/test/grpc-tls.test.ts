@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { credentials, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { createCertificates, type TestCertificates } from '@portcullis/testing';
+import { createCertificates, waitUntil, type TestCertificates } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRlsClient, startHarness, type Harness } from './harness.js';
 
@@ -79,6 +81,65 @@ describe('gRPC server TLS and mTLS', () => {
     expect(refused).toMatchObject({
       code: GrpcStatus.UNAUTHENTICATED,
       details: 'client certificate does not name other.test',
+    });
+  });
+
+  it('serves renewed certificates without a restart, and keeps the last good ones when new files are broken', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'grpc-tls-reload-'));
+    const cert = join(dir, 'tls.crt');
+    const key = join(dir, 'tls.key');
+    const install = async (c: TestCertificates) => {
+      await copyFile(c.serverCert, cert);
+      await copyFile(c.serverKey, key);
+    };
+    await install(certs);
+    const address = await start({
+      GRPC_SERVER_TLS_CERT: cert,
+      GRPC_SERVER_TLS_KEY: key,
+      GRPC_SERVER_TLS_RELOAD_INTERVAL: '100ms',
+    });
+    // a channel of its own each time, so no connection made before a renewal is reused after it
+    const trusting = (ca: string) =>
+      codeOf(
+        (async () => {
+          const client = createRlsClient(address, credentials.createSsl(readFileSync(ca)), {
+            'grpc.use_local_subchannel_pool': 1,
+          });
+          try {
+            return await client.shouldRateLimit(REQUEST);
+          } finally {
+            client.close();
+          }
+        })(),
+      );
+    expect(await trusting(certs.caCert)).toBe('answered');
+
+    await install(rogue); // renewed by another CA
+    await waitUntil(async () => (await trusting(rogue.caCert)) === 'answered', 10_000);
+    expect(await trusting(certs.caCert)).toBe(GrpcStatus.UNAVAILABLE);
+
+    await writeFile(key, readFileSync(certs.serverKey)); // a key that is not the certificate's
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await trusting(rogue.caCert)).toBe('answered');
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('stops start-up naming a certificate and key that do not belong together', async () => {
+    await expect(
+      startHarness(
+        { 'd.yaml': CONFIG },
+        {
+          GRPC_SERVER_USE_TLS: 'true',
+          GRPC_SERVER_TLS_CERT: certs.serverCert,
+          GRPC_SERVER_TLS_KEY: rogue.serverKey,
+        },
+      ),
+    ).rejects.toMatchObject({
+      problems: [
+        expect.stringMatching(
+          /^GRPC_SERVER_TLS_CERT, GRPC_SERVER_TLS_KEY, GRPC_CLIENT_TLS_CACERT: not a usable TLS set/,
+        ),
+      ],
     });
   });
 

@@ -7,6 +7,7 @@ import {
   type ChannelCredentials,
   type Client,
   type ServiceError,
+  type ChannelOptions,
 } from '@grpc/grpc-js';
 import { startRateLimit, type RateLimitApp } from '../src/app.js';
 import { loadRateLimitServiceDefinition } from '../src/servers/grpc-server.js';
@@ -105,9 +106,10 @@ export interface RlsClient {
 export function createRlsClient(
   address: string,
   channelCredentials: ChannelCredentials = credentials.createInsecure(),
+  options: ChannelOptions = {},
 ): RlsClient {
   const Ctor = loadRateLimitServiceDefinition();
-  const client = new Ctor(address, channelCredentials) as unknown as Client & {
+  const client = new Ctor(address, channelCredentials, options) as unknown as Client & {
     ShouldRateLimit(
       req: object,
       metadata: Metadata,

@@ -34,7 +34,7 @@ export function loadRateLimitServiceDefinition(): ServiceClientConstructor {
 /** `envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit` and `grpc.health.v1.Health`. */
 export async function startGrpcServer(o: GrpcServerOptions): Promise<RunningServer> {
   const log = o.log.child({ component: 'grpc' });
-  const credentials = await createGrpcServerCredentials(o.tls);
+  const tls = await createGrpcServerCredentials(o.tls, log);
   const server = new Server({
     // 0 is "no limit", as in upstream's Go server; grpc-js would close every connection at once
     ...(o.maxConnectionAgeMs > 0 ? { 'grpc.max_connection_age_ms': o.maxConnectionAgeMs } : {}),
@@ -65,7 +65,7 @@ export async function startGrpcServer(o: GrpcServerOptions): Promise<RunningServ
     },
   });
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${o.host}:${o.port}`, credentials, (err, bound) =>
+    server.bindAsync(`${o.host}:${o.port}`, tls.credentials, (err, bound) =>
       err ? reject(err) : resolve(bound),
     ),
   );
@@ -78,6 +78,7 @@ export async function startGrpcServer(o: GrpcServerOptions): Promise<RunningServ
     close: () =>
       new Promise<void>((resolve) => {
         healthService.close();
+        tls.close();
         const force = setTimeout(() => server.forceShutdown(), DRAIN_TIMEOUT_MS);
         server.tryShutdown(() => {
           clearTimeout(force);

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { PeerCertificate } from 'node:tls';
+import { createSecureContext, type PeerCertificate, type SecureContextOptions } from 'node:tls';
 import {
   Metadata,
   ServerCredentials,
@@ -7,16 +7,53 @@ import {
   status as GrpcStatus,
   type ServerInterceptor,
 } from '@grpc/grpc-js';
-import { SettingsError } from '@portcullis/kit';
+import { SettingsError, type Logger } from '@portcullis/kit';
 import type { Settings } from '../settings.js';
+
+/** The PEM files of the server, as last read. */
+interface TlsFiles {
+  cert: Buffer;
+  key: Buffer;
+  ca: Buffer | null;
+}
+
+/** TLS server credentials whose certificates can be replaced while the server runs. */
+class ReloadableCredentials extends ServerCredentials {
+  constructor(requireClientCert: boolean, files: TlsFiles) {
+    super({ requestCert: requireClientCert }, contextOptions(files));
+  }
+
+  replace(files: TlsFiles): void {
+    this.updateSecureContextOptions(contextOptions(files));
+  }
+
+  _equals(other: ServerCredentials): boolean {
+    return other === this;
+  }
+}
+
+function contextOptions(files: TlsFiles): SecureContextOptions {
+  return { cert: files.cert, key: files.key, ...(files.ca ? { ca: files.ca } : {}) };
+}
+
+/** Server credentials, and `close()` to stop following the certificate files. */
+export interface GrpcServerCredentials {
+  credentials: ServerCredentials;
+  close(): void;
+}
 
 /**
  * Server credentials from `GRPC_SERVER_*`/`GRPC_CLIENT_*`: plaintext, TLS, or mTLS when a client CA is
- * given (clients without a certificate it signed fail the handshake). Certificate files are read once;
- * a file that cannot be read stops start-up, naming the variable.
+ * given (clients without a certificate it signed fail the handshake). A file that cannot be read stops
+ * start-up, naming the variable. Every `reloadIntervalMs` the files are read again, and new certificates
+ * (cert-manager or a Secret volume renewing them) serve new connections; a set that does not make a valid
+ * TLS context (a half-written file, a key of another certificate) is logged and the last good one kept.
  */
-export async function createGrpcServerCredentials(tls: Settings['grpc']['tls']): Promise<ServerCredentials> {
-  if (!tls.enabled) return ServerCredentials.createInsecure();
+export async function createGrpcServerCredentials(
+  tls: Settings['grpc']['tls'],
+  log: Logger,
+): Promise<GrpcServerCredentials> {
+  if (!tls.enabled) return { credentials: ServerCredentials.createInsecure(), close: () => undefined };
   const read = async (name: string, path: string): Promise<Buffer> => {
     try {
       return await readFile(path);
@@ -24,12 +61,57 @@ export async function createGrpcServerCredentials(tls: Settings['grpc']['tls']):
       throw new SettingsError([`${name}="${path}": cannot read (${(err as NodeJS.ErrnoException).code})`]);
     }
   };
-  const [cert, key, ca] = await Promise.all([
-    read('GRPC_SERVER_TLS_CERT', tls.cert),
-    read('GRPC_SERVER_TLS_KEY', tls.key),
-    tls.clientCaCert ? read('GRPC_CLIENT_TLS_CACERT', tls.clientCaCert) : null,
-  ]);
-  return ServerCredentials.createSsl(ca, [{ cert_chain: cert, private_key: key }], ca !== null);
+  const readAll = async (): Promise<TlsFiles> => {
+    const [cert, key, ca] = await Promise.all([
+      read('GRPC_SERVER_TLS_CERT', tls.cert),
+      read('GRPC_SERVER_TLS_KEY', tls.key),
+      tls.clientCaCert ? read('GRPC_CLIENT_TLS_CACERT', tls.clientCaCert) : null,
+    ]);
+    return { cert, key, ca };
+  };
+  let current = await readAll();
+  try {
+    createSecureContext(contextOptions(current));
+  } catch (err: unknown) {
+    throw new SettingsError([
+      `GRPC_SERVER_TLS_CERT, GRPC_SERVER_TLS_KEY, GRPC_CLIENT_TLS_CACERT: not a usable TLS set (${(err as Error).message})`,
+    ]);
+  }
+  const credentials = new ReloadableCredentials(tls.clientCaCert !== '', current);
+  if (tls.reloadIntervalMs <= 0) return { credentials, close: () => undefined };
+
+  let rejected: TlsFiles | undefined;
+  const same = (a: TlsFiles, b: TlsFiles): boolean =>
+    a.cert.equals(b.cert) &&
+    a.key.equals(b.key) &&
+    (a.ca === null ? b.ca === null : b.ca !== null && a.ca.equals(b.ca));
+  const reload = async (): Promise<void> => {
+    const next = await readAll();
+    if (same(next, current) || (rejected && same(next, rejected))) return;
+    try {
+      createSecureContext(contextOptions(next));
+    } catch (err: unknown) {
+      rejected = next;
+      log.warn({ err }, 'new gRPC TLS files do not make a valid TLS context; keeping the last good ones');
+      return;
+    }
+    current = next;
+    rejected = undefined;
+    credentials.replace(next);
+    log.info('gRPC TLS certificates reloaded');
+  };
+  let reloading = false;
+  const timer = setInterval(() => {
+    if (reloading) return;
+    reloading = true;
+    reload()
+      .catch((err: unknown) =>
+        log.warn({ err }, 'cannot read the gRPC TLS files; keeping the last good ones'),
+      )
+      .finally(() => (reloading = false));
+  }, tls.reloadIntervalMs);
+  timer.unref();
+  return { credentials, close: () => clearInterval(timer) };
 }
 
 /**
