@@ -11,7 +11,7 @@ describe('loadSettings', () => {
       port: 8081,
       maxConnectionAgeMs: 86_400_000,
       maxConnectionAgeGraceMs: 3_600_000,
-      tls: { enabled: false, cert: '', key: '', clientCaCert: '', clientSan: '' },
+      tls: { enabled: false, cert: '', key: '', clientCaCert: '', clientSan: '', reloadIntervalMs: 10_000 },
     });
     expect(s.stats).toEqual({
       statsd: { enabled: true, host: 'localhost', port: 8125 },
@@ -99,6 +99,7 @@ describe('loadSettings', () => {
       GRPC_SERVER_TLS_KEY: '/k.pem',
       GRPC_CLIENT_TLS_CACERT: '/ca.pem',
       GRPC_CLIENT_TLS_SAN: 'envoy.test',
+      GRPC_SERVER_TLS_RELOAD_INTERVAL: '1m',
       GRPC_MAX_CONNECTION_AGE: '10m',
       GRPC_MAX_CONNECTION_AGE_GRACE: '30s',
       STATSD_HOST: '10.0.0.1',
@@ -115,6 +116,7 @@ describe('loadSettings', () => {
       key: '/k.pem',
       clientCaCert: '/ca.pem',
       clientSan: 'envoy.test',
+      reloadIntervalMs: 60_000,
     });
     expect(s.stats).toMatchObject({
       statsd: { host: '10.0.0.1', port: 9125 },
