@@ -7,7 +7,7 @@ import {
   type InboxEndpointSpec,
   type RateLimitConfig,
 } from '@portcullis/config';
-import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
+import { PROTO_FILES, createMessageCodec, toStruct } from '@portcullis/protos';
 import { resourceName, type Kind } from '../resources.js';
 import type { KindHandler } from './types.js';
 
@@ -34,6 +34,8 @@ export function toRateLimitConfigMessage(name: string, config: RateLimitConfig):
       ...(d.descriptors.length > 0 ? { descriptors: d.descriptors.map(descriptor) } : {}),
       ...(d.shadowMode ? { shadowMode: true } : {}),
       ...(d.detailedMetric ? { detailedMetric: true } : {}),
+      ...(d.quotaMode ? { quotaMode: true } : {}),
+      ...(d.metadata ? { metadata: toStruct(d.metadata) } : {}),
     };
   };
   return { name, domain: config.domain, descriptors: config.descriptors.map(descriptor) };
