@@ -116,11 +116,10 @@ export class RateLimitService {
       }
     });
 
-    let overallCode = this.overallCode(statuses, (i) => {
-      const r = resolved[i];
-      if (r?.kind === 'unlimited') return false;
-      return this.o.quotaMode || (enforced[i]?.node?.quotaMode ?? false);
-    });
+    const quota = resolved.map(
+      (r, i) => r.kind !== 'unlimited' && (this.o.quotaMode || (enforced[i]?.node?.quotaMode ?? false)),
+    );
+    let overallCode = this.overallCode(statuses, quota);
     if (overallCode === 'OVER_LIMIT' && this.o.shadowMode) {
       overallCode = 'OK';
       this.globalShadow.value++;
@@ -128,7 +127,7 @@ export class RateLimitService {
     return {
       overallCode,
       statuses,
-      responseHeadersToAdd: this.o.responseHeaders.enabled ? this.limitHeaders(statuses) : [],
+      responseHeadersToAdd: this.o.responseHeaders.enabled ? this.limitHeaders(statuses, quota) : [],
       dynamicMetadata: this.o.dynamicMetadata
         ? buildDynamicMetadata(
             request,
@@ -143,12 +142,12 @@ export class RateLimitService {
    * OVER_LIMIT when a descriptor that is not a quota descriptor is over its limit, or when there are quota
    * descriptors and every one of them is: quota limits are soft until all are spent.
    */
-  private overallCode(statuses: readonly DescriptorStatus[], isQuota: (i: number) => boolean): Code {
+  private overallCode(statuses: readonly DescriptorStatus[], quota: readonly boolean[]): Code {
     let quotas = 0;
     let quotasOver = 0;
     for (let i = 0; i < statuses.length; i++) {
       const over = statuses[i]?.code === 'OVER_LIMIT';
-      if (!isQuota(i)) {
+      if (!quota[i]) {
         if (over) return 'OVER_LIMIT';
         continue;
       }
@@ -198,14 +197,14 @@ export class RateLimitService {
 
   /**
    * `RateLimit-Limit`, `-Remaining` and `-Reset` of the most restrictive status: the one with the least
-   * remaining, or the last one over its limit.
+   * remaining, or the last one over its limit that is not a quota descriptor.
    */
-  private limitHeaders(statuses: readonly DescriptorStatus[]): HeaderValue[] {
+  private limitHeaders(statuses: readonly DescriptorStatus[], quota: readonly boolean[]): HeaderValue[] {
     let pick: DescriptorStatus | undefined;
-    for (const s of statuses) {
-      if (!s.currentLimit) continue;
-      if (s.code === 'OVER_LIMIT' || !pick || s.limitRemaining < pick.limitRemaining) pick = s;
-    }
+    statuses.forEach((s, i) => {
+      if (!s.currentLimit) return;
+      if ((s.code === 'OVER_LIMIT' && !quota[i]) || !pick || s.limitRemaining < pick.limitRemaining) pick = s;
+    });
     if (!pick?.currentLimit) return [];
     const h = this.o.responseHeaders;
     return [

@@ -60,6 +60,8 @@ interface Answer {
   overallCode: string;
   statuses: Array<{ code: string; requestsPerUnit: number | undefined; limitRemaining: number }>;
   dynamicMetadata: unknown;
+  /** The `RateLimit-Limit` header the answer asks to add, if any. */
+  limitHeader: string | undefined;
 }
 
 const d = (pairs: Record<string, string>, more: Omit<Descriptor, 'entries'> = {}): Descriptor => ({
@@ -77,6 +79,7 @@ async function ask(
     overallCode: string;
     statuses: Array<{ code: string; currentLimit?: { requestsPerUnit?: number }; limitRemaining?: number }>;
     dynamicMetadata?: unknown;
+    responseHeadersToAdd?: Array<{ key: string; value: string }>;
   }
   let raw: Raw;
   if (transport === 'json') {
@@ -97,6 +100,7 @@ async function ask(
       limitRemaining: s.limitRemaining ?? 0,
     })),
     dynamicMetadata: raw.dynamicMetadata,
+    limitHeader: raw.responseHeadersToAdd?.find((x) => x.key === 'RateLimit-Limit')?.value,
   };
 }
 
@@ -130,7 +134,7 @@ describe.each([
       : {};
     h = await startHarness(
       { 'parity.yaml': CONFIG },
-      { ...env, ...store, RESPONSE_DYNAMIC_METADATA: 'true' },
+      { ...env, ...store, RESPONSE_DYNAMIC_METADATA: 'true', LIMIT_RESPONSE_HEADERS_ENABLED: 'true' },
     );
     global = await startHarness(
       { 'parity.yaml': CONFIG },
@@ -211,7 +215,10 @@ describe.each([
       expect(codesOf(await ask(h, transport, both))).toEqual(['OK', 'OK', 'OK']);
       // quota_a is spent, quota_b is not: the statuses say so, the overall answer stays OK
       expect(codesOf(await ask(h, transport, both))).toEqual(['OK', 'OVER_LIMIT', 'OK']);
-      expect(codesOf(await ask(h, transport, both))).toEqual(['OVER_LIMIT', 'OVER_LIMIT', 'OVER_LIMIT']);
+      const spent = await ask(h, transport, both);
+      expect(codesOf(spent)).toEqual(['OVER_LIMIT', 'OVER_LIMIT', 'OVER_LIMIT']);
+      // headers: an over-limit quota status is not picked just for being over, so the first one stays
+      expect(spent.limitHeader).toBe('1');
 
       const hard = fresh();
       const mixed = { descriptors: [d({ hard }), d({ quota_b: fresh() })] };
