@@ -108,6 +108,7 @@ describe('operator with the Kubernetes API', () => {
         GRPC_PORT: '0',
         DEBUG_HOST: '127.0.0.1',
         DEBUG_PORT: '0',
+        RESPONSE_DYNAMIC_METADATA: 'true',
       }),
       { log },
     );
@@ -225,6 +226,98 @@ describe('operator with the Kubernetes API', () => {
       message: "domain 'example' is already defined by default/example, which is older",
     });
     expect(condition(r, 'Ready')?.status).toBe('False');
+  });
+
+  it('carries quota_mode and metadata to the service over xDS', async () => {
+    await objects.createNamespacedCustomObject({
+      ...G,
+      body: {
+        apiVersion: 'portcullis.dev/v1alpha1',
+        kind: 'RateLimitConfig',
+        metadata: { name: 'quota' },
+        spec: {
+          domain: 'quota',
+          descriptors: [
+            {
+              key: 'svc',
+              quota_mode: true,
+              metadata: { service: 'a', tier: { name: 'gold', rank: 1 } },
+              rate_limit: { unit: 'hour', requests_per_unit: 5 },
+            },
+          ],
+        },
+      },
+    });
+    const rlconfig = await until(
+      async () => (await fetch(`http://127.0.0.1:${ratelimit.ports.debug}/rlconfig`)).text(),
+      (t) => t.includes('quota.svc:'),
+    );
+    expect(rlconfig).toContain(
+      'quota.svc: unit=HOUR requests_per_unit=5, shadow_mode: false, quota_mode: true\n',
+    );
+    const r = await fetch(`http://127.0.0.1:${ratelimit.ports.http}/json`, {
+      method: 'POST',
+      body: JSON.stringify({ domain: 'quota', descriptors: [{ entries: [{ key: 'svc', value: 'x' }] }] }),
+    });
+    expect(
+      ((await r.json()) as { dynamicMetadata?: { metadata?: unknown } }).dynamicMetadata?.metadata,
+    ).toEqual({
+      service: 'a',
+      tier: { name: 'gold', rank: 1 },
+    });
+  });
+
+  it('refuses value_to_metric and share_threshold, which xDS cannot carry, with a condition and an Event', async () => {
+    await objects.createNamespacedCustomObject({
+      ...G,
+      body: {
+        apiVersion: 'portcullis.dev/v1alpha1',
+        kind: 'RateLimitConfig',
+        metadata: { name: 'yaml-only' },
+        spec: {
+          domain: 'yaml-only',
+          descriptors: [
+            {
+              key: 'files',
+              value: 'files/*',
+              share_threshold: true,
+              value_to_metric: true,
+              rate_limit: { unit: 'hour', requests_per_unit: 5 },
+            },
+          ],
+        },
+      },
+    });
+    const r = await until(
+      () => rlc('yaml-only'),
+      (x) => condition(x, 'Accepted') !== undefined,
+    );
+    // the schema lists the fields, so the API server kept them for the operator to see
+    expect((r as unknown as { spec: { descriptors: unknown[] } }).spec.descriptors[0]).toMatchObject({
+      share_threshold: true,
+      value_to_metric: true,
+    });
+    expect(condition(r, 'Accepted')).toMatchObject({
+      status: 'False',
+      reason: 'NotSupportedOverXds',
+      message: [
+        "default/yaml-only: descriptors[0].value_to_metric: not supported over xDS: upstream's RateLimitConfig proto has no value_to_metric field (it works in the ratelimit service's YAML files)",
+        "default/yaml-only: descriptors[0].share_threshold: not supported over xDS: upstream's RateLimitConfig proto has no share_threshold field (it works in the ratelimit service's YAML files)",
+      ].join('\n'),
+    });
+    expect(condition(r, 'Ready')).toMatchObject({ status: 'False', reason: 'NotServed' });
+    const events = await until(
+      () =>
+        kubectl(
+          'get',
+          'events',
+          '-o',
+          'jsonpath={range .items[*]}{.type} {.reason} {.involvedObject.name}{"\\n"}{end}',
+        ),
+      (out) => out.includes('Warning NotSupportedOverXds yaml-only'),
+    );
+    expect(events).toContain('Warning NotSupportedOverXds yaml-only');
+    expect(await limitOf('yaml-only')).toBeUndefined();
   });
 
   it('rejects what the CRD schema forbids at the API server', async () => {

@@ -36,6 +36,16 @@ function descriptor(level: number): Schema {
       rate_limit: rateLimit,
       shadow_mode: bool(),
       detailed_metric: bool(),
+      quota_mode: bool({ description: 'Soft limit: a request is refused only when all its quota descriptors are over.' }),
+      metadata: {
+        type: 'object',
+        'x-kubernetes-preserve-unknown-fields': true,
+        description: 'Free-form; returned in the dynamic metadata of answers while this limit is not exceeded.',
+      },
+      // Listed so the API server keeps them for the operator to refuse: upstream's RateLimitConfig proto,
+      // which carries rules over xDS, has no such fields.
+      value_to_metric: bool({ description: 'YAML files only: not supported over xDS, the operator refuses it.' }),
+      share_threshold: bool({ description: 'YAML files only: not supported over xDS, the operator refuses it.' }),
       ...(level < MAX_DESCRIPTOR_DEPTH
         ? { descriptors: list(descriptor(level + 1), { maxItems: 256, 'x-kubernetes-list-type': 'atomic' }) }
         : {}),

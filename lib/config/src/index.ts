@@ -7,6 +7,7 @@ export {
   type RateLimitConfig,
   type RateLimitPolicy,
   type RateLimitUnit,
+  type StructValue,
 } from './rate-limit-types.js';
 export { checkRateLimitConfig, parseRateLimitConfig } from './rate-limit-parse.js';
 export { parseRateLimitYaml } from './rate-limit-yaml.js';

@@ -5,6 +5,7 @@ import {
   type DescriptorRule,
   type RateLimitConfig,
   type RateLimitPolicy,
+  type StructValue,
 } from './rate-limit-types.js';
 
 const ROOT_KEYS = new Set(['domain', 'descriptors']);
@@ -15,11 +16,13 @@ const DESCRIPTOR_KEYS = new Set([
   'descriptors',
   'shadow_mode',
   'detailed_metric',
+  'quota_mode',
+  'value_to_metric',
+  'share_threshold',
+  'metadata',
 ]);
 const POLICY_KEYS = new Set(['unit', 'requests_per_unit', 'unlimited', 'name', 'replaces']);
 const REPLACE_KEYS = new Set(['name']);
-/** Upstream keys whose features are not implemented yet: rejected rather than silently ignored. */
-const NOT_YET_SUPPORTED = new Set(['quota_mode', 'value_to_metric', 'share_threshold', 'metadata']);
 
 /**
  * Validates one rate-limit configuration given as plain data (parsed YAML, a custom resource's `spec`, a
@@ -37,7 +40,7 @@ export function checkRateLimitConfig(
   input: unknown,
 ): { config: Omit<RateLimitConfig, 'source'> } | { problems: Problem[] } {
   const problems: Problem[] = [];
-  const read = new Reader(problems, NOT_YET_SUPPORTED);
+  const read = new Reader(problems);
   const root = read.map(input, [], ROOT_KEYS);
   if (!root) return { problems };
   const domain = read.str(root.domain, ['domain']) ?? '';
@@ -58,16 +61,52 @@ function readDescriptor(read: Reader, v: unknown, path: ConfigPath): DescriptorR
   const key = read.str(m.key, [...path, 'key']) ?? '';
   if (key === '') read.fail([...path, 'key'], 'descriptor has empty key');
   const rateLimit = m.rate_limit ?? undefined;
+  const value = read.str(m.value, [...path, 'value']) ?? '';
+  const policy = rateLimit === undefined ? undefined : readPolicy(read, rateLimit, [...path, 'rate_limit']);
+  const shareThreshold = read.bool(m.share_threshold, [...path, 'share_threshold']);
+  if (shareThreshold && !value.includes('*')) {
+    read.fail(
+      [...path, 'share_threshold'],
+      `share_threshold can only be used with wildcard values (containing '*'), but found key '${value === '' ? key : `${key}_${value}`}'`,
+    );
+  }
   return {
     key,
-    value: read.str(m.value, [...path, 'value']) ?? '',
-    rateLimit: rateLimit === undefined ? undefined : readPolicy(read, rateLimit, [...path, 'rate_limit']),
+    value,
+    rateLimit: policy,
     shadowMode: read.bool(m.shadow_mode, [...path, 'shadow_mode']),
     detailedMetric: read.bool(m.detailed_metric, [...path, 'detailed_metric']),
+    quotaMode: read.bool(m.quota_mode, [...path, 'quota_mode']),
+    valueToMetric: read.bool(m.value_to_metric, [...path, 'value_to_metric']),
+    shareThreshold,
+    metadata: readMetadata(read, m.metadata, [...path, 'metadata']),
     descriptors: readDescriptors(read, m.descriptors, [...path, 'descriptors']),
   };
 }
 
+/** `metadata` must convert to a `google.protobuf.Struct`: a mapping of text keys to JSON-like values. */
+function readMetadata(read: Reader, v: unknown, path: ConfigPath): Record<string, StructValue> | undefined {
+  if (v === undefined || v === null) return undefined;
+  const problem = structProblem(v, true);
+  if (problem === undefined) return v as Record<string, StructValue>;
+  return read.fail(path, `error parsing metadata: ${problem}`);
+}
+
+function structProblem(v: unknown, root: boolean): string | undefined {
+  const isMapping =
+    v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+  if (root && !isMapping) return 'expected a mapping';
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return undefined;
+  if (typeof v === 'number') return Number.isFinite(v) ? undefined : `${v} is not a finite number`;
+  if (Array.isArray(v) || isMapping) {
+    for (const item of Object.values(v)) {
+      const problem = structProblem(item, false);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
+  return `unsupported value of type ${typeof v}`;
+}
 function readPolicy(read: Reader, v: unknown, path: ConfigPath): RateLimitPolicy | undefined {
   const m = read.map(v, path, POLICY_KEYS);
   if (!m) return undefined;

@@ -29,8 +29,19 @@ export interface DescriptorRule {
   rateLimit: RateLimitPolicy | undefined;
   shadowMode: boolean;
   detailedMetric: boolean;
+  /** Soft limit: the request is refused only when every quota descriptor is over its limit. */
+  quotaMode: boolean;
+  /** Statistics name the request's value at this level (key-only and wildcard rules). */
+  valueToMetric: boolean;
+  /** Every value matching the wildcard `value` shares one counter and one statistic. */
+  shareThreshold: boolean;
+  /** Free-form data returned in the response's dynamic metadata; undefined when absent. */
+  metadata: Readonly<Record<string, StructValue>> | undefined;
   descriptors: readonly DescriptorRule[];
 }
+
+/** A value a `google.protobuf.Struct` can hold. */
+export type StructValue = null | boolean | number | string | StructValue[] | { [key: string]: StructValue };
 
 /** One validated rate-limit configuration: a YAML file, a RateLimitConfig resource or an xDS resource. */
 export interface RateLimitConfig {

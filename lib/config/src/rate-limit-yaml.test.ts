@@ -51,8 +51,11 @@ const INVALID: Record<string, string[]> = {
   ],
   'duplicate-yaml-key.yaml': ['duplicate-yaml-key.yaml:2: invalid YAML: Map keys must be unique'],
   'two-documents.yaml': ['two-documents.yaml: holds 2 YAML documents; one file holds one configuration'],
-  'not-supported-yet.yaml': [
-    "not-supported-yet.yaml:4: descriptors[0].quota_mode: key 'quota_mode' is not supported yet",
+  'share-threshold-without-wildcard.yaml': [
+    "share-threshold-without-wildcard.yaml:5: descriptors[0].share_threshold: share_threshold can only be used with wildcard values (containing '*'), but found key 'files_files/a'",
+  ],
+  'metadata-not-a-mapping.yaml': [
+    'metadata-not-a-mapping.yaml:5: descriptors[0].metadata: error parsing metadata: expected a mapping',
   ],
   'several-problems.yaml': [
     "several-problems.yaml:5: descriptors[0].rate_limit.unit: invalid rate limit unit 'hours' (expected one of second, minute, hour, day, week, month, year)",
@@ -99,6 +102,10 @@ describe('parseRateLimitYaml accepts', () => {
           rateLimit: { unlimited: false, unit: 'SECOND', requestsPerUnit: 10, name: undefined, replaces: [] },
           shadowMode: false,
           detailedMetric: false,
+          quotaMode: false,
+          valueToMetric: false,
+          shareThreshold: false,
+          metadata: undefined,
           descriptors: [],
         },
         {
@@ -107,6 +114,10 @@ describe('parseRateLimitYaml accepts', () => {
           rateLimit: { unlimited: false, unit: 'MINUTE', requestsPerUnit: 5, name: 'login', replaces: [] },
           shadowMode: true,
           detailedMetric: false,
+          quotaMode: false,
+          valueToMetric: false,
+          shareThreshold: false,
+          metadata: undefined,
           descriptors: [],
         },
         {
@@ -115,6 +126,10 @@ describe('parseRateLimitYaml accepts', () => {
           rateLimit: undefined,
           shadowMode: false,
           detailedMetric: true,
+          quotaMode: false,
+          valueToMetric: false,
+          shareThreshold: false,
+          metadata: undefined,
           descriptors: [],
         },
         {
@@ -129,6 +144,10 @@ describe('parseRateLimitYaml accepts', () => {
           },
           shadowMode: false,
           detailedMetric: false,
+          quotaMode: false,
+          valueToMetric: false,
+          shareThreshold: false,
+          metadata: undefined,
           descriptors: [
             {
               key: 'user',
@@ -136,6 +155,10 @@ describe('parseRateLimitYaml accepts', () => {
               rateLimit: { unlimited: true, name: undefined, replaces: [] },
               shadowMode: false,
               detailedMetric: false,
+              quotaMode: false,
+              valueToMetric: false,
+              shareThreshold: false,
+              metadata: undefined,
               descriptors: [],
             },
             {
@@ -144,6 +167,10 @@ describe('parseRateLimitYaml accepts', () => {
               rateLimit: undefined,
               shadowMode: false,
               detailedMetric: false,
+              quotaMode: false,
+              valueToMetric: false,
+              shareThreshold: false,
+              metadata: undefined,
               descriptors: [],
             },
           ],
@@ -154,6 +181,10 @@ describe('parseRateLimitYaml accepts', () => {
           rateLimit: { unlimited: false, unit: 'DAY', requestsPerUnit: 0, name: undefined, replaces: [] },
           shadowMode: false,
           detailedMetric: false,
+          quotaMode: false,
+          valueToMetric: false,
+          shareThreshold: false,
+          metadata: undefined,
           descriptors: [],
         },
         {
@@ -162,6 +193,10 @@ describe('parseRateLimitYaml accepts', () => {
           rateLimit: { unlimited: false, unit: 'WEEK', requestsPerUnit: 7, name: undefined, replaces: [] },
           shadowMode: false,
           detailedMetric: false,
+          quotaMode: false,
+          valueToMetric: false,
+          shareThreshold: false,
+          metadata: undefined,
           descriptors: [],
         },
         {
@@ -170,9 +205,41 @@ describe('parseRateLimitYaml accepts', () => {
           rateLimit: undefined,
           shadowMode: false,
           detailedMetric: false,
+          quotaMode: false,
+          valueToMetric: false,
+          shareThreshold: false,
+          metadata: undefined,
           descriptors: [],
         },
       ],
+    });
+  });
+
+  it("upstream's newer per-rule fields, metadata values typed as a Struct holds them", () => {
+    const config = parseRateLimitYaml(
+      'newer-fields.yaml',
+      readFileSync(join(testdata, 'valid/newer-fields.yaml'), 'utf8'),
+    );
+    expect(config.descriptors[0]).toMatchObject({
+      value: 'files/*',
+      shareThreshold: true,
+      quotaMode: true,
+      valueToMetric: false,
+      metadata: undefined,
+    });
+    expect(config.descriptors[1]).toMatchObject({
+      valueToMetric: true,
+      shareThreshold: false,
+      quotaMode: false,
+    });
+    expect(config.descriptors[1]?.metadata).toEqual({
+      service: 'a',
+      weight: 5,
+      ratio: 0.5,
+      quoted: '5',
+      enabled: true,
+      none: null,
+      nested: { tags: ['x', 1] },
     });
   });
 

@@ -67,17 +67,30 @@ function lineOf(doc: Document | undefined, path: ConfigPath, lineCounter: LineCo
   return offset === undefined ? undefined : lineCounter.linePos(offset).line;
 }
 
-function toPlain(node: unknown): unknown {
+/** `typed`: plain scalars become numbers and booleans, as under `metadata`, which goes out as a Struct. */
+function toPlain(node: unknown, typed = false): unknown {
   if (isScalar(node)) {
     const text = String(node.value);
-    return node.type === 'PLAIN' && NULL_WORDS.has(text) ? null : text;
+    if (node.type !== 'PLAIN') return text;
+    if (NULL_WORDS.has(text)) return null;
+    return typed ? typedScalar(text) : text;
   }
-  if (isSeq(node)) return node.items.map(toPlain);
+  if (isSeq(node)) return node.items.map((item) => toPlain(item, typed));
   if (isMap(node)) {
     const out: Record<string, unknown> = {};
-    for (const pair of node.items)
-      out[String(isScalar(pair.key) ? pair.key.value : pair.key)] = toPlain(pair.value);
+    for (const pair of node.items) {
+      const key = String(isScalar(pair.key) ? pair.key.value : pair.key);
+      out[key] = toPlain(pair.value, typed || key === 'metadata');
+    }
     return out;
   }
   return null;
+}
+
+const YAML_NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+function typedScalar(text: string): string | number | boolean {
+  if (text === 'true' || text === 'True' || text === 'TRUE') return true;
+  if (text === 'false' || text === 'False' || text === 'FALSE') return false;
+  return YAML_NUMBER.test(text) ? Number(text) : text;
 }

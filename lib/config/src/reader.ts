@@ -27,11 +27,7 @@ export function formatProblem(source: string, p: Problem): string {
  * every problem. Scalars may arrive as text or typed.
  */
 export class Reader {
-  constructor(
-    private readonly problems: Problem[],
-    /** Keys known but not implemented yet: rejected with their own message rather than as unknown. */
-    private readonly notYetSupported: ReadonlySet<string> = new Set(),
-  ) {}
+  constructor(private readonly problems: Problem[]) {}
 
   /** Records a problem and returns `fallback`, the value parsing goes on with. */
   fail<T = undefined>(path: ConfigPath, message: string, fallback?: T): T {
@@ -45,8 +41,7 @@ export class Reader {
     }
     const record = v as Record<string, unknown>;
     for (const key of Object.keys(record)) {
-      if (this.notYetSupported.has(key)) this.fail([...path, key], `key '${key}' is not supported yet`);
-      else if (!allowed.has(key)) this.fail([...path, key], `unknown key '${key}'`);
+      if (!allowed.has(key)) this.fail([...path, key], `unknown key '${key}'`);
     }
     return record;
   }

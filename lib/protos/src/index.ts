@@ -7,3 +7,4 @@ export {
   loadProtoDefinition,
 } from './load.js';
 export { createMessageCodec, type MessageCodec } from './codec.js';
+export { fromStruct, toStruct, type StructValue } from './struct.js';

@@ -48,5 +48,14 @@ function rule(
   value: string,
   rest: Pick<DescriptorRule, 'rateLimit' | 'descriptors' | 'shadowMode'>,
 ): DescriptorRule {
-  return { key, value, detailedMetric: false, ...rest };
+  return {
+    key,
+    value,
+    detailedMetric: false,
+    quotaMode: false,
+    valueToMetric: false,
+    shareThreshold: false,
+    metadata: undefined,
+    ...rest,
+  };
 }

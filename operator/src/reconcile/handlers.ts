@@ -1,13 +1,15 @@
 import {
+  formatProblem,
   parseApiRoute,
   parseInboxEndpoint,
   parseRateLimitConfig,
   type ApiRouteSpec,
   type DescriptorRule,
   type InboxEndpointSpec,
+  type ConfigPath,
   type RateLimitConfig,
 } from '@portcullis/config';
-import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
+import { PROTO_FILES, createMessageCodec, toStruct } from '@portcullis/protos';
 import { resourceName, type Kind } from '../resources.js';
 import type { KindHandler } from './types.js';
 
@@ -34,14 +36,45 @@ export function toRateLimitConfigMessage(name: string, config: RateLimitConfig):
       ...(d.descriptors.length > 0 ? { descriptors: d.descriptors.map(descriptor) } : {}),
       ...(d.shadowMode ? { shadowMode: true } : {}),
       ...(d.detailedMetric ? { detailedMetric: true } : {}),
+      ...(d.quotaMode ? { quotaMode: true } : {}),
+      ...(d.metadata ? { metadata: toStruct(d.metadata) } : {}),
     };
   };
   return { name, domain: config.domain, descriptors: config.descriptors.map(descriptor) };
 }
 
+/**
+ * The YAML-only fields upstream's `RateLimitConfig` proto has no number for: set on a custom resource they
+ * would be lost on the way to the ratelimit service, so the resource is refused instead.
+ */
+export function rateLimitFieldsNotCarriedOverXds(name: string, config: RateLimitConfig): string[] {
+  const problems: string[] = [];
+  const walk = (rules: readonly DescriptorRule[], path: ConfigPath): void =>
+    rules.forEach((rule, i) => {
+      const at = [...path, i];
+      for (const [field, set] of [
+        ['value_to_metric', rule.valueToMetric],
+        ['share_threshold', rule.shareThreshold],
+      ] as const) {
+        if (set) {
+          problems.push(
+            formatProblem(name, {
+              path: [...at, field],
+              message: `not supported over xDS: upstream's RateLimitConfig proto has no ${field} field (it works in the ratelimit service's YAML files)`,
+            }),
+          );
+        }
+      }
+      walk(rule.descriptors, [...at, 'descriptors']);
+    });
+  walk(config.descriptors, ['descriptors']);
+  return problems;
+}
+
 const rateLimitConfigs: KindHandler<RateLimitConfig> = {
   typeUrl: rateLimitCodec.typeUrl,
   parse: parseRateLimitConfig,
+  notCarriedOverXds: rateLimitFieldsNotCarriedOverXds,
   claims: (c) => [c.domain],
   conflictMessage: (domain, owner) => `domain '${domain}' is already defined by ${owner}, which is older`,
   encode: (r, c) => rateLimitCodec.encode(toRateLimitConfigMessage(resourceName(r), c)),

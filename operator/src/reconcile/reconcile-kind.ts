@@ -39,6 +39,11 @@ export class KindReconciler<M> {
         if (!(err instanceof ConfigError)) throw err;
         rejection = { reason: 'Invalid', message: err.message };
       }
+      const notCarried = model === undefined ? [] : (this.handler.notCarriedOverXds?.(name, model) ?? []);
+      if (notCarried.length > 0) {
+        rejection = { reason: 'NotSupportedOverXds', message: notCarried.join('\n') };
+        model = undefined;
+      }
       if (model !== undefined) {
         const taken = this.handler.claims(model).find((c) => owners.has(c));
         if (taken !== undefined) {

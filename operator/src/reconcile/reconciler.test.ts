@@ -1,4 +1,4 @@
-import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
+import { PROTO_FILES, createMessageCodec, fromStruct } from '@portcullis/protos';
 import { describe, expect, it } from 'vitest';
 import { API_VERSION, type Kind, type Resource } from '../resources.js';
 import { ResourceStore } from '../store.js';
@@ -49,6 +49,61 @@ describe('Reconciler', () => {
       },
     ]);
     expect(result.outcomes[0]).toMatchObject({ rejection: undefined, servedGeneration: 1 });
+  });
+
+  it('carries quota_mode and metadata in the xDS message, metadata as a google.protobuf.Struct', () => {
+    const store = new ResourceStore();
+    store.upsert(
+      resource('RateLimitConfig', 'quota', {
+        domain: 'quota',
+        descriptors: [
+          {
+            key: 'svc',
+            quota_mode: true,
+            metadata: { service: 'a', weight: 2, tags: ['x'] },
+            rate_limit: { unit: 'hour', requests_per_unit: 9 },
+          },
+        ],
+      }),
+    );
+    const result = new Reconciler({ gatewayDomain: 'gateway' }).reconcile(store).RateLimitConfig;
+    const message = rlc.decode(result.resources[0]?.value ?? new Uint8Array()) as {
+      descriptors: Array<{ quotaMode?: boolean; metadata?: unknown }>;
+    };
+    expect(message.descriptors[0]?.quotaMode).toBe(true);
+    expect(fromStruct(message.descriptors[0]?.metadata)).toEqual({ service: 'a', weight: 2, tags: ['x'] });
+  });
+
+  it('refuses value_to_metric and share_threshold, which the xDS message cannot carry, naming each field', () => {
+    const store = new ResourceStore();
+    store.upsert(
+      resource('RateLimitConfig', 'yaml-only', {
+        domain: 'yaml-only',
+        descriptors: [
+          {
+            key: 'tenant',
+            value_to_metric: true,
+            descriptors: [
+              {
+                key: 'file',
+                value: 'f/*',
+                share_threshold: true,
+                rate_limit: { unit: 'hour', requests_per_unit: 1 },
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    const result = new Reconciler({ gatewayDomain: 'gateway' }).reconcile(store).RateLimitConfig;
+    expect(result.resources).toEqual([]);
+    expect(result.outcomes[0]?.rejection).toEqual({
+      reason: 'NotSupportedOverXds',
+      message: [
+        "team/yaml-only: descriptors[0].value_to_metric: not supported over xDS: upstream's RateLimitConfig proto has no value_to_metric field (it works in the ratelimit service's YAML files)",
+        "team/yaml-only: descriptors[0].descriptors[0].share_threshold: not supported over xDS: upstream's RateLimitConfig proto has no share_threshold field (it works in the ratelimit service's YAML files)",
+      ].join('\n'),
+    });
   });
 
   it('lets the older of two RateLimitConfigs keep a domain, and the newer says why it lost', () => {

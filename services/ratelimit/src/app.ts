@@ -43,7 +43,7 @@ export interface AppDeps {
  */
 export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps): Promise<RateLimitApp> {
   const { log } = deps;
-  const stats = new Stats();
+  const stats = new Stats({ maxDynamicKeys: settings.stats.maxDynamicKeys });
   const registry = createMetricsRegistry(settings.stats.extraTags);
   stats.register(registry);
   const health = createHealth();
@@ -72,6 +72,8 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
     }),
     stats,
     shadowMode: settings.limiter.shadowMode,
+    quotaMode: settings.limiter.quotaMode,
+    dynamicMetadata: settings.limiter.dynamicMetadata,
     responseHeaders: settings.limiter.responseHeaders,
   });
 

@@ -17,7 +17,9 @@ interface Setup {
   ask: (...descriptors: RequestDescriptor[]) => ReturnType<RateLimitService['shouldRateLimit']>;
 }
 
-type SetupOptions = Partial<Pick<ServiceOptions, 'shadowMode' | 'responseHeaders'>> & {
+type SetupOptions = Partial<
+  Pick<ServiceOptions, 'shadowMode' | 'quotaMode' | 'dynamicMetadata' | 'responseHeaders'>
+> & {
   store?: CounterStore;
 };
 
@@ -33,6 +35,8 @@ function createService(stats: Stats, opts: SetupOptions = {}): RateLimitService 
     }),
     stats,
     shadowMode: opts.shadowMode ?? false,
+    quotaMode: opts.quotaMode ?? false,
+    dynamicMetadata: opts.dynamicMetadata ?? false,
     responseHeaders: opts.responseHeaders ?? { enabled: false, limit: 'L', remaining: 'R', reset: 'T' },
   });
 }

@@ -1,11 +1,13 @@
 import { UNIT_SECONDS } from '@portcullis/config';
 import { withSpan } from '@portcullis/kit';
-import { matchRule } from './config/match.js';
+import { matchRule, requestStatKey, sharedCounterEntries } from './config/match.js';
 import type { Limit, RuleNode, RuleSet } from './config/rule-set.js';
+import { buildDynamicMetadata } from './dynamic-metadata.js';
 import { BackendError, NoConfigError, RequestError } from './errors.js';
 import type { LimitItem, Limiter } from './limiter/limiter.js';
 import type { StatCounter, Stats } from './stats.js';
 import type {
+  Code,
   DescriptorStatus,
   Entry,
   HeaderValue,
@@ -22,6 +24,10 @@ export interface ServiceOptions {
   stats: Stats;
   /** `SHADOW_MODE`: every over-limit answer becomes OK (statuses keep their codes). */
   shadowMode: boolean;
+  /** `QUOTA_MODE`: every descriptor is a quota descriptor, even one no rule matches. */
+  quotaMode: boolean;
+  /** `RESPONSE_DYNAMIC_METADATA`: the response carries `dynamic_metadata`. */
+  dynamicMetadata: boolean;
   responseHeaders: { enabled: boolean; limit: string; remaining: string; reset: string };
 }
 
@@ -72,14 +78,23 @@ export class RateLimitService {
     for (const r of resolved)
       if (r.kind !== 'none') for (const name of r.node?.replaces ?? []) replaced.add(name);
 
-    const items = resolved.map((r, i): LimitItem | undefined => {
-      if (r.kind !== 'limit' || (r.limit.name !== undefined && replaced.has(r.limit.name))) return undefined;
-      const descriptor = request.descriptors[i] as RequestDescriptor;
+    const enforced = resolved.map((r) =>
+      r.kind === 'limit' && (r.limit.name === undefined || !replaced.has(r.limit.name)) ? r : undefined,
+    );
+    const items = enforced.map((r, i): LimitItem | undefined => {
+      if (!r) return undefined;
+      const { entries, hitsAddend } = request.descriptors[i] as RequestDescriptor;
+      const node = r.node;
       return {
-        entries: descriptor.entries,
+        entries: node?.sharesCounter ? sharedCounterEntries(node, entries) : entries,
         limit: r.limit,
-        hitsAddend: descriptor.hitsAddend ?? Math.max(1, request.hitsAddend),
-        stats: r.limit.stats ?? this.o.stats.rule(request.domain, valueStatKey(descriptor.entries)),
+        hitsAddend: hitsAddend ?? Math.max(1, request.hitsAddend),
+        stats:
+          r.limit.stats ??
+          this.o.stats.dynamicRule(
+            request.domain,
+            node ? requestStatKey(node, entries) : valueStatKey(entries),
+          ),
       };
     });
 
@@ -101,9 +116,10 @@ export class RateLimitService {
       }
     });
 
-    let overallCode = statuses.some((s) => s.code === 'OVER_LIMIT')
-      ? ('OVER_LIMIT' as const)
-      : ('OK' as const);
+    const quota = resolved.map(
+      (r, i) => r.kind !== 'unlimited' && (this.o.quotaMode || (enforced[i]?.node?.quotaMode ?? false)),
+    );
+    let overallCode = this.overallCode(statuses, quota);
     if (overallCode === 'OVER_LIMIT' && this.o.shadowMode) {
       overallCode = 'OK';
       this.globalShadow.value++;
@@ -111,8 +127,34 @@ export class RateLimitService {
     return {
       overallCode,
       statuses,
-      responseHeadersToAdd: this.o.responseHeaders.enabled ? this.limitHeaders(statuses) : [],
+      responseHeadersToAdd: this.o.responseHeaders.enabled ? this.limitHeaders(statuses, quota) : [],
+      dynamicMetadata: this.o.dynamicMetadata
+        ? buildDynamicMetadata(
+            request,
+            statuses,
+            enforced.map((r) => r?.node?.metadata),
+          )
+        : undefined,
     };
+  }
+
+  /**
+   * OVER_LIMIT when a descriptor that is not a quota descriptor is over its limit, or when there are quota
+   * descriptors and every one of them is: quota limits are soft until all are spent.
+   */
+  private overallCode(statuses: readonly DescriptorStatus[], quota: readonly boolean[]): Code {
+    let quotas = 0;
+    let quotasOver = 0;
+    for (let i = 0; i < statuses.length; i++) {
+      const over = statuses[i]?.code === 'OVER_LIMIT';
+      if (!quota[i]) {
+        if (over) return 'OVER_LIMIT';
+        continue;
+      }
+      quotas++;
+      if (over) quotasOver++;
+    }
+    return quotas > 0 && quotasOver === quotas ? 'OVER_LIMIT' : 'OK';
   }
 
   private resolve(request: RateLimitRequest): Resolved[] {
@@ -155,14 +197,14 @@ export class RateLimitService {
 
   /**
    * `RateLimit-Limit`, `-Remaining` and `-Reset` of the most restrictive status: the one with the least
-   * remaining, or the last one over its limit.
+   * remaining, or the last one over its limit that is not a quota descriptor.
    */
-  private limitHeaders(statuses: readonly DescriptorStatus[]): HeaderValue[] {
+  private limitHeaders(statuses: readonly DescriptorStatus[], quota: readonly boolean[]): HeaderValue[] {
     let pick: DescriptorStatus | undefined;
-    for (const s of statuses) {
-      if (!s.currentLimit) continue;
-      if (s.code === 'OVER_LIMIT' || !pick || s.limitRemaining < pick.limitRemaining) pick = s;
-    }
+    statuses.forEach((s, i) => {
+      if (!s.currentLimit) return;
+      if ((s.code === 'OVER_LIMIT' && !quota[i]) || !pick || s.limitRemaining < pick.limitRemaining) pick = s;
+    });
     if (!pick?.currentLimit) return [];
     const h = this.o.responseHeaders;
     return [

@@ -17,6 +17,7 @@ describe('loadSettings', () => {
       statsd: { enabled: true, host: 'localhost', port: 8125 },
       flushIntervalMs: 10_000,
       extraTags: {},
+      maxDynamicKeys: 10_000,
     });
     expect(s.tracing).toMatchObject({
       enabled: false,
@@ -39,6 +40,8 @@ describe('loadSettings', () => {
       backendType: 'redis',
       nearLimitRatio: 0.8,
       shadowMode: false,
+      quotaMode: false,
+      dynamicMetadata: false,
       cacheKeyPrefix: '',
     });
     expect(s.limiter.responseHeaders).toEqual({

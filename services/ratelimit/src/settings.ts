@@ -13,6 +13,7 @@ import {
   type KvstoreSettings,
   type ObjcacheSettings,
 } from './backend-settings.js';
+import { DEFAULT_MAX_DYNAMIC_KEYS } from './stats.js';
 
 export const BACKEND_TYPES = ['redis', 'objcache', 'memory'] as const;
 export type BackendType = (typeof BACKEND_TYPES)[number];
@@ -66,6 +67,10 @@ export interface Settings {
     nearLimitRatio: number;
     expirationJitterMaxSeconds: number;
     shadowMode: boolean;
+    /** `QUOTA_MODE`: every descriptor is a quota descriptor. */
+    quotaMode: boolean;
+    /** `RESPONSE_DYNAMIC_METADATA`: responses carry `dynamic_metadata`. */
+    dynamicMetadata: boolean;
     responseHeaders: { enabled: boolean; limit: string; remaining: string; reset: string };
     /** Bytes for keys known to be over limit in their window, answered without the backend; 0 = off. */
     localCacheSizeBytes: number;
@@ -78,6 +83,8 @@ export interface Settings {
     flushIntervalMs: number;
     /** `EXTRA_TAGS` `k:v,k2:v2`: tags on every statsd line, labels on every Prometheus metric. */
     extraTags: Record<string, string>;
+    /** Most statistics names made from request values; hits beyond go to `<domain>.stats_overflow`. */
+    maxDynamicKeys: number;
   };
   tracing: {
     enabled: boolean;
@@ -146,6 +153,8 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       nearLimitRatio: env.num('NEAR_LIMIT_RATIO', { default: 0.8, min: 0, max: 1 }),
       expirationJitterMaxSeconds: env.int('EXPIRATION_JITTER_MAX_SECONDS', { default: 300, min: 0 }),
       shadowMode: env.bool('SHADOW_MODE', { default: false }),
+      quotaMode: env.bool('QUOTA_MODE', { default: false }),
+      dynamicMetadata: env.bool('RESPONSE_DYNAMIC_METADATA', { default: false }),
       responseHeaders: {
         enabled: env.bool('LIMIT_RESPONSE_HEADERS_ENABLED', { default: false }),
         limit: env.str('LIMIT_LIMIT_HEADER', { default: 'RateLimit-Limit' }),
@@ -164,6 +173,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       },
       flushIntervalMs: env.durationMs('STATS_FLUSH_INTERVAL', { default: '10s' }),
       extraTags: pairs(env, { name: 'EXTRA_TAGS', separator: ':' }),
+      maxDynamicKeys: env.int('STATS_MAX_DYNAMIC_KEYS', { default: DEFAULT_MAX_DYNAMIC_KEYS, min: 0 }),
     },
     tracing: {
       enabled: env.bool('TRACING_ENABLED', { default: false }),

@@ -20,6 +20,7 @@ export type RuleStatName = (typeof RULE_STATS)[number];
 export type RuleStats = Readonly<Record<RuleStatName, StatCounter>>;
 
 const PREFIX = 'ratelimit.service';
+export const DEFAULT_MAX_DYNAMIC_KEYS = 10_000;
 
 /**
  * Every statistic of the service, named as upstream names them. Counters outlive configuration reloads:
@@ -31,6 +32,17 @@ export class Stats {
   private readonly rules = new Map<string, { domain: string; descriptor: string; stats: RuleStats }>();
   private readonly calls = new Map<string, CallStats>();
   private responseTimes: Histogram<'grpc_method'> | undefined;
+  /** Per domain, the hits of names `dynamicRule` had no room left for. */
+  private readonly overflow = new Map<string, RuleStats>();
+  private dynamicKeys = 0;
+
+  /**
+   * `maxDynamicKeys` (`STATS_MAX_DYNAMIC_KEYS`) bounds the names made from request values (detailed
+   * metrics, `value_to_metric`, overrides), which callers choose and could grow without end.
+   */
+  constructor(
+    private readonly o: { maxDynamicKeys: number } = { maxDynamicKeys: DEFAULT_MAX_DYNAMIC_KEYS },
+  ) {}
 
   /** A service-level counter, e.g. `config_load_success` → `ratelimit.service.config_load_success`. */
   counter(name: string): StatCounter {
@@ -47,10 +59,7 @@ export class Stats {
     return getOrCreate(this.rules, `${domain}.${descriptor}`, () => ({
       domain,
       descriptor,
-      stats: Object.fromEntries(RULE_STATS.map((s) => [s, { value: 0 }])) as Record<
-        RuleStatName,
-        StatCounter
-      >,
+      stats: createRuleStats(),
     })).stats;
   }
 
@@ -68,6 +77,18 @@ export class Stats {
     for (const [method, call] of this.calls) yield [`ratelimit_server.${method}.response_time`, call.drain()];
   }
 
+  /**
+   * The counters of a name built from a request's values. Once `maxDynamicKeys` such names exist, a new
+   * name gets no entry: its hits go to `ratelimit.service.rate_limit.<domain>.stats_overflow` instead.
+   */
+  dynamicRule(domain: string, descriptor: string): RuleStats {
+    const existing = this.rules.get(`${domain}.${descriptor}`);
+    if (existing) return existing.stats;
+    if (this.dynamicKeys >= this.o.maxDynamicKeys) return getOrCreate(this.overflow, domain, createRuleStats);
+    this.dynamicKeys++;
+    return this.rule(domain, descriptor);
+  }
+
   /** Every statistic by its full upstream name, e.g. `ratelimit.service.rate_limit.d.k.total_hits`. */
   *entries(): Generator<[name: string, value: number]> {
     for (const [name, c] of this.service) yield [`${PREFIX}.${name}`, c.value];
@@ -78,6 +99,8 @@ export class Stats {
     }
     for (const [method, call] of this.calls)
       yield [`ratelimit_server.${method}.total_requests`, call.total_requests.value];
+    for (const [domain, stats] of this.overflow)
+      yield [`${PREFIX}.rate_limit.${domain}.stats_overflow`, stats.total_hits.value];
   }
 
   /** `name: value` for every statistic, sorted by name, as the debug port's `/stats` prints them. */
@@ -89,8 +112,8 @@ export class Stats {
 
   /**
    * Exposes the statistics as Prometheus counters, read at scrape time: rule stats as
-   * `ratelimit_service_rate_limit_<stat>_total{domain,descriptor}`, service stats as
-   * `ratelimit_service_<name>_total`.
+   * `ratelimit_service_rate_limit_<stat>{domain,descriptor}`, service stats as
+   * `ratelimit_service_<name>`, gRPC server statistics under the names upstream's Prometheus sink gives them.
    */
   register(registry: Registry): void {
     for (const stat of RULE_STATS) {
@@ -146,6 +169,17 @@ export class Stats {
       registers: [registry],
     });
     for (const call of calls.values()) call.observeWith(this.responseTimes);
+    const overflow = this.overflow;
+    new Counter({
+      name: 'ratelimit_service_rate_limit_stats_overflow',
+      help: 'Hits whose per-value statistic was not kept, STATS_MAX_DYNAMIC_KEYS being reached.',
+      labelNames: ['domain'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [domain, stats] of overflow) this.inc({ domain }, stats.total_hits.value);
+      },
+    });
     const notFound = this.notFound;
     new Counter({
       name: 'ratelimit_service_rate_limit_domain_not_found',
@@ -158,6 +192,10 @@ export class Stats {
       },
     });
   }
+}
+
+function createRuleStats(): RuleStats {
+  return Object.fromEntries(RULE_STATS.map((s) => [s, { value: 0 }])) as Record<RuleStatName, StatCounter>;
 }
 
 function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {

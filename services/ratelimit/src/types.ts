@@ -1,4 +1,4 @@
-import type { RateLimitUnit } from '@portcullis/config';
+import type { RateLimitUnit, StructValue } from '@portcullis/config';
 
 /** The decision messages of `envoy.service.ratelimit.v3`, as the service core sees them. */
 export type Code = 'UNKNOWN' | 'OK' | 'OVER_LIMIT';
@@ -46,4 +46,6 @@ export interface RateLimitResponse {
   overallCode: Code;
   statuses: DescriptorStatus[];
   responseHeadersToAdd: HeaderValue[];
+  /** `dynamic_metadata`, a `google.protobuf.Struct`; undefined unless `RESPONSE_DYNAMIC_METADATA`. */
+  dynamicMetadata: Record<string, StructValue> | undefined;
 }

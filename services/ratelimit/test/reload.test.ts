@@ -64,7 +64,7 @@ describe('configuration reload from files', () => {
       { MERGE_DOMAIN_CONFIG: 'true' },
     );
     expect((await h.get('/rlconfig', 'debug')).text).toBe(
-      'a.j: unit=HOUR requests_per_unit=6, shadow_mode: false\na.k: unit=HOUR requests_per_unit=5, shadow_mode: false\n',
+      'a.j: unit=HOUR requests_per_unit=6, shadow_mode: false, quota_mode: false\na.k: unit=HOUR requests_per_unit=5, shadow_mode: false, quota_mode: false\n',
     );
   });
 

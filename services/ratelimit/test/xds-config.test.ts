@@ -1,4 +1,4 @@
-import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
+import { PROTO_FILES, createMessageCodec, toStruct } from '@portcullis/protos';
 import { freePort, waitUntil } from '@portcullis/testing';
 import { createSotwServer, type SotwServer, type SotwServerEvents } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +46,7 @@ describe('ratelimit with CONFIG_TYPE=GRPC_XDS_SOTW', () => {
         CONFIG_GRPC_XDS_NODE_ID: 'rl-test',
         CONFIG_GRPC_XDS_NODE_METADATA: 'zone=a,tier=gold',
         CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '100ms',
+        RESPONSE_DYNAMIC_METADATA: 'true',
       },
     );
   });
@@ -80,6 +81,47 @@ describe('ratelimit with CONFIG_TYPE=GRPC_XDS_SOTW', () => {
     );
     expect(h.app.stats.counter('config_load_error').value).toBe(errors + 1);
     expect(await limit('b')).toBe(9);
+  });
+
+  it('takes quota_mode (7) and metadata (8, a google.protobuf.Struct) from the RateLimitConfig message', async () => {
+    const quota = {
+      name: 'team/q',
+      value: codec.encode({
+        name: 'team/q',
+        domain: 'q',
+        descriptors: [
+          {
+            key: 'qa',
+            quotaMode: true,
+            rateLimit: { unit: 'HOUR', requestsPerUnit: 1 },
+            metadata: toStruct({ service: 'a', weight: 2, tags: ['x', true], none: null }),
+          },
+          { key: 'qb', quotaMode: true, rateLimit: { unit: 'HOUR', requestsPerUnit: 5 } },
+        ],
+      }),
+    };
+    xds.setResources(RATE_LIMIT_CONFIG_TYPE, [config('team/a', 'a', 7), quota]);
+    await waitUntil(async () => (await h.get('/rlconfig', 'debug')).text.includes('q.qa:'));
+    expect((await h.get('/rlconfig', 'debug')).text).toContain(
+      'q.qa: unit=HOUR requests_per_unit=1, shadow_mode: false, quota_mode: true\n',
+    );
+    const body = {
+      domain: 'q',
+      descriptors: [{ entries: [{ key: 'qa', value: 'v' }] }, { entries: [{ key: 'qb', value: 'v' }] }],
+    };
+    const first = await h.json(body);
+    expect((first.body as { dynamicMetadata: { metadata: unknown } }).dynamicMetadata.metadata).toEqual({
+      service: 'a',
+      weight: 2,
+      tags: ['x', true],
+      none: null,
+    });
+    const second = await h.json(body);
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({
+      overallCode: 'OK',
+      statuses: [{ code: 'OVER_LIMIT' }, { code: 'OK' }],
+    });
   });
 
   it('rejects two resources for one domain, as two files would be', async () => {

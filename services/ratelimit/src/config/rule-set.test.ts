@@ -1,7 +1,7 @@
 import { ConfigError, parseRateLimitYaml } from '@portcullis/config';
 import { describe, expect, it } from 'vitest';
 import { Stats } from '../stats.js';
-import { matchRule } from './match.js';
+import { matchRule, requestStatKey, sharedCounterEntries } from './match.js';
 import { buildRuleSet, describeRuleSet } from './rule-set.js';
 
 const a = parseRateLimitYaml(
@@ -54,7 +54,91 @@ descriptors:
   it('describes the loaded rules one per line, as /rlconfig prints them', () => {
     const rules = buildRuleSet([a, b], { mergeDomains: true, stats: new Stats() });
     expect(describeRuleSet(rules)).toBe(
-      'd.x: unit=SECOND requests_per_unit=1, shadow_mode: false\nd.y: unit=HOUR requests_per_unit=2, shadow_mode: false\n',
+      'd.x: unit=SECOND requests_per_unit=1, shadow_mode: false, quota_mode: false\nd.y: unit=HOUR requests_per_unit=2, shadow_mode: false, quota_mode: false\n',
     );
+  });
+});
+
+const wild = parseRateLimitYaml(
+  'w.yaml',
+  `domain: w
+descriptors:
+  - key: k
+    value: a*
+    rate_limit: {unit: second, requests_per_unit: 1}
+  - key: k
+    value: ab*
+    rate_limit: {unit: second, requests_per_unit: 2}
+  - key: k
+    value: abc
+    rate_limit: {unit: second, requests_per_unit: 3}
+  - key: k
+    rate_limit: {unit: second, requests_per_unit: 4}
+  - key: other
+    value: '*'
+    rate_limit: {unit: second, requests_per_unit: 5}
+  - key: tenant
+    value_to_metric: true
+    descriptors:
+      - key: file
+        value: f/*
+        share_threshold: true
+        descriptors:
+          - key: op
+            value: r*
+            value_to_metric: true
+            rate_limit: {unit: second, requests_per_unit: 6}
+`,
+);
+
+describe('matchRule', () => {
+  const root = buildRuleSet([wild], { mergeDomains: false, stats: new Stats() }).domains.get('w');
+  const limitOf = (...pairs: Array<[string, string]>): number | undefined =>
+    root &&
+    matchRule(
+      root,
+      pairs.map(([key, value]) => ({ key, value })),
+    )?.limit?.requestsPerUnit;
+
+  it('takes exact key+value, then the first wildcard in configuration order, then key-only', () => {
+    expect(limitOf(['k', 'abc'])).toBe(3);
+    expect(limitOf(['k', 'abd'])).toBe(1);
+    expect(limitOf(['k', 'a'])).toBe(1);
+    expect(limitOf(['k', 'xyz'])).toBe(4);
+    expect(limitOf(['k', ''])).toBe(4);
+  });
+
+  it('tries wildcards of the entry key only; an empty value matches no wildcard', () => {
+    expect(limitOf(['other', 'anything'])).toBe(5);
+    expect(limitOf(['other', ''])).toBeUndefined();
+    expect(limitOf(['nope', 'a'])).toBeUndefined();
+  });
+
+  it('follows wildcards down the tree', () => {
+    expect(limitOf(['tenant', 't1'], ['file', 'f/1'], ['op', 'read'])).toBe(6);
+    expect(limitOf(['tenant', 't1'], ['file', 'g/1'], ['op', 'read'])).toBeUndefined();
+  });
+
+  it('names statistics with pattern, value or key per level, and shares the counter key under the pattern', () => {
+    const entries = [
+      { key: 'tenant', value: 't1' },
+      { key: 'file', value: 'f/1' },
+      { key: 'op', value: 'read' },
+    ];
+    const node = root && matchRule(root, entries);
+    expect(node && requestStatKey(node, entries)).toBe('tenant_t1.file_f/*.op_read');
+    expect(node && sharedCounterEntries(node, entries)).toEqual([
+      { key: 'tenant', value: 't1' },
+      { key: 'file', value: 'f/*' },
+      { key: 'op', value: 'read' },
+    ]);
+    const noTenant = [{ key: 'tenant', value: '' }, ...entries.slice(1)];
+    expect(node && requestStatKey(node, noTenant)).toBe('tenant.file_f/*.op_read');
+  });
+
+  it('keeps the static statistics for rules without per-value names', () => {
+    const node = root && matchRule(root, [{ key: 'k', value: 'abd' }]);
+    expect(node?.limit?.stats).toBeDefined();
+    expect(node?.statKey).toBe('k_a*');
   });
 });

@@ -4,8 +4,10 @@ import {
   type DescriptorRule,
   type RateLimitConfig,
   type RateLimitUnit,
+  type StructValue,
 } from '@portcullis/config';
 import type { RuleStats, Stats } from '../stats.js';
+import { compileWildcard, isWildcard, type WildcardMatcher } from './wildcard.js';
 
 /** A limit ready for the limiter: the rule's policy, its flags and where its statistics go. */
 export interface Limit {
@@ -14,23 +16,50 @@ export interface Limit {
   unitSeconds: number;
   name: string | undefined;
   shadowMode: boolean;
-  /** Statistics of the rule; for `detailed_metric` rules they are looked up per request instead. */
+  /**
+   * Statistics of the rule; undefined when their name depends on the request's values (`detailed_metric`,
+   * `value_to_metric`), looked up per request instead.
+   */
   stats: RuleStats | undefined;
 }
 
-export interface RuleNode {
+/** The rules under one parent (or at the top of a domain). */
+export interface RuleLevel {
+  /** By `childKey(key, value)`; wildcard rules are here too, under their pattern. */
+  children: ReadonlyMap<string, RuleNode>;
+  /** Rules whose value holds `*`, in configuration order: tried when the exact lookup misses. */
+  wildcards: readonly WildcardRule[];
+}
+
+export interface WildcardRule {
+  key: string;
+  matches: WildcardMatcher;
+  node: RuleNode;
+}
+
+export interface RuleNode extends RuleLevel {
+  key: string;
+  /** The rule's value: empty for key-only rules, the pattern for wildcard rules. */
+  value: string;
+  /** Undefined at the top of a domain. */
+  parent: RuleNode | undefined;
   /** Absent for whitelist and placeholder rules. */
   limit: Limit | undefined;
   unlimited: boolean;
   replaces: readonly string[];
   detailedMetric: boolean;
-  /** `key` or `key_value` path from the domain, e.g. `key1_value1.key2`. */
+  valueToMetric: boolean;
+  shareThreshold: boolean;
+  quotaMode: boolean;
+  metadata: Readonly<Record<string, StructValue>> | undefined;
+  /** `key`, `key_value` or `key_pattern` path from the domain, e.g. `key1_value1.key2`. */
   statKey: string;
-  children: ReadonlyMap<string, RuleNode>;
+  /** This rule or a parent has `share_threshold`: the counter key uses the patterns. */
+  sharesCounter: boolean;
 }
 
 export interface RuleSet {
-  domains: ReadonlyMap<string, ReadonlyMap<string, RuleNode>>;
+  domains: ReadonlyMap<string, RuleLevel>;
   /** The configurations it was built from, in load order. */
   configs: readonly RateLimitConfig[];
 }
@@ -50,7 +79,7 @@ export function buildRuleSet(
   opts: { mergeDomains: boolean; stats: Stats },
 ): RuleSet {
   const problems: string[] = [];
-  const domains = new Map<string, Map<string, RuleNode>>();
+  const domains = new Map<string, { children: Map<string, RuleNode>; wildcards: WildcardRule[] }>();
   const owners = new Map<string, string>();
   for (const config of configs) {
     const owner = owners.get(config.domain);
@@ -63,18 +92,17 @@ export function buildRuleSet(
     owners.set(config.domain, owner ?? config.source);
     let root = domains.get(config.domain);
     if (!root) {
-      root = new Map();
+      root = { children: new Map(), wildcards: [] };
       domains.set(config.domain, root);
     }
     for (const rule of config.descriptors) {
-      const key = childKey(rule.key, rule.value);
-      if (root.has(key)) {
+      if (root.children.has(childKey(rule.key, rule.value))) {
         problems.push(
           `${config.source}: duplicate descriptor composite key '${config.domain}.${composite(rule)}'`,
         );
         continue;
       }
-      root.set(key, buildNode(rule, { domain: config.domain, parent: '', stats: opts.stats }));
+      addNode(root, buildNode(rule, { domain: config.domain, parent: undefined, stats: opts.stats }));
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
@@ -85,32 +113,59 @@ function composite(rule: DescriptorRule): string {
   return rule.value === '' ? rule.key : `${rule.key}_${rule.value}`;
 }
 
-function buildNode(rule: DescriptorRule, at: { domain: string; parent: string; stats: Stats }): RuleNode {
-  const statKey = at.parent === '' ? composite(rule) : `${at.parent}.${composite(rule)}`;
+function addNode(
+  level: { children: Map<string, RuleNode>; wildcards: WildcardRule[] },
+  node: RuleNode,
+): void {
+  level.children.set(childKey(node.key, node.value), node);
+  if (isWildcard(node.value))
+    level.wildcards.push({ key: node.key, matches: compileWildcard(node.value), node });
+}
+
+function buildNode(
+  rule: DescriptorRule,
+  at: { domain: string; parent: RuleNode | undefined; stats: Stats },
+): RuleNode {
+  const statKey = at.parent ? `${at.parent.statKey}.${composite(rule)}` : composite(rule);
   const policy = rule.rateLimit;
+  const valuesInStats = rule.detailedMetric || hasValueToMetric(rule, at.parent);
   const children = new Map<string, RuleNode>();
-  for (const child of rule.descriptors) {
-    children.set(childKey(child.key, child.value), buildNode(child, { ...at, parent: statKey }));
-  }
-  const limit: Limit | undefined =
-    policy && !policy.unlimited
-      ? {
-          requestsPerUnit: policy.requestsPerUnit,
-          unit: policy.unit,
-          unitSeconds: UNIT_SECONDS[policy.unit],
-          name: policy.name,
-          shadowMode: rule.shadowMode,
-          stats: rule.detailedMetric ? undefined : at.stats.rule(at.domain, statKey),
-        }
-      : undefined;
-  return {
-    limit,
+  const wildcards: WildcardRule[] = [];
+  const node: RuleNode = {
+    key: rule.key,
+    value: rule.value,
+    parent: at.parent,
+    limit:
+      policy && !policy.unlimited
+        ? {
+            requestsPerUnit: policy.requestsPerUnit,
+            unit: policy.unit,
+            unitSeconds: UNIT_SECONDS[policy.unit],
+            name: policy.name,
+            shadowMode: rule.shadowMode,
+            stats: valuesInStats ? undefined : at.stats.rule(at.domain, statKey),
+          }
+        : undefined,
     unlimited: policy?.unlimited ?? false,
     replaces: policy?.replaces ?? [],
     detailedMetric: rule.detailedMetric,
+    valueToMetric: rule.valueToMetric,
+    shareThreshold: rule.shareThreshold,
+    quotaMode: rule.quotaMode,
+    metadata: rule.metadata,
     statKey,
+    sharesCounter: rule.shareThreshold || (at.parent?.sharesCounter ?? false),
     children,
+    wildcards,
   };
+  for (const child of rule.descriptors)
+    addNode({ children, wildcards }, buildNode(child, { ...at, parent: node }));
+  return node;
+}
+
+function hasValueToMetric(rule: DescriptorRule, parent: RuleNode | undefined): boolean {
+  for (let n = parent; n; n = n.parent) if (n.valueToMetric) return true;
+  return rule.valueToMetric;
 }
 
 /** One line per rule that has a limit, as upstream's `/rlconfig` prints them, sorted. */
@@ -121,7 +176,7 @@ export function describeRuleSet(rules: RuleSet): string {
       if (node.limit) {
         const l = node.limit;
         lines.push(
-          `${domain}.${node.statKey}: unit=${l.unit} requests_per_unit=${l.requestsPerUnit}, shadow_mode: ${l.shadowMode}`,
+          `${domain}.${node.statKey}: unit=${l.unit} requests_per_unit=${l.requestsPerUnit}, shadow_mode: ${l.shadowMode}, quota_mode: ${node.quotaMode}`,
         );
       } else if (node.unlimited) {
         lines.push(`${domain}.${node.statKey}: unlimited`);
@@ -129,6 +184,6 @@ export function describeRuleSet(rules: RuleSet): string {
       walk(domain, node.children);
     }
   };
-  for (const [domain, nodes] of rules.domains) walk(domain, nodes);
+  for (const [domain, level] of rules.domains) walk(domain, level.children);
   return lines.sort().join('\n') + (lines.length > 0 ? '\n' : '');
 }

@@ -1,6 +1,6 @@
 import { ConfigError, parseRateLimitConfig, type RateLimitConfig } from '@portcullis/config';
 import type { Logger } from '@portcullis/kit';
-import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
+import { PROTO_FILES, createMessageCodec, fromStruct } from '@portcullis/protos';
 import {
   createSotwClient,
   type ClientTlsOptions,
@@ -138,9 +138,8 @@ function toYamlShape(m: ConfigMessage): unknown {
       descriptors: d.descriptors?.map(descriptor),
       shadow_mode: d.shadowMode,
       detailed_metric: d.detailedMetric,
-      // Fields of the proto this service does not implement yet reach the parser, which rejects them.
-      ...(d.quotaMode ? { quota_mode: true } : {}),
-      ...(d.metadata ? { metadata: d.metadata } : {}),
+      quota_mode: d.quotaMode,
+      ...(d.metadata ? { metadata: fromStruct(d.metadata) } : {}),
     };
   };
   return { domain: m.domain, descriptors: m.descriptors?.map(descriptor) };

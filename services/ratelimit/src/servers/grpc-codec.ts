@@ -1,4 +1,5 @@
 import type { RateLimitUnit } from '@portcullis/config';
+import { toStruct } from '@portcullis/protos';
 import type { RateLimitRequest, RateLimitResponse } from '../types.js';
 
 /** `RateLimitRequest` as @grpc/proto-loader hands it over (camelCase, enums as names, unset fields absent). */
@@ -53,5 +54,6 @@ export function toGrpcResponse(r: RateLimitResponse): object {
         s.durationUntilResetSec === undefined ? undefined : { seconds: s.durationUntilResetSec },
     })),
     responseHeadersToAdd: r.responseHeadersToAdd,
+    ...(r.dynamicMetadata ? { dynamicMetadata: toStruct(r.dynamicMetadata) } : {}),
   };
 }

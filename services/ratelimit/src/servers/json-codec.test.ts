@@ -64,6 +64,7 @@ describe('encodeJsonResponse', () => {
   it('writes the proto3 JSON mapping, leaving out what upstream leaves out', () => {
     expect(
       encodeJsonResponse({
+        dynamicMetadata: undefined,
         overallCode: 'OVER_LIMIT',
         statuses: [
           {

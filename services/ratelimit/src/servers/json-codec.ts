@@ -104,6 +104,8 @@ function unit(v: unknown, path: string): RateLimitUnit | undefined {
 export function encodeJsonResponse(r: RateLimitResponse): Json {
   const out: Json = { overallCode: r.overallCode, statuses: r.statuses.map(encodeStatus) };
   if (r.responseHeadersToAdd.length > 0) out.responseHeadersToAdd = r.responseHeadersToAdd;
+  // the proto3 JSON form of a google.protobuf.Struct is the plain JSON object
+  if (r.dynamicMetadata) out.dynamicMetadata = r.dynamicMetadata;
   return out;
 }
 
