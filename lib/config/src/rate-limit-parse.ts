@@ -3,6 +3,7 @@ import { Reader, formatProblem, type ConfigPath, type Problem } from './reader.j
 import {
   RATE_LIMIT_UNITS,
   type DescriptorRule,
+  type LimitedPolicy,
   type RateLimitConfig,
   type RateLimitPolicy,
 } from './rate-limit-types.js';
@@ -12,11 +13,22 @@ const DESCRIPTOR_KEYS = new Set([
   'key',
   'value',
   'rate_limit',
+  'rate_limits',
   'descriptors',
   'shadow_mode',
   'detailed_metric',
 ]);
-const POLICY_KEYS = new Set(['unit', 'requests_per_unit', 'unlimited', 'name', 'replaces']);
+const POLICY_KEYS = new Set([
+  'unit',
+  'requests_per_unit',
+  'unlimited',
+  'name',
+  'replaces',
+  'algorithm',
+  'burst',
+]);
+/** `algorithm` values a YAML file may name; `token_bucket` is chosen by `burst` alone. */
+const WINDOW_ALGORITHMS = ['fixed_window', 'sliding_window'] as const;
 const REPLACE_KEYS = new Set(['name']);
 /** Upstream keys whose features are not implemented yet: rejected rather than silently ignored. */
 const NOT_YET_SUPPORTED = new Set(['quota_mode', 'value_to_metric', 'share_threshold', 'metadata']);
@@ -58,14 +70,34 @@ function readDescriptor(read: Reader, v: unknown, path: ConfigPath): DescriptorR
   const key = read.str(m.key, [...path, 'key']) ?? '';
   if (key === '') read.fail([...path, 'key'], 'descriptor has empty key');
   const rateLimit = m.rate_limit ?? undefined;
+  const [first, ...more] = readPolicyList(read, m.rate_limits ?? undefined, [...path, 'rate_limits']);
+  if (rateLimit !== undefined && first)
+    read.fail([...path, 'rate_limits'], 'rate_limit and rate_limits are mutually exclusive; use one');
   return {
     key,
     value: read.str(m.value, [...path, 'value']) ?? '',
-    rateLimit: rateLimit === undefined ? undefined : readPolicy(read, rateLimit, [...path, 'rate_limit']),
+    rateLimit: rateLimit === undefined ? first : readPolicy(read, rateLimit, [...path, 'rate_limit']),
+    moreRateLimits: more,
     shadowMode: read.bool(m.shadow_mode, [...path, 'shadow_mode']),
     detailedMetric: read.bool(m.detailed_metric, [...path, 'detailed_metric']),
     descriptors: readDescriptors(read, m.descriptors, [...path, 'descriptors']),
   };
+}
+
+/** `rate_limits`: several limits on one descriptor, all counted, the most restrictive answering. */
+function readPolicyList(read: Reader, v: unknown, path: ConfigPath): LimitedPolicy[] {
+  if (v === undefined) return [];
+  const items = read.list(v, path);
+  if (items.length === 0) return read.fail(path, 'rate_limits needs at least one limit', []);
+  return items.flatMap((item, i) => {
+    const policy = readPolicy(read, item, [...path, i]);
+    if (!policy?.unlimited) return policy ? [policy] : [];
+    return read.fail(
+      [...path, i, 'unlimited'],
+      'unlimited is not allowed inside rate_limits (use rate_limit: {unlimited: true})',
+      [],
+    );
+  });
 }
 
 function readPolicy(read: Reader, v: unknown, path: ConfigPath): RateLimitPolicy | undefined {
@@ -79,8 +111,12 @@ function readPolicy(read: Reader, v: unknown, path: ConfigPath): RateLimitPolicy
   const requestsPerUnit = read.uint32(m.requests_per_unit, [...path, 'requests_per_unit']);
   if (unlimited) {
     if (unit) read.fail([...path, 'unit'], 'should not specify rate limit unit when unlimited');
+    for (const key of ['algorithm', 'burst'] as const)
+      if (m[key] !== undefined && m[key] !== null)
+        read.fail([...path, key], `should not specify ${key} when unlimited`);
     return { unlimited, name, replaces };
   }
+  const algorithm = readAlgorithm(read, m, { path, requestsPerUnit });
   if (!unit) {
     return read.fail(
       [...path, 'unit'],
@@ -89,7 +125,34 @@ function readPolicy(read: Reader, v: unknown, path: ConfigPath): RateLimitPolicy
         : `invalid rate limit unit '${unitText}' (expected one of ${RATE_LIMIT_UNITS.join(', ').toLowerCase()})`,
     );
   }
-  return { unlimited, unit, requestsPerUnit, name, replaces };
+  return { unlimited, unit, requestsPerUnit, name, replaces, ...algorithm };
+}
+
+function readAlgorithm(
+  read: Reader,
+  m: Record<string, unknown>,
+  at: { path: ConfigPath; requestsPerUnit: number },
+): Pick<LimitedPolicy, 'algorithm' | 'burst'> {
+  const text = read.str(m.algorithm, [...at.path, 'algorithm']);
+  if (m.burst === undefined || m.burst === null) {
+    const algorithm = WINDOW_ALGORITHMS.find((a) => a === (text ?? 'fixed_window'));
+    if (algorithm) return { algorithm, burst: undefined };
+    return read.fail(
+      [...at.path, 'algorithm'],
+      `invalid algorithm '${text ?? ''}' (expected ${WINDOW_ALGORITHMS.join(' or ')}; a token bucket is chosen by burst)`,
+      { algorithm: 'fixed_window', burst: undefined },
+    );
+  }
+  const burst = read.uint32(m.burst, [...at.path, 'burst']);
+  if (text !== undefined)
+    read.fail([...at.path, 'algorithm'], 'burst makes the limit a token bucket; remove algorithm');
+  if (burst < 1) read.fail([...at.path, 'burst'], 'burst (the bucket capacity) must be at least 1');
+  if (at.requestsPerUnit < 1)
+    read.fail(
+      [...at.path, 'requests_per_unit'],
+      'a token bucket (burst) needs requests_per_unit of at least 1',
+    );
+  return { algorithm: 'token_bucket', burst };
 }
 
 function readReplaces(
@@ -137,11 +200,12 @@ function checkReplaceTargets(read: Reader, domain: string, rules: readonly Descr
   const replaced: Array<{ name: string; path: ConfigPath }> = [];
   const walk = (list: readonly DescriptorRule[], path: ConfigPath): void =>
     list.forEach((rule, i) => {
-      const policy = rule.rateLimit;
-      if (policy?.name) names.add(policy.name);
-      policy?.replaces.forEach((name, j) =>
-        replaced.push({ name, path: [...path, i, 'rate_limit', 'replaces', j] }),
-      );
+      const many = rule.moreRateLimits.length > 0;
+      [rule.rateLimit, ...rule.moreRateLimits].forEach((policy, k) => {
+        const at = many ? [...path, i, 'rate_limits', k] : [...path, i, 'rate_limit'];
+        if (policy?.name) names.add(policy.name);
+        policy?.replaces.forEach((name, j) => replaced.push({ name, path: [...at, 'replaces', j] }));
+      });
       walk(rule.descriptors, [...path, i, 'descriptors']);
     });
   walk(rules, ['descriptors']);

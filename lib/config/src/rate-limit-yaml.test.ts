@@ -73,6 +73,8 @@ function problemsOf(file: string): readonly string[] {
   throw new Error(`${file} was accepted`);
 }
 
+const FIXED = { algorithm: 'fixed_window', burst: undefined } as const;
+
 describe('parseRateLimitYaml rejects', () => {
   it('has an expectation for every fixture', () => {
     expect(readdirSync(join(testdata, 'invalid')).sort()).toEqual(Object.keys(INVALID).sort());
@@ -96,17 +98,33 @@ describe('parseRateLimitYaml accepts', () => {
         {
           key: 'remote_address',
           value: '',
-          rateLimit: { unlimited: false, unit: 'SECOND', requestsPerUnit: 10, name: undefined, replaces: [] },
+          rateLimit: {
+            unlimited: false,
+            unit: 'SECOND',
+            requestsPerUnit: 10,
+            name: undefined,
+            replaces: [],
+            ...FIXED,
+          },
           shadowMode: false,
           detailedMetric: false,
+          moreRateLimits: [],
           descriptors: [],
         },
         {
           key: 'path',
           value: '/login',
-          rateLimit: { unlimited: false, unit: 'MINUTE', requestsPerUnit: 5, name: 'login', replaces: [] },
+          rateLimit: {
+            unlimited: false,
+            unit: 'MINUTE',
+            requestsPerUnit: 5,
+            name: 'login',
+            replaces: [],
+            ...FIXED,
+          },
           shadowMode: true,
           detailedMetric: false,
+          moreRateLimits: [],
           descriptors: [],
         },
         {
@@ -115,6 +133,7 @@ describe('parseRateLimitYaml accepts', () => {
           rateLimit: undefined,
           shadowMode: false,
           detailedMetric: true,
+          moreRateLimits: [],
           descriptors: [],
         },
         {
@@ -126,9 +145,11 @@ describe('parseRateLimitYaml accepts', () => {
             requestsPerUnit: 1000,
             name: undefined,
             replaces: ['login'],
+            ...FIXED,
           },
           shadowMode: false,
           detailedMetric: false,
+          moreRateLimits: [],
           descriptors: [
             {
               key: 'user',
@@ -136,6 +157,7 @@ describe('parseRateLimitYaml accepts', () => {
               rateLimit: { unlimited: true, name: undefined, replaces: [] },
               shadowMode: false,
               detailedMetric: false,
+              moreRateLimits: [],
               descriptors: [],
             },
             {
@@ -144,6 +166,7 @@ describe('parseRateLimitYaml accepts', () => {
               rateLimit: undefined,
               shadowMode: false,
               detailedMetric: false,
+              moreRateLimits: [],
               descriptors: [],
             },
           ],
@@ -151,17 +174,33 @@ describe('parseRateLimitYaml accepts', () => {
         {
           key: 'blocked',
           value: '',
-          rateLimit: { unlimited: false, unit: 'DAY', requestsPerUnit: 0, name: undefined, replaces: [] },
+          rateLimit: {
+            unlimited: false,
+            unit: 'DAY',
+            requestsPerUnit: 0,
+            name: undefined,
+            replaces: [],
+            ...FIXED,
+          },
           shadowMode: false,
           detailedMetric: false,
+          moreRateLimits: [],
           descriptors: [],
         },
         {
           key: 'weekly',
           value: '',
-          rateLimit: { unlimited: false, unit: 'WEEK', requestsPerUnit: 7, name: undefined, replaces: [] },
+          rateLimit: {
+            unlimited: false,
+            unit: 'WEEK',
+            requestsPerUnit: 7,
+            name: undefined,
+            replaces: [],
+            ...FIXED,
+          },
           shadowMode: false,
           detailedMetric: false,
+          moreRateLimits: [],
           descriptors: [],
         },
         {
@@ -170,6 +209,7 @@ describe('parseRateLimitYaml accepts', () => {
           rateLimit: undefined,
           shadowMode: false,
           detailedMetric: false,
+          moreRateLimits: [],
           descriptors: [],
         },
       ],

@@ -35,6 +35,8 @@ function chain(
         requestsPerUnit: limit.requestsPerUnit,
         name: undefined,
         replaces: [],
+        algorithm: 'fixed_window',
+        burst: undefined,
       },
       descriptors: [],
       shadowMode: limit.shadowMode,
@@ -48,5 +50,5 @@ function rule(
   value: string,
   rest: Pick<DescriptorRule, 'rateLimit' | 'descriptors' | 'shadowMode'>,
 ): DescriptorRule {
-  return { key, value, detailedMetric: false, ...rest };
+  return { key, value, detailedMetric: false, moreRateLimits: [], ...rest };
 }

@@ -52,7 +52,7 @@ function spyStore(): { spy: CounterStore; seen: string[] } {
   const seen: string[] = [];
   const spy: CounterStore = {
     ...store,
-    increment: (ops) => (seen.push(...ops.map((o) => o.key)), store.increment(ops)),
+    run: (ops) => (seen.push(...ops.map((o) => o.key)), store.run(ops)),
   };
   return { spy, seen };
 }
@@ -321,7 +321,9 @@ describe('requests', () => {
     expect(r.statuses[0]?.currentLimit).toEqual({ name: undefined, requestsPerUnit: 1, unit: 'MINUTE' });
     expect((await s.ask(d(['k', 'v']))).statuses[0]?.limitRemaining).toBe(8);
     await expect(s.ask({ ...d(['k', 'v']), limit: { requestsPerUnit: 1, unit: undefined } })).rejects.toThrow(
-      new RequestError('descriptors[0].limit.unit: a limit override needs a unit'),
+      new RequestError(
+        'descriptors[0].limit.unit: a limit override needs a unit (one of SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, YEAR); descriptor (k=v)',
+      ),
     );
   });
 
@@ -351,7 +353,8 @@ descriptors:
 
   it('counts a backend failure and passes it on', async () => {
     const failing: CounterStore = {
-      increment: () => Promise.reject(new BackendError('redis: down')),
+      run: () => Promise.reject(new BackendError('redis: down')),
+      supportsTokenBuckets: true,
       ready: () => Promise.resolve(),
       close: () => Promise.resolve(),
     };

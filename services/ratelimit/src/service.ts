@@ -1,4 +1,4 @@
-import { UNIT_SECONDS } from '@portcullis/config';
+import { RATE_LIMIT_UNITS, UNIT_SECONDS } from '@portcullis/config';
 import { withSpan } from '@portcullis/kit';
 import { matchRule } from './config/match.js';
 import type { Limit, RuleNode, RuleSet } from './config/rule-set.js';
@@ -28,7 +28,7 @@ export interface ServiceOptions {
 type Resolved =
   | { kind: 'none' }
   | { kind: 'unlimited'; node: RuleNode }
-  | { kind: 'limit'; limit: Limit; node: RuleNode | undefined };
+  | { kind: 'limit'; limits: readonly Limit[]; node: RuleNode | undefined };
 
 /** `ShouldRateLimit`: the pipeline every transport (gRPC, `/json`) calls. */
 export class RateLimitService {
@@ -73,13 +73,16 @@ export class RateLimitService {
       if (r.kind !== 'none') for (const name of r.node?.replaces ?? []) replaced.add(name);
 
     const items = resolved.map((r, i): LimitItem | undefined => {
-      if (r.kind !== 'limit' || (r.limit.name !== undefined && replaced.has(r.limit.name))) return undefined;
+      if (r.kind !== 'limit') return undefined;
+      const limits = r.limits.filter((l) => l.name === undefined || !replaced.has(l.name));
+      const [first] = limits;
+      if (!first) return undefined;
       const descriptor = request.descriptors[i] as RequestDescriptor;
       return {
         entries: descriptor.entries,
-        limit: r.limit,
+        limits,
         hitsAddend: descriptor.hitsAddend ?? Math.max(1, request.hitsAddend),
-        stats: r.limit.stats ?? this.o.stats.rule(request.domain, valueStatKey(descriptor.entries)),
+        stats: first.stats ?? this.o.stats.rule(request.domain, valueStatKey(descriptor.entries)),
       };
     });
 
@@ -134,7 +137,11 @@ export class RateLimitService {
         return { kind: 'none' };
       }
       if (d.limit) {
-        const unit = d.limit.unit ?? fail(`descriptors[${i}].limit.unit: a limit override needs a unit`);
+        const unit =
+          d.limit.unit ??
+          fail(
+            `descriptors[${i}].limit.unit: a limit override needs a unit (one of ${RATE_LIMIT_UNITS.join(', ')}); descriptor ${describeEntries(d.entries)}`,
+          );
         const limit: Limit = {
           requestsPerUnit: d.limit.requestsPerUnit,
           unit,
@@ -142,14 +149,17 @@ export class RateLimitService {
           name: undefined,
           shadowMode: false,
           stats: undefined,
+          algorithm: 'fixed_window',
+          burst: undefined,
+          keySuffix: '',
         };
-        return { kind: 'limit', limit, node: undefined };
+        return { kind: 'limit', limits: [limit], node: undefined };
       }
       const node = matchRule(root, d.entries);
       if (!node) return { kind: 'none' };
       if (node.unlimited) return { kind: 'unlimited', node };
       if (!node.limit) return { kind: 'none' };
-      return { kind: 'limit', limit: node.limit, node };
+      return { kind: 'limit', limits: [node.limit, ...node.moreLimits], node };
     });
   }
 
@@ -176,4 +186,9 @@ export class RateLimitService {
 /** `key_value.key2_value2…` from the request's own values: detailed metrics and overrides. */
 function valueStatKey(entries: readonly Entry[]): string {
   return entries.map((e) => (e.value === '' ? e.key : `${e.key}_${e.value}`)).join('.');
+}
+
+/** `(key=value, key2=value2)`, naming a descriptor in an error. */
+function describeEntries(entries: readonly Entry[]): string {
+  return `(${entries.map((e) => `${e.key}=${e.value}`).join(', ')})`;
 }

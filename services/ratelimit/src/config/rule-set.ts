@@ -2,6 +2,8 @@ import {
   ConfigError,
   UNIT_SECONDS,
   type DescriptorRule,
+  type LimitedPolicy,
+  type RateLimitAlgorithm,
   type RateLimitConfig,
   type RateLimitUnit,
 } from '@portcullis/config';
@@ -16,11 +18,21 @@ export interface Limit {
   shadowMode: boolean;
   /** Statistics of the rule; for `detailed_metric` rules they are looked up per request instead. */
   stats: RuleStats | undefined;
+  algorithm: RateLimitAlgorithm;
+  /** Token-bucket capacity; undefined for the window algorithms. */
+  burst: number | undefined;
+  /**
+   * Appended to the cache key: '' for a rule's first limit (upstream's key), `:<i>` for entry i ≥ 1 of
+   * `rate_limits`, so two limits whose windows start at the same second never share a counter.
+   */
+  keySuffix: string;
 }
 
 export interface RuleNode {
   /** Absent for whitelist and placeholder rules. */
   limit: Limit | undefined;
+  /** `rate_limits` entries after the first (which is `limit`): all are counted together. */
+  moreLimits: readonly Limit[];
   unlimited: boolean;
   replaces: readonly string[];
   detailedMetric: boolean;
@@ -47,7 +59,12 @@ export function childKey(key: string, value: string): string {
  */
 export function buildRuleSet(
   configs: readonly RateLimitConfig[],
-  opts: { mergeDomains: boolean; stats: Stats },
+  opts: {
+    mergeDomains: boolean;
+    stats: Stats;
+    /** False when the counter store cannot run token buckets: a rule with `burst` is then an error. */
+    tokenBuckets?: boolean;
+  },
 ): RuleSet {
   const problems: string[] = [];
   const domains = new Map<string, Map<string, RuleNode>>();
@@ -66,6 +83,7 @@ export function buildRuleSet(
       root = new Map();
       domains.set(config.domain, root);
     }
+    if (opts.tokenBuckets === false) problems.push(...findTokenBuckets(config));
     for (const rule of config.descriptors) {
       const key = childKey(rule.key, rule.value);
       if (root.has(key)) {
@@ -85,6 +103,22 @@ function composite(rule: DescriptorRule): string {
   return rule.value === '' ? rule.key : `${rule.key}_${rule.value}`;
 }
 
+function findTokenBuckets(config: RateLimitConfig): string[] {
+  const found: string[] = [];
+  const walk = (rules: readonly DescriptorRule[], parent: string): void => {
+    for (const rule of rules) {
+      const path = `${parent}.${composite(rule)}`;
+      if ([rule.rateLimit, ...rule.moreRateLimits].some((p) => p && !p.unlimited && p.burst !== undefined))
+        found.push(
+          `${config.source}: ${path}: burst (a token bucket) needs an atomic store; the object cache (memcached) has none: use redis or memory`,
+        );
+      walk(rule.descriptors, path);
+    }
+  };
+  walk(config.descriptors, config.domain);
+  return found;
+}
+
 function buildNode(rule: DescriptorRule, at: { domain: string; parent: string; stats: Stats }): RuleNode {
   const statKey = at.parent === '' ? composite(rule) : `${at.parent}.${composite(rule)}`;
   const policy = rule.rateLimit;
@@ -92,21 +126,23 @@ function buildNode(rule: DescriptorRule, at: { domain: string; parent: string; s
   for (const child of rule.descriptors) {
     children.set(childKey(child.key, child.value), buildNode(child, { ...at, parent: statKey }));
   }
-  const limit: Limit | undefined =
-    policy && !policy.unlimited
-      ? {
-          requestsPerUnit: policy.requestsPerUnit,
-          unit: policy.unit,
-          unitSeconds: UNIT_SECONDS[policy.unit],
-          name: policy.name,
-          shadowMode: rule.shadowMode,
-          stats: rule.detailedMetric ? undefined : at.stats.rule(at.domain, statKey),
-        }
-      : undefined;
+  const stats = rule.detailedMetric ? undefined : at.stats.rule(at.domain, statKey);
+  const toLimit = (p: LimitedPolicy, i: number): Limit => ({
+    requestsPerUnit: p.requestsPerUnit,
+    unit: p.unit,
+    unitSeconds: UNIT_SECONDS[p.unit],
+    name: p.name,
+    shadowMode: rule.shadowMode,
+    stats,
+    algorithm: p.algorithm,
+    burst: p.burst,
+    keySuffix: i === 0 ? '' : `:${i}`,
+  });
   return {
-    limit,
+    limit: policy && !policy.unlimited ? toLimit(policy, 0) : undefined,
+    moreLimits: rule.moreRateLimits.map((p, i) => toLimit(p, i + 1)),
     unlimited: policy?.unlimited ?? false,
-    replaces: policy?.replaces ?? [],
+    replaces: [policy, ...rule.moreRateLimits].flatMap((p) => p?.replaces ?? []),
     detailedMetric: rule.detailedMetric,
     statKey,
     children,
@@ -119,10 +155,16 @@ export function describeRuleSet(rules: RuleSet): string {
   const walk = (domain: string, nodes: ReadonlyMap<string, RuleNode>): void => {
     for (const node of nodes.values()) {
       if (node.limit) {
-        const l = node.limit;
-        lines.push(
-          `${domain}.${node.statKey}: unit=${l.unit} requests_per_unit=${l.requestsPerUnit}, shadow_mode: ${l.shadowMode}`,
-        );
+        for (const l of [node.limit, ...node.moreLimits]) {
+          // upstream's line for a fixed window; the algorithm only when it is another
+          const algorithm =
+            l.algorithm === 'fixed_window'
+              ? ''
+              : `, algorithm: ${l.algorithm}${l.burst === undefined ? '' : ` burst=${l.burst}`}`;
+          lines.push(
+            `${domain}.${node.statKey}: unit=${l.unit} requests_per_unit=${l.requestsPerUnit}, shadow_mode: ${l.shadowMode}${algorithm}`,
+          );
+        }
       } else if (node.unlimited) {
         lines.push(`${domain}.${node.statKey}: unlimited`);
       }

@@ -1,7 +1,7 @@
 import { UNIT_SECONDS } from '@portcullis/config';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../backends/memory.js';
-import type { CounterIncrement } from '../backends/types.js';
+import type { CounterOp } from '../backends/types.js';
 import type { Limit } from '../config/rule-set.js';
 import { Stats } from '../stats.js';
 import { Limiter, type LimitItem } from './limiter.js';
@@ -9,30 +9,45 @@ import { OverLimitCache } from './over-limit-cache.js';
 
 const NOW_MS = 1_795_348_830_000;
 
-function harness(ratio = 0.8, overLimitCache?: OverLimitCache) {
-  const store = createMemoryStore(() => NOW_MS);
-  const ops: CounterIncrement[] = [];
+export function limitOf(o: Partial<Limit> & Pick<Limit, 'requestsPerUnit'>): Limit {
+  const unit = o.unit ?? 'MINUTE';
+  return {
+    unit,
+    unitSeconds: UNIT_SECONDS[unit],
+    name: undefined,
+    shadowMode: false,
+    stats: undefined,
+    algorithm: 'fixed_window',
+    burst: undefined,
+    keySuffix: '',
+    ...o,
+  };
+}
+
+function harness(ratio = 0.8, overLimitCache?: OverLimitCache, stopIncrementWhenOverLimit = false) {
+  const clock = { nowMs: NOW_MS };
+  const store = createMemoryStore(() => clock.nowMs);
+  const ops: CounterOp[] = [];
+  const roundTrips: number[] = [];
   const limiter = new Limiter({
-    store: { ...store, increment: (o) => (ops.push(...o), store.increment(o)) },
-    now: () => NOW_MS,
+    store: { ...store, run: (o) => (ops.push(...o), roundTrips.push(o.length), store.run(o)) },
+    now: () => clock.nowMs,
     nearLimitRatio: ratio,
     cacheKeyPrefix: 'p:',
     expirationJitterMaxSeconds: 300,
     random: () => 0.5,
     overLimitCache,
+    stopIncrementWhenOverLimit,
   });
   const stats = new Stats();
-  const item = (requestsPerUnit: number, hitsAddend = 1, shadowMode = false): LimitItem => {
-    const limit: Limit = {
-      requestsPerUnit,
-      unit: 'MINUTE',
-      unitSeconds: UNIT_SECONDS.MINUTE,
-      name: undefined,
-      shadowMode,
-      stats: undefined,
-    };
-    return { entries: [{ key: 'k', value: 'v' }], limit, hitsAddend, stats: stats.rule('d', 'k') };
-  };
+  const itemOf = (limits: Limit[], hitsAddend = 1, value = 'v'): LimitItem => ({
+    entries: [{ key: 'k', value }],
+    limits,
+    hitsAddend,
+    stats: stats.rule('d', 'k'),
+  });
+  const item = (requestsPerUnit: number, hitsAddend = 1, shadowMode = false): LimitItem =>
+    itemOf([limitOf({ requestsPerUnit, shadowMode })], hitsAddend);
   const counts = () =>
     Object.fromEntries(
       stats
@@ -40,14 +55,16 @@ function harness(ratio = 0.8, overLimitCache?: OverLimitCache) {
         .map((l) => /\.k\.(\w+): (\d+)$/.exec(l))
         .flatMap((m) => (m?.[1] && m[2] ? [[m[1], Number(m[2])]] : [])),
     ) as Record<string, number>;
-  return { limiter, ops, item, counts };
+  return { limiter, ops, roundTrips, item, itemOf, counts, clock };
 }
 
 describe('Limiter', () => {
   it('increments with a one-unit expiry plus jitter and reports remaining and reset', async () => {
     const h = harness();
     const [status] = await h.limiter.doLimit('d', [h.item(10)]);
-    expect(h.ops).toEqual([{ key: 'p:d_k_v_1795348800', hits: 1, ttlSeconds: 60 + 150, unitSeconds: 60 }]);
+    expect(h.ops).toEqual([
+      { kind: 'increment', key: 'p:d_k_v_1795348800', hits: 1, ttlSeconds: 60 + 150, unitSeconds: 60 },
+    ]);
     expect(status).toEqual({
       code: 'OK',
       currentLimit: { name: undefined, requestsPerUnit: 10, unit: 'MINUTE' },
