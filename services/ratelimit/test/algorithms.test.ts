@@ -1,6 +1,12 @@
 import type { ServiceError } from '@grpc/grpc-js';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { redisCli, startRedis, type RedisServer } from '@portcullis/testing';
+import {
+  redisCli,
+  startRedis,
+  startRedisCluster,
+  startRedisSentinelSet,
+  type RedisServer,
+} from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntimeRoot, startHarness, type Harness } from './harness.js';
 
@@ -275,6 +281,104 @@ describe.each(BACKENDS)('STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT on %s', (backen
       ]);
     } finally {
       await h.close();
+    }
+  });
+});
+
+describe('algorithms on the other Redis topologies', () => {
+  const mixed = (value: string): Descriptor[] => [
+    ...one('multi', value),
+    ...one('sliding', value),
+    ...one('bucket', value),
+  ];
+  const codes = async (h: Harness, via: Transport, value: string) =>
+    (await ask(h, via, mixed(value))).statuses.map((s) => [s.code, s.remaining, s.limit]);
+
+  it('cluster: keys of one request on different slots, the bucket script resent after SCRIPT FLUSH', async () => {
+    const cluster = await startRedisCluster();
+    const clock = { nowMs: T0_MS };
+    const h = await startHarness(
+      RULES,
+      { BACKEND_TYPE: 'redis', KVSTORE_TYPE: 'cluster', KVSTORE_URL: cluster.url },
+      { ...(await createRuntimeRoot(RULES)), now: () => clock.nowMs },
+    );
+    try {
+      const values = 'alpha bravo charlie delta echo foxtrot'.split(' ');
+      for (const v of values) {
+        expect(await codes(h, 'grpc', v)).toEqual([
+          ['OK', 1, '2/SECOND'],
+          ['OK', 9, '10/MINUTE'],
+          ['OK', 3, '2/SECOND'],
+        ]);
+      }
+      await Promise.all(cluster.nodes.map((n) => redisCli(n.port, 'SCRIPT', 'FLUSH')));
+      for (const v of values) {
+        expect(await codes(h, 'json', v)).toEqual([
+          ['OK', 0, '2/SECOND'],
+          ['OK', 8, '10/MINUTE'],
+          ['OK', 2, '2/SECOND'],
+        ]);
+      }
+    } finally {
+      await h.close();
+      await cluster.stop();
+    }
+  });
+
+  it('sentinel: the same ops through the master the sentinels name', async () => {
+    const set = await startRedisSentinelSet();
+    const clock = { nowMs: T0_MS };
+    const h = await startHarness(
+      RULES,
+      { BACKEND_TYPE: 'redis', KVSTORE_TYPE: 'sentinel', KVSTORE_URL: set.url },
+      { ...(await createRuntimeRoot(RULES)), now: () => clock.nowMs },
+    );
+    try {
+      expect(await codes(h, 'grpc', 'x')).toEqual([
+        ['OK', 1, '2/SECOND'],
+        ['OK', 9, '10/MINUTE'],
+        ['OK', 3, '2/SECOND'],
+      ]);
+      expect(await redisCli(set.master.port, 'GET', 'algo_sliding_x_1800000000')).toBe('1');
+    } finally {
+      await h.close();
+      await set.stop();
+    }
+  });
+
+  it('KVSTORE_PERSECOND with a pipeline window: per-second buckets and windows go to the second Redis', async () => {
+    const main = await startRedis();
+    const perSecond = await startRedis();
+    const clock = { nowMs: T0_MS };
+    const h = await startHarness(
+      RULES,
+      {
+        BACKEND_TYPE: 'redis',
+        KVSTORE_URL: main.address,
+        KVSTORE_PERSECOND: 'true',
+        KVSTORE_PERSECOND_URL: perSecond.address,
+        KVSTORE_PIPELINE_WINDOW: '2ms',
+        KVSTORE_PERSECOND_PIPELINE_WINDOW: '2ms',
+      },
+      { ...(await createRuntimeRoot(RULES)), now: () => clock.nowMs },
+    );
+    try {
+      // six at once, one flush: the bucket admits exactly its burst of four
+      const answers = await Promise.all(Array.from({ length: 6 }, () => ask(h, 'grpc', one('bucket', 'p'))));
+      expect(answers.filter((a) => a.overall === 'OK')).toHaveLength(4);
+      await ask(h, 'json', mixed('q'));
+      expect((await redisCli(main.port, 'KEYS', '*')).split('\n').sort()).toEqual([
+        'algo_multi_q_1800000000:1',
+        'algo_sliding_q_1800000000',
+      ]);
+      expect((await redisCli(perSecond.port, 'KEYS', '*')).split('\n').sort()).toEqual([
+        'algo_bucket_p_tb',
+        'algo_bucket_q_tb',
+        'algo_multi_q_1800000000',
+      ]);
+    } finally {
+      await h.close();
+      await Promise.all([main.stop(), perSecond.stop()]);
     }
   });
 });
