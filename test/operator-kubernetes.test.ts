@@ -235,6 +235,62 @@ describe('operator with the Kubernetes API', () => {
     expect((err as { stderr: string }).stderr).toContain('unlimited excludes unit');
   });
 
+  it('refuses rate_limits, algorithm and burst (YAML only) with NotSupportedOverXds and a Warning Event', async () => {
+    await objects.createNamespacedCustomObject({
+      ...G,
+      body: {
+        apiVersion: 'portcullis.dev/v1alpha1',
+        kind: 'RateLimitConfig',
+        metadata: { name: 'yaml-only' },
+        spec: {
+          domain: 'yaml-only',
+          descriptors: [
+            { key: 'to_number', rate_limit: { unit: 'second', requests_per_unit: 5, burst: 10 } },
+            {
+              key: 'user',
+              rate_limits: [
+                { unit: 'second', requests_per_unit: 1, algorithm: 'sliding_window' },
+                { unit: 'hour', requests_per_unit: 100 },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    const r = await until(
+      () => rlc('yaml-only'),
+      (x) => condition(x, 'Accepted') !== undefined,
+    );
+    const why =
+      "not supported over xDS (upstream's RateLimitConfig message has no such field); it works in a YAML file only";
+    expect(condition(r, 'Accepted')).toMatchObject({
+      status: 'False',
+      reason: 'NotSupportedOverXds',
+      observedGeneration: 1,
+      message: [
+        `default/yaml-only: descriptors[0].rate_limit.burst: ${why}`,
+        `default/yaml-only: descriptors[1].rate_limits: ${why}`,
+        `default/yaml-only: descriptors[1].rate_limits[0].algorithm: ${why}`,
+      ].join('\n'),
+    });
+    expect(condition(r, 'Ready')?.status).toBe('False');
+    // the API server kept the fields (the CRD schema lists them), so the refusal can name them
+    expect(JSON.stringify((r as unknown as { spec: unknown }).spec)).toContain('"burst":10');
+    expect(await limitOf('yaml-only')).toBeUndefined();
+    const events = await until(
+      () =>
+        kubectl(
+          'get',
+          'events',
+          '-o',
+          'jsonpath={range .items[*]}{.type} {.reason} {.involvedObject.name}{"\\n"}{end}',
+        ),
+      (out) => out.includes('Warning NotSupportedOverXds yaml-only'),
+    );
+    expect(events).toContain('Warning NotSupportedOverXds yaml-only');
+    await kubectl('delete', 'rlc', 'yaml-only');
+  });
+
   it('keeps serving through an abrupt watch drop and a compacted history', async () => {
     api.hooks.dropWatches('abrupt');
     await patchDescriptors(

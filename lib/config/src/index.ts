@@ -1,4 +1,4 @@
-export { ConfigError } from './errors.js';
+export { ConfigError, NotSupportedOverXdsError } from './errors.js';
 export { formatPath, formatProblem, type ConfigPath, type Problem } from './reader.js';
 export {
   RATE_LIMIT_ALGORITHMS,
@@ -13,7 +13,7 @@ export {
 } from './rate-limit-types.js';
 export { checkRateLimitConfig, parseRateLimitConfig } from './rate-limit-parse.js';
 export { parseRateLimitYaml } from './rate-limit-yaml.js';
-export { YAML_ONLY_KEYS, findYamlOnlyKeys } from './xds-fields.js';
+export { YAML_ONLY_KEYS, checkXdsCompatible, findYamlOnlyKeys } from './xds-fields.js';
 export { compileRoutePath, type CompiledRoutePath } from './route-path.js';
 export {
   DESCRIPTOR_SOURCES,

@@ -1,3 +1,4 @@
+import { NotSupportedOverXdsError } from './errors.js';
 import { formatPath, type ConfigPath } from './reader.js';
 
 /**
@@ -33,4 +34,16 @@ export function findYamlOnlyKeys(input: unknown): string[] {
   };
   visit(input, []);
   return found;
+}
+
+/** Throws a `NotSupportedOverXdsError` naming every YAML-only key `input` (from `source`) sets. */
+export function checkXdsCompatible(source: string, input: unknown): void {
+  const paths = findYamlOnlyKeys(input);
+  if (paths.length === 0) return;
+  throw new NotSupportedOverXdsError(
+    paths.map(
+      (p) =>
+        `${source}: ${p}: not supported over xDS (upstream's RateLimitConfig message has no such field); it works in a YAML file only`,
+    ),
+  );
 }

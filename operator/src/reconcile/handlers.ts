@@ -1,4 +1,5 @@
 import {
+  checkXdsCompatible,
   parseApiRoute,
   parseInboxEndpoint,
   parseRateLimitConfig,
@@ -41,7 +42,11 @@ export function toRateLimitConfigMessage(name: string, config: RateLimitConfig):
 
 const rateLimitConfigs: KindHandler<RateLimitConfig> = {
   typeUrl: rateLimitCodec.typeUrl,
-  parse: parseRateLimitConfig,
+  parse: (name, spec) => {
+    const config = parseRateLimitConfig(name, spec);
+    checkXdsCompatible(name, spec);
+    return config;
+  },
   claims: (c) => [c.domain],
   conflictMessage: (domain, owner) => `domain '${domain}' is already defined by ${owner}, which is older`,
   encode: (r, c) => rateLimitCodec.encode(toRateLimitConfigMessage(resourceName(r), c)),

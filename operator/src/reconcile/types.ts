@@ -12,7 +12,8 @@ export interface KindHandler<M> {
   encode(resource: Resource, model: M): Uint8Array;
 }
 
-export type Rejection = { reason: 'Invalid' | 'Conflict'; message: string };
+/** `NotSupportedOverXds`: valid, but uses keys upstream's xDS message has no field for (`YAML_ONLY_KEYS`). */
+export type Rejection = { reason: 'Invalid' | 'NotSupportedOverXds' | 'Conflict'; message: string };
 
 export interface Outcome {
   resource: Resource;

@@ -7,7 +7,7 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from '@portcullis/kit';
 import { desiredStatus, isStatusChanged } from '../reconcile/conditions.js';
-import type { Outcome } from '../reconcile/types.js';
+import type { Outcome, Rejection } from '../reconcile/types.js';
 import { GROUP, PLURALS, VERSION, resourceName, type Resource, type ResourceStatus } from '../resources.js';
 
 /** Where reconcile results go: the status subresource and Events, or just the log in directory mode. */
@@ -16,6 +16,11 @@ export interface StatusSink {
 }
 
 const COMPONENT = 'portcullis-operator';
+const EVENT_REASONS: Readonly<Record<Rejection['reason'], string>> = {
+  Invalid: 'InvalidSpec',
+  NotSupportedOverXds: 'NotSupportedOverXds',
+  Conflict: 'Conflict',
+};
 
 /**
  * Writes `status` through the status subresource (a merge patch of status only, so spec edits in flight
@@ -86,7 +91,7 @@ export class KubernetesStatusSink implements StatusSink {
             ...(r.metadata.resourceVersion ? { resourceVersion: r.metadata.resourceVersion } : {}),
           },
           type: 'Warning',
-          reason: rejection.reason === 'Invalid' ? 'InvalidSpec' : 'Conflict',
+          reason: EVENT_REASONS[rejection.reason],
           message: rejection.message.slice(0, 1024),
           source: { component: COMPONENT },
           reportingComponent: COMPONENT,
