@@ -50,6 +50,19 @@ describe('withPipelineWindow', () => {
     expect(c.flushes).toHaveLength(2);
   });
 
+  it('counts one command per read or bucket take toward the limit', async () => {
+    const c = counting();
+    const store = withPipelineWindow(c.store, { windowMs: 1000, limit: 3 });
+    const a = store.run([op('a'), { kind: 'read', key: 'b', unitSeconds: 60 }]);
+    expect(c.flushes).toHaveLength(1);
+    expect(await a).toEqual([1, 0]);
+    const take = { kind: 'take', key: 't', unitSeconds: 1, nowUs: 1, costUs: 1, capacityUs: 1 } as const;
+    const b = store.run([take, take]);
+    expect(c.flushes).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await b).toEqual([2, -2]);
+  });
+
   it('fails every request of a failed flush', async () => {
     const failing: CounterStore = {
       ...createMemoryStore(),
