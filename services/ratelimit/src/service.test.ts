@@ -363,3 +363,36 @@ descriptors:
     expect(s.stats.lines()).toContain('ratelimit.service.call.should_rate_limit.redis_error: 1');
   });
 });
+
+describe('rate_limits in the service', () => {
+  const yaml = `domain: test
+descriptors:
+  - key: k
+    rate_limits:
+      - {unit: minute, requests_per_unit: 2, name: per_minute}
+      - {unit: hour, requests_per_unit: 5, name: per_hour}
+  - key: vip
+    rate_limit: {unit: minute, requests_per_unit: 100, replaces: [{name: per_minute}]}
+`;
+
+  it('a replaced name drops that limit only; the others still count', async () => {
+    const { spy, seen } = spyStore();
+    const s = setup(yaml, { store: spy });
+    const r = await s.ask(d(['k', 'v']), d(['vip', 'x']));
+    expect(r.statuses[0]?.currentLimit).toEqual({ name: 'per_hour', requestsPerUnit: 5, unit: 'HOUR' });
+    expect(seen).toEqual(['test_k_v_1795348800:1', 'test_vip_x_1795348800']);
+  });
+
+  it('headers come from the deciding limit of the most restrictive descriptor', async () => {
+    const s = setup(yaml, {
+      responseHeaders: { enabled: true, limit: 'X-Limit', remaining: 'X-Remaining', reset: 'X-Reset' },
+    });
+    await s.ask(d(['k', 'v']));
+    const r = await s.ask(d(['k', 'v']));
+    expect(r.responseHeadersToAdd).toEqual([
+      { key: 'X-Limit', value: '2' },
+      { key: 'X-Remaining', value: '0' },
+      { key: 'X-Reset', value: '30' },
+    ]);
+  });
+});
