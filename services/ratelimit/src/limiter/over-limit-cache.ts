@@ -19,11 +19,6 @@ export class OverLimitCache {
 
   constructor(private readonly maxBytes: number) {}
 
-  /** Whether `key` is known to be over limit at `nowMs`. */
-  has(key: string, nowMs: number): boolean {
-    return this.overUntilMs(key, nowMs) !== undefined;
-  }
-
   /** Until when (ms) `key` is known to be over limit, or undefined when it is not at `nowMs`. */
   overUntilMs(key: string, nowMs: number): number | undefined {
     const expiresAtMs = this.expiries.get(key);
