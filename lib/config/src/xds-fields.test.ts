@@ -12,7 +12,7 @@ describe('findYamlOnlyKeys', () => {
             key: 'b',
             descriptors: [{ key: 'c', rate_limits: [{ unit: 'second', requests_per_unit: 1, burst: 2 }] }],
           },
-          { key: 'd', value_to_metric: true, share_threshold: null },
+          { key: 'd', value_to_metric: true, share_threshold: null, metadata: { burst: 1 } },
         ],
       }),
     ).toEqual([

@@ -15,24 +15,35 @@ export const YAML_ONLY_KEYS: readonly string[] = [
 ];
 
 /**
- * Paths such as `descriptors[0].rate_limit.burst` of every YAML-only key set (not null) in a rate-limit
- * configuration given as plain data, in document order.
+ * Paths such as `descriptors[0].rate_limit.burst` of every YAML-only key set (not null) on a descriptor or a
+ * rate-limit policy of a configuration given as plain data, in document order. Free-form maps (such as
+ * `metadata`) are not looked into.
  */
 export function findYamlOnlyKeys(input: unknown): string[] {
   const found: string[] = [];
-  const visit = (v: unknown, path: ConfigPath): void => {
-    if (Array.isArray(v)) {
-      v.forEach((item, i) => visit(item, [...path, i]));
-      return;
-    }
-    if (v === null || typeof v !== 'object') return;
-    for (const [key, child] of Object.entries(v as Record<string, unknown>)) {
-      if (child === null || child === undefined) continue;
-      if (YAML_ONLY_KEYS.includes(key)) found.push(formatPath([...path, key]));
-      visit(child, [...path, key]);
-    }
+  const mapAt = (v: unknown): Record<string, unknown> | undefined =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  const listAt = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  const check = (m: Record<string, unknown>, path: ConfigPath): void => {
+    for (const [key, value] of Object.entries(m))
+      if (value !== null && value !== undefined && YAML_ONLY_KEYS.includes(key))
+        found.push(formatPath([...path, key]));
   };
-  visit(input, []);
+  const visitDescriptors = (v: unknown, path: ConfigPath): void =>
+    listAt(v).forEach((item, i) => {
+      const d = mapAt(item);
+      if (!d) return;
+      const at = [...path, i];
+      check(d, at);
+      const single = mapAt(d.rate_limit);
+      if (single) check(single, [...at, 'rate_limit']);
+      listAt(d.rate_limits).forEach((p, j) => {
+        const policy = mapAt(p);
+        if (policy) check(policy, [...at, 'rate_limits', j]);
+      });
+      visitDescriptors(d.descriptors, [...at, 'descriptors']);
+    });
+  visitDescriptors(mapAt(input)?.descriptors, ['descriptors']);
   return found;
 }
 
