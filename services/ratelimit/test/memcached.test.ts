@@ -99,6 +99,34 @@ describe('object cache (memcached) with the newer algorithms', () => {
     }
   });
 
+  it('STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: reads, then increments only the limits over', async () => {
+    const files = {
+      'f.yaml': 'domain: f\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 1}\n',
+    };
+    const h = await startHarness(
+      files,
+      { ...env(), STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: 'true' },
+      { ...(await createRuntimeRoot(files)), now: () => 1_800_000_000_000 },
+    );
+    const body = (...values: string[]) => ({
+      domain: 'f',
+      descriptors: values.map((value) => ({ entries: [{ key: 'k', value }] })),
+    });
+    try {
+      expect((await h.json(body('full'))).status).toBe(200);
+      await waitUntil(async () => (await memcachedGet(memcached.port, /^f_k_full_1800000000$/)) === '1');
+      expect((await h.rls.shouldRateLimit(body('full', 'spare'))).statuses).toMatchObject([
+        { code: 'OVER_LIMIT' },
+        { code: 'OK', limitRemaining: 1 },
+      ]);
+      expect((await h.json(body('spare'))).body).toMatchObject({
+        statuses: [{ code: 'OK', limitRemaining: 0 }],
+      });
+    } finally {
+      await h.close();
+    }
+  });
+
   it('refuses a configuration with burst at load: memcached has no atomic scripts', async () => {
     const files = {
       'b.yaml':
