@@ -301,8 +301,8 @@ describe('operator with the Kubernetes API', () => {
       status: 'False',
       reason: 'NotSupportedOverXds',
       message: [
-        "default/yaml-only: descriptors[0].value_to_metric: not supported over xDS: upstream's RateLimitConfig proto has no value_to_metric field (it works in the ratelimit service's YAML files)",
-        "default/yaml-only: descriptors[0].share_threshold: not supported over xDS: upstream's RateLimitConfig proto has no share_threshold field (it works in the ratelimit service's YAML files)",
+        "default/yaml-only: descriptors[0].share_threshold: not supported over xDS (upstream's RateLimitConfig message has no such field); it works in a YAML file only",
+        "default/yaml-only: descriptors[0].value_to_metric: not supported over xDS (upstream's RateLimitConfig message has no such field); it works in a YAML file only",
       ].join('\n'),
     });
     expect(condition(r, 'Ready')).toMatchObject({ status: 'False', reason: 'NotServed' });
@@ -326,6 +326,62 @@ describe('operator with the Kubernetes API', () => {
       '[{"key":"k","rate_limit":{"unlimited":true,"unit":"second"}}]',
     ).catch((e: unknown) => e as { stderr: string });
     expect((err as { stderr: string }).stderr).toContain('unlimited excludes unit');
+  });
+
+  it('refuses rate_limits, algorithm and burst (YAML only) with NotSupportedOverXds and a Warning Event', async () => {
+    await objects.createNamespacedCustomObject({
+      ...G,
+      body: {
+        apiVersion: 'portcullis.dev/v1alpha1',
+        kind: 'RateLimitConfig',
+        metadata: { name: 'yaml-only-limits' },
+        spec: {
+          domain: 'yaml-only-limits',
+          descriptors: [
+            { key: 'to_number', rate_limit: { unit: 'second', requests_per_unit: 5, burst: 10 } },
+            {
+              key: 'user',
+              rate_limits: [
+                { unit: 'second', requests_per_unit: 1, algorithm: 'sliding_window' },
+                { unit: 'hour', requests_per_unit: 100 },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    const r = await until(
+      () => rlc('yaml-only-limits'),
+      (x) => condition(x, 'Accepted') !== undefined,
+    );
+    const why =
+      "not supported over xDS (upstream's RateLimitConfig message has no such field); it works in a YAML file only";
+    expect(condition(r, 'Accepted')).toMatchObject({
+      status: 'False',
+      reason: 'NotSupportedOverXds',
+      observedGeneration: 1,
+      message: [
+        `default/yaml-only-limits: descriptors[0].rate_limit.burst: ${why}`,
+        `default/yaml-only-limits: descriptors[1].rate_limits: ${why}`,
+        `default/yaml-only-limits: descriptors[1].rate_limits[0].algorithm: ${why}`,
+      ].join('\n'),
+    });
+    expect(condition(r, 'Ready')?.status).toBe('False');
+    // the API server kept the fields (the CRD schema lists them), so the refusal can name them
+    expect(JSON.stringify((r as unknown as { spec: unknown }).spec)).toContain('"burst":10');
+    expect(await limitOf('yaml-only-limits')).toBeUndefined();
+    const events = await until(
+      () =>
+        kubectl(
+          'get',
+          'events',
+          '-o',
+          'jsonpath={range .items[*]}{.type} {.reason} {.involvedObject.name}{"\\n"}{end}',
+        ),
+      (out) => out.includes('Warning NotSupportedOverXds yaml-only-limits'),
+    );
+    expect(events).toContain('Warning NotSupportedOverXds yaml-only-limits');
+    await kubectl('delete', 'rlc', 'yaml-only-limits');
   });
 
   it('keeps serving through an abrupt watch drop and a compacted history', async () => {

@@ -13,8 +13,9 @@ export async function readRedisTraffic(port: number): Promise<RedisTraffic> {
 }
 
 /**
- * Per decision, between two readings: read events (each INCRBY+EXPIRE pipeline that arrives on its own is
- * one) and commands (two per counted decision, none for one answered from the local cache).
+ * Per decision, between two readings: read events (each pipeline that arrives on its own is one) and
+ * commands (INCRBY+EXPIRE per fixed window, plus a GET for a sliding window, one EVALSHA per token bucket,
+ * none for one answered from the local cache).
  */
 export function perDecision(
   before: RedisTraffic,

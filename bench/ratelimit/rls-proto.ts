@@ -24,12 +24,31 @@ descriptors:
       requests_per_unit: 0
 `;
 
+/**
+ * `client`'s far-off limit counted as a sliding window, a token bucket and two limits (`rate_limits`), in a
+ * domain of its own: memcached refuses token buckets, so its instance does not load this file.
+ */
+export const ALGORITHM_RULES_YAML = `domain: bench-algorithms
+descriptors:
+  - key: sliding
+    rate_limit: {unit: second, requests_per_unit: 1000000000, algorithm: sliding_window}
+  - key: bucket
+    rate_limit: {unit: second, requests_per_unit: 1000000, burst: 1000000}
+  - key: multi
+    rate_limits:
+      - {unit: second, requests_per_unit: 1000000000}
+      - {unit: hour, requests_per_unit: 1000000000}
+`;
+
 /** Distinct `client` values the load cycles through. */
 export const CLIENT_COUNT = 1000;
 
 /** The `RateLimitRequest` of call `i`, in the proto-loader object form (also its proto3 JSON form). */
-export function buildRequest(i: number): object {
-  return { domain: 'bench', descriptors: [{ entries: [{ key: 'client', value: `c${i % CLIENT_COUNT}` }] }] };
+export function buildRequest(i: number, rule = { domain: 'bench', key: 'client' }): object {
+  return {
+    domain: rule.domain,
+    descriptors: [{ entries: [{ key: rule.key, value: `c${i % CLIENT_COUNT}` }] }],
+  };
 }
 
 /** What a load sends and the one code it expects back, overall and for its one descriptor. */
@@ -43,6 +62,15 @@ export const SPREAD_WORKLOAD: Workload = {
   requests: Array.from({ length: CLIENT_COUNT }, (_, i) => buildRequest(i)),
   expectedCode: 'OK',
 };
+
+/** `SPREAD_WORKLOAD` on the rule `key` (`sliding`, `bucket`, `multi`) of `ALGORITHM_RULES_YAML`. */
+export function algorithmWorkload(key: string): Workload {
+  const rule = { domain: 'bench-algorithms', key };
+  return {
+    requests: Array.from({ length: CLIENT_COUNT }, (_, i) => buildRequest(i, rule)),
+    expectedCode: 'OK',
+  };
+}
 
 /** One key, always over its limit. */
 export const HOT_KEY_WORKLOAD: Workload = {

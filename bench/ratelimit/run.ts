@@ -1,7 +1,8 @@
 // `npm run bench`: decisions/s and latency of the rate-limit service over gRPC and HTTP, each next to a
 // ceiling (an empty server on the same protocol) measured in the same run, with Redis (implicit pipelining
-// off and on), memcached, and a hot over-limit key with and without the local cache; Redis round trips and
-// commands per decision beside. Prints figures; asserts nothing.
+// off and on), memcached, a hot over-limit key with and without the local cache, and the sliding window,
+// token bucket and two-limit (`rate_limits`) rules beside the fixed window; Redis round trips and commands
+// per decision beside. Prints figures; asserts nothing.
 import { startMemcached, startRedis } from '@portcullis/testing';
 import { readBenchSettings } from '../common/bench-settings.js';
 import { describeMachine, today } from '../common/machine.js';
@@ -14,7 +15,13 @@ import { startCeiling } from './ceiling-process.js';
 import { createGrpcLoad } from './load-grpc.js';
 import { createHttpLoad } from './load-http.js';
 import { perDecision, readRedisTraffic, type RedisTraffic } from './redis-traffic.js';
-import { BENCH_RULES_YAML, HOT_KEY_WORKLOAD, SPREAD_WORKLOAD } from './rls-proto.js';
+import {
+  ALGORITHM_RULES_YAML,
+  BENCH_RULES_YAML,
+  HOT_KEY_WORKLOAD,
+  SPREAD_WORKLOAD,
+  algorithmWorkload,
+} from './rls-proto.js';
 
 const WARMUP_MS = 1000;
 const CONCURRENCY = 64;
@@ -31,11 +38,11 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   onCleanup(() => redis.stop());
   const memcached = await startMemcached();
   onCleanup(() => memcached.stop());
-  const start = (name: string, backendEnv: Record<string, string>): Promise<RateLimitService> =>
-    startRateLimitService(
-      { name, ruleFiles: { 'bench.yaml': BENCH_RULES_YAML }, backendEnv, cpuProfDir: settings.cpuProfDir },
-      onCleanup,
-    );
+  const start = (name: string, backendEnv: Record<string, string>): Promise<RateLimitService> => {
+    const ruleFiles: Record<string, string> = { 'bench.yaml': BENCH_RULES_YAML };
+    if (backendEnv.BACKEND_TYPE === 'redis') ruleFiles['algorithms.yaml'] = ALGORITHM_RULES_YAML;
+    return startRateLimitService({ name, ruleFiles, backendEnv, cpuProfDir: settings.cpuProfDir }, onCleanup);
+  };
   const onRedis = { BACKEND_TYPE: 'redis', KVSTORE_URL: redis.address };
   const plain = await start('ratelimit (Redis)', onRedis);
   const windowed = await start('ratelimit (Redis, pipeline window)', {
@@ -91,6 +98,26 @@ async function main(onCleanup: OnCleanup): Promise<void> {
       server: windowed,
       countsRedis: true,
     }),
+    await run(
+      'gRPC, ours + Redis, sliding window',
+      await grpc(plain.grpcPort, algorithmWorkload('sliding')),
+      {
+        server: plain,
+        countsRedis: true,
+      },
+    ),
+    await run('gRPC, ours + Redis, token bucket', await grpc(plain.grpcPort, algorithmWorkload('bucket')), {
+      server: plain,
+      countsRedis: true,
+    }),
+    await run(
+      'gRPC, ours + Redis, rate_limits (2 limits)',
+      await grpc(plain.grpcPort, algorithmWorkload('multi')),
+      {
+        server: plain,
+        countsRedis: true,
+      },
+    ),
     await run('gRPC, ours + memcached', await grpc(objcache.grpcPort), { server: objcache }),
     await run('gRPC hot over-limit key, ours + Redis', await grpc(plain.grpcPort, HOT_KEY_WORKLOAD), {
       server: plain,

@@ -4,6 +4,10 @@ import { bool, int, list, obj, rule, str, unitSpellings, type CrdSource, type Sc
 /** Levels of nested `descriptors` the schema describes; deeper trees are rejected by the API server. */
 export const MAX_DESCRIPTOR_DEPTH = 6;
 
+// Listed so the API server keeps them (it prunes unknown fields) and the operator can refuse the resource
+// by name: upstream's xDS message has no field for them.
+const YAML_ONLY = 'YAML files only: a resource setting it is refused (NotSupportedOverXds).';
+
 
 const rateLimit = obj(
   {
@@ -12,6 +16,8 @@ const rateLimit = obj(
     unlimited: bool({ description: 'Never limited; no unit or count is given.' }),
     name: str({ description: 'Lets another rule replace this limit.' }),
     replaces: list(obj({ name: str({ minLength: 1 }) }, { required: ['name'] }), { maxItems: 64 }),
+    algorithm: str({ enum: ['fixed_window', 'sliding_window'], description: `${YAML_ONLY} fixed_window (default) or sliding_window.` }),
+    burst: int({ minimum: 1, maximum: 4_294_967_295, description: `${YAML_ONLY} Token-bucket capacity.` }),
   },
   {
     'x-kubernetes-validations': [
@@ -34,6 +40,11 @@ function descriptor(level: number): Schema {
       key: str({ minLength: 1 }),
       value: str(),
       rate_limit: rateLimit,
+      rate_limits: list(rateLimit, {
+        maxItems: 16,
+        'x-kubernetes-list-type': 'atomic',
+        description: `${YAML_ONLY} Several limits on one descriptor.`,
+      }),
       shadow_mode: bool(),
       detailed_metric: bool(),
       quota_mode: bool({ description: 'Soft limit: a request is refused only when all its quota descriptors are over.' }),

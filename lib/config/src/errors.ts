@@ -12,3 +12,15 @@ export class ConfigError extends PortcullisError {
     super(problems.join('\n'));
   }
 }
+
+/**
+ * A valid rate-limit configuration that upstream's xDS message cannot carry (it uses `YAML_ONLY_KEYS`): it
+ * works from a YAML file but not as a RateLimitConfig resource served over xDS. `problems` as `ConfigError`.
+ */
+export class NotSupportedOverXdsError extends PortcullisError {
+  readonly code = 'CONFIG_NOT_SUPPORTED_OVER_XDS';
+
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+  }
+}

@@ -1,9 +1,12 @@
-export { ConfigError } from './errors.js';
+export { ConfigError, NotSupportedOverXdsError } from './errors.js';
 export { formatPath, formatProblem, type ConfigPath, type Problem } from './reader.js';
 export {
+  RATE_LIMIT_ALGORITHMS,
   RATE_LIMIT_UNITS,
   UNIT_SECONDS,
   type DescriptorRule,
+  type LimitedPolicy,
+  type RateLimitAlgorithm,
   type RateLimitConfig,
   type RateLimitPolicy,
   type RateLimitUnit,
@@ -11,6 +14,7 @@ export {
 } from './rate-limit-types.js';
 export { checkRateLimitConfig, parseRateLimitConfig } from './rate-limit-parse.js';
 export { parseRateLimitYaml } from './rate-limit-yaml.js';
+export { YAML_ONLY_KEYS, checkXdsCompatible, findYamlOnlyKeys } from './xds-fields.js';
 export { compileRoutePath, type CompiledRoutePath } from './route-path.js';
 export {
   DESCRIPTOR_SOURCES,

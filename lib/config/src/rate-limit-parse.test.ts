@@ -54,4 +54,89 @@ describe('parseRateLimitConfig on typed data (custom resources, xDS)', () => {
     });
     expect(config.descriptors[1]?.rateLimit?.replaces).toEqual(['deep']);
   });
+
+  it('reads rate_limits, algorithm and burst', () => {
+    const config = parseRateLimitConfig('x', {
+      domain: 'd',
+      descriptors: [
+        {
+          key: 'k',
+          rate_limits: [
+            { unit: 'second', requests_per_unit: 10, algorithm: 'sliding_window' },
+            { unit: 'hour', requests_per_unit: 1000, name: 'hourly' },
+            { unit: 'second', requests_per_unit: 5, burst: 20 },
+          ],
+        },
+      ],
+    });
+    const [rule] = config.descriptors;
+    expect(rule?.rateLimit).toMatchObject({ unit: 'SECOND', algorithm: 'sliding_window', burst: undefined });
+    expect(rule?.moreRateLimits).toMatchObject([
+      { unit: 'HOUR', algorithm: 'fixed_window', name: 'hourly' },
+      { unit: 'SECOND', requestsPerUnit: 5, algorithm: 'token_bucket', burst: 20 },
+    ]);
+  });
+
+  it('names every misuse of rate_limits, algorithm and burst', () => {
+    expect(
+      checkRateLimitConfig({
+        domain: 'd',
+        descriptors: [
+          {
+            key: 'both',
+            rate_limit: { unit: 'second', requests_per_unit: 1 },
+            rate_limits: [{ unit: 'hour', requests_per_unit: 2 }],
+          },
+          { key: 'empty', rate_limits: [] },
+          { key: 'unlimited', rate_limits: [{ unlimited: true }] },
+          { key: 'algo', rate_limit: { unit: 'second', requests_per_unit: 1, algorithm: 'leaky' } },
+          { key: 'tb', rate_limit: { unit: 'second', requests_per_unit: 1, algorithm: 'token_bucket' } },
+          {
+            key: 'mix',
+            rate_limit: { unit: 'second', requests_per_unit: 1, burst: 2, algorithm: 'fixed_window' },
+          },
+          { key: 'zero', rate_limit: { unit: 'second', requests_per_unit: 0, burst: 0 } },
+          { key: 'free', rate_limit: { unlimited: true, burst: 3 } },
+        ],
+      }),
+    ).toEqual({
+      problems: [
+        {
+          path: ['descriptors', 0, 'rate_limits'],
+          message: 'rate_limit and rate_limits are mutually exclusive; use one',
+        },
+        { path: ['descriptors', 1, 'rate_limits'], message: 'rate_limits needs at least one limit' },
+        {
+          path: ['descriptors', 2, 'rate_limits', 0, 'unlimited'],
+          message: 'unlimited is not allowed inside rate_limits (use rate_limit: {unlimited: true})',
+        },
+        {
+          path: ['descriptors', 3, 'rate_limit', 'algorithm'],
+          message:
+            "invalid algorithm 'leaky' (expected fixed_window or sliding_window; a token bucket is chosen by burst)",
+        },
+        {
+          path: ['descriptors', 4, 'rate_limit', 'algorithm'],
+          message:
+            "invalid algorithm 'token_bucket' (expected fixed_window or sliding_window; a token bucket is chosen by burst)",
+        },
+        {
+          path: ['descriptors', 5, 'rate_limit', 'algorithm'],
+          message: 'burst makes the limit a token bucket; remove algorithm',
+        },
+        {
+          path: ['descriptors', 6, 'rate_limit', 'burst'],
+          message: 'burst (the bucket capacity) must be at least 1',
+        },
+        {
+          path: ['descriptors', 6, 'rate_limit', 'requests_per_unit'],
+          message: 'a token bucket (burst) needs requests_per_unit of at least 1',
+        },
+        {
+          path: ['descriptors', 7, 'rate_limit', 'burst'],
+          message: 'should not specify burst when unlimited',
+        },
+      ],
+    });
+  });
 });

@@ -3,6 +3,7 @@ import { Reader, formatProblem, type ConfigPath, type Problem } from './reader.j
 import {
   RATE_LIMIT_UNITS,
   type DescriptorRule,
+  type LimitedPolicy,
   type RateLimitConfig,
   type RateLimitPolicy,
   type StructValue,
@@ -13,6 +14,7 @@ const DESCRIPTOR_KEYS = new Set([
   'key',
   'value',
   'rate_limit',
+  'rate_limits',
   'descriptors',
   'shadow_mode',
   'detailed_metric',
@@ -21,7 +23,17 @@ const DESCRIPTOR_KEYS = new Set([
   'share_threshold',
   'metadata',
 ]);
-const POLICY_KEYS = new Set(['unit', 'requests_per_unit', 'unlimited', 'name', 'replaces']);
+const POLICY_KEYS = new Set([
+  'unit',
+  'requests_per_unit',
+  'unlimited',
+  'name',
+  'replaces',
+  'algorithm',
+  'burst',
+]);
+/** `algorithm` values a YAML file may name; `token_bucket` is chosen by `burst` alone. */
+const WINDOW_ALGORITHMS = ['fixed_window', 'sliding_window'] as const;
 const REPLACE_KEYS = new Set(['name']);
 
 /**
@@ -63,6 +75,9 @@ function readDescriptor(read: Reader, v: unknown, path: ConfigPath): DescriptorR
   const rateLimit = m.rate_limit ?? undefined;
   const value = read.str(m.value, [...path, 'value']) ?? '';
   const policy = rateLimit === undefined ? undefined : readPolicy(read, rateLimit, [...path, 'rate_limit']);
+  const [first, ...more] = readPolicyList(read, m.rate_limits ?? undefined, [...path, 'rate_limits']);
+  if (rateLimit !== undefined && first)
+    read.fail([...path, 'rate_limits'], 'rate_limit and rate_limits are mutually exclusive; use one');
   const shareThreshold = read.bool(m.share_threshold, [...path, 'share_threshold']);
   if (shareThreshold && !value.includes('*')) {
     read.fail(
@@ -73,7 +88,8 @@ function readDescriptor(read: Reader, v: unknown, path: ConfigPath): DescriptorR
   return {
     key,
     value,
-    rateLimit: policy,
+    rateLimit: rateLimit === undefined ? first : policy,
+    moreRateLimits: more,
     shadowMode: read.bool(m.shadow_mode, [...path, 'shadow_mode']),
     detailedMetric: read.bool(m.detailed_metric, [...path, 'detailed_metric']),
     quotaMode: read.bool(m.quota_mode, [...path, 'quota_mode']),
@@ -107,6 +123,23 @@ function structProblem(v: unknown, root: boolean): string | undefined {
   }
   return `unsupported value of type ${typeof v}`;
 }
+
+/** `rate_limits`: several limits on one descriptor, all counted, the most restrictive answering. */
+function readPolicyList(read: Reader, v: unknown, path: ConfigPath): LimitedPolicy[] {
+  if (v === undefined) return [];
+  const items = read.list(v, path);
+  if (items.length === 0) return read.fail(path, 'rate_limits needs at least one limit', []);
+  return items.flatMap((item, i) => {
+    const policy = readPolicy(read, item, [...path, i]);
+    if (!policy?.unlimited) return policy ? [policy] : [];
+    return read.fail(
+      [...path, i, 'unlimited'],
+      'unlimited is not allowed inside rate_limits (use rate_limit: {unlimited: true})',
+      [],
+    );
+  });
+}
+
 function readPolicy(read: Reader, v: unknown, path: ConfigPath): RateLimitPolicy | undefined {
   const m = read.map(v, path, POLICY_KEYS);
   if (!m) return undefined;
@@ -118,8 +151,12 @@ function readPolicy(read: Reader, v: unknown, path: ConfigPath): RateLimitPolicy
   const requestsPerUnit = read.uint32(m.requests_per_unit, [...path, 'requests_per_unit']);
   if (unlimited) {
     if (unit) read.fail([...path, 'unit'], 'should not specify rate limit unit when unlimited');
+    for (const key of ['algorithm', 'burst'] as const)
+      if (m[key] !== undefined && m[key] !== null)
+        read.fail([...path, key], `should not specify ${key} when unlimited`);
     return { unlimited, name, replaces };
   }
+  const algorithm = readAlgorithm(read, m, { path, requestsPerUnit });
   if (!unit) {
     return read.fail(
       [...path, 'unit'],
@@ -128,7 +165,34 @@ function readPolicy(read: Reader, v: unknown, path: ConfigPath): RateLimitPolicy
         : `invalid rate limit unit '${unitText}' (expected one of ${RATE_LIMIT_UNITS.join(', ').toLowerCase()})`,
     );
   }
-  return { unlimited, unit, requestsPerUnit, name, replaces };
+  return { unlimited, unit, requestsPerUnit, name, replaces, ...algorithm };
+}
+
+function readAlgorithm(
+  read: Reader,
+  m: Record<string, unknown>,
+  at: { path: ConfigPath; requestsPerUnit: number },
+): Pick<LimitedPolicy, 'algorithm' | 'burst'> {
+  const text = read.str(m.algorithm, [...at.path, 'algorithm']);
+  if (m.burst === undefined || m.burst === null) {
+    const algorithm = WINDOW_ALGORITHMS.find((a) => a === (text ?? 'fixed_window'));
+    if (algorithm) return { algorithm, burst: undefined };
+    return read.fail(
+      [...at.path, 'algorithm'],
+      `invalid algorithm '${text ?? ''}' (expected ${WINDOW_ALGORITHMS.join(' or ')}; a token bucket is chosen by burst)`,
+      { algorithm: 'fixed_window', burst: undefined },
+    );
+  }
+  const burst = read.uint32(m.burst, [...at.path, 'burst']);
+  if (text !== undefined)
+    read.fail([...at.path, 'algorithm'], 'burst makes the limit a token bucket; remove algorithm');
+  if (burst < 1) read.fail([...at.path, 'burst'], 'burst (the bucket capacity) must be at least 1');
+  if (at.requestsPerUnit < 1)
+    read.fail(
+      [...at.path, 'requests_per_unit'],
+      'a token bucket (burst) needs requests_per_unit of at least 1',
+    );
+  return { algorithm: 'token_bucket', burst };
 }
 
 function readReplaces(
@@ -176,11 +240,12 @@ function checkReplaceTargets(read: Reader, domain: string, rules: readonly Descr
   const replaced: Array<{ name: string; path: ConfigPath }> = [];
   const walk = (list: readonly DescriptorRule[], path: ConfigPath): void =>
     list.forEach((rule, i) => {
-      const policy = rule.rateLimit;
-      if (policy?.name) names.add(policy.name);
-      policy?.replaces.forEach((name, j) =>
-        replaced.push({ name, path: [...path, i, 'rate_limit', 'replaces', j] }),
-      );
+      const many = rule.moreRateLimits.length > 0;
+      [rule.rateLimit, ...rule.moreRateLimits].forEach((policy, k) => {
+        const at = many ? [...path, i, 'rate_limits', k] : [...path, i, 'rate_limit'];
+        if (policy?.name) names.add(policy.name);
+        policy?.replaces.forEach((name, j) => replaced.push({ name, path: [...at, 'replaces', j] }));
+      });
       walk(rule.descriptors, [...path, i, 'descriptors']);
     });
   walk(rules, ['descriptors']);

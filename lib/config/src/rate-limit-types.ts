@@ -12,21 +12,31 @@ export const UNIT_SECONDS: Readonly<Record<RateLimitUnit, number>> = {
   YEAR: 31_536_000,
 };
 
+/** How hits are counted against a limit; YAML `algorithm`, `burst` selecting `token_bucket`. */
+export const RATE_LIMIT_ALGORITHMS = ['fixed_window', 'sliding_window', 'token_bucket'] as const;
+export type RateLimitAlgorithm = (typeof RATE_LIMIT_ALGORITHMS)[number];
+
+export type LimitedPolicy = {
+  unlimited: false;
+  unit: RateLimitUnit;
+  requestsPerUnit: number;
+  name: string | undefined;
+  replaces: readonly string[];
+  algorithm: RateLimitAlgorithm;
+  /** The bucket's capacity when `algorithm` is `token_bucket`, else undefined. */
+  burst: number | undefined;
+};
+
 export type RateLimitPolicy =
-  | { unlimited: true; name: string | undefined; replaces: readonly string[] }
-  | {
-      unlimited: false;
-      unit: RateLimitUnit;
-      requestsPerUnit: number;
-      name: string | undefined;
-      replaces: readonly string[];
-    };
+  { unlimited: true; name: string | undefined; replaces: readonly string[] } | LimitedPolicy;
 
 export interface DescriptorRule {
   key: string;
   /** Empty when the rule matches any value of `key`. */
   value: string;
   rateLimit: RateLimitPolicy | undefined;
+  /** `rate_limits` from its second entry on; `rateLimit` holds the first. Empty with `rate_limit`. */
+  moreRateLimits: readonly LimitedPolicy[];
   shadowMode: boolean;
   detailedMetric: boolean;
   /** Soft limit: the request is refused only when every quota descriptor is over its limit. */

@@ -76,6 +76,8 @@ function problemsOf(file: string): readonly string[] {
   throw new Error(`${file} was accepted`);
 }
 
+const FIXED = { algorithm: 'fixed_window', burst: undefined } as const;
+
 describe('parseRateLimitYaml rejects', () => {
   it('has an expectation for every fixture', () => {
     expect(readdirSync(join(testdata, 'invalid')).sort()).toEqual(Object.keys(INVALID).sort());
@@ -99,25 +101,41 @@ describe('parseRateLimitYaml accepts', () => {
         {
           key: 'remote_address',
           value: '',
-          rateLimit: { unlimited: false, unit: 'SECOND', requestsPerUnit: 10, name: undefined, replaces: [] },
+          rateLimit: {
+            unlimited: false,
+            unit: 'SECOND',
+            requestsPerUnit: 10,
+            name: undefined,
+            replaces: [],
+            ...FIXED,
+          },
           shadowMode: false,
           detailedMetric: false,
           quotaMode: false,
           valueToMetric: false,
           shareThreshold: false,
           metadata: undefined,
+          moreRateLimits: [],
           descriptors: [],
         },
         {
           key: 'path',
           value: '/login',
-          rateLimit: { unlimited: false, unit: 'MINUTE', requestsPerUnit: 5, name: 'login', replaces: [] },
+          rateLimit: {
+            unlimited: false,
+            unit: 'MINUTE',
+            requestsPerUnit: 5,
+            name: 'login',
+            replaces: [],
+            ...FIXED,
+          },
           shadowMode: true,
           detailedMetric: false,
           quotaMode: false,
           valueToMetric: false,
           shareThreshold: false,
           metadata: undefined,
+          moreRateLimits: [],
           descriptors: [],
         },
         {
@@ -130,6 +148,7 @@ describe('parseRateLimitYaml accepts', () => {
           valueToMetric: false,
           shareThreshold: false,
           metadata: undefined,
+          moreRateLimits: [],
           descriptors: [],
         },
         {
@@ -141,6 +160,7 @@ describe('parseRateLimitYaml accepts', () => {
             requestsPerUnit: 1000,
             name: undefined,
             replaces: ['login'],
+            ...FIXED,
           },
           shadowMode: false,
           detailedMetric: false,
@@ -148,6 +168,7 @@ describe('parseRateLimitYaml accepts', () => {
           valueToMetric: false,
           shareThreshold: false,
           metadata: undefined,
+          moreRateLimits: [],
           descriptors: [
             {
               key: 'user',
@@ -159,6 +180,7 @@ describe('parseRateLimitYaml accepts', () => {
               valueToMetric: false,
               shareThreshold: false,
               metadata: undefined,
+              moreRateLimits: [],
               descriptors: [],
             },
             {
@@ -171,6 +193,7 @@ describe('parseRateLimitYaml accepts', () => {
               valueToMetric: false,
               shareThreshold: false,
               metadata: undefined,
+              moreRateLimits: [],
               descriptors: [],
             },
           ],
@@ -178,25 +201,41 @@ describe('parseRateLimitYaml accepts', () => {
         {
           key: 'blocked',
           value: '',
-          rateLimit: { unlimited: false, unit: 'DAY', requestsPerUnit: 0, name: undefined, replaces: [] },
+          rateLimit: {
+            unlimited: false,
+            unit: 'DAY',
+            requestsPerUnit: 0,
+            name: undefined,
+            replaces: [],
+            ...FIXED,
+          },
           shadowMode: false,
           detailedMetric: false,
           quotaMode: false,
           valueToMetric: false,
           shareThreshold: false,
           metadata: undefined,
+          moreRateLimits: [],
           descriptors: [],
         },
         {
           key: 'weekly',
           value: '',
-          rateLimit: { unlimited: false, unit: 'WEEK', requestsPerUnit: 7, name: undefined, replaces: [] },
+          rateLimit: {
+            unlimited: false,
+            unit: 'WEEK',
+            requestsPerUnit: 7,
+            name: undefined,
+            replaces: [],
+            ...FIXED,
+          },
           shadowMode: false,
           detailedMetric: false,
           quotaMode: false,
           valueToMetric: false,
           shareThreshold: false,
           metadata: undefined,
+          moreRateLimits: [],
           descriptors: [],
         },
         {
@@ -209,6 +248,7 @@ describe('parseRateLimitYaml accepts', () => {
           valueToMetric: false,
           shareThreshold: false,
           metadata: undefined,
+          moreRateLimits: [],
           descriptors: [],
         },
       ],

@@ -35,6 +35,8 @@ function chain(
         requestsPerUnit: limit.requestsPerUnit,
         name: undefined,
         replaces: [],
+        algorithm: 'fixed_window',
+        burst: undefined,
       },
       descriptors: [],
       shadowMode: limit.shadowMode,
@@ -56,6 +58,7 @@ function rule(
     valueToMetric: false,
     shareThreshold: false,
     metadata: undefined,
+    moreRateLimits: [],
     ...rest,
   };
 }

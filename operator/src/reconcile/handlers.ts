@@ -1,12 +1,11 @@
 import {
-  formatProblem,
+  checkXdsCompatible,
   parseApiRoute,
   parseInboxEndpoint,
   parseRateLimitConfig,
   type ApiRouteSpec,
   type DescriptorRule,
   type InboxEndpointSpec,
-  type ConfigPath,
   type RateLimitConfig,
 } from '@portcullis/config';
 import { PROTO_FILES, createMessageCodec, toStruct } from '@portcullis/protos';
@@ -43,38 +42,13 @@ export function toRateLimitConfigMessage(name: string, config: RateLimitConfig):
   return { name, domain: config.domain, descriptors: config.descriptors.map(descriptor) };
 }
 
-/**
- * The YAML-only fields upstream's `RateLimitConfig` proto has no number for: set on a custom resource they
- * would be lost on the way to the ratelimit service, so the resource is refused instead.
- */
-export function rateLimitFieldsNotCarriedOverXds(name: string, config: RateLimitConfig): string[] {
-  const problems: string[] = [];
-  const walk = (rules: readonly DescriptorRule[], path: ConfigPath): void =>
-    rules.forEach((rule, i) => {
-      const at = [...path, i];
-      for (const [field, set] of [
-        ['value_to_metric', rule.valueToMetric],
-        ['share_threshold', rule.shareThreshold],
-      ] as const) {
-        if (set) {
-          problems.push(
-            formatProblem(name, {
-              path: [...at, field],
-              message: `not supported over xDS: upstream's RateLimitConfig proto has no ${field} field (it works in the ratelimit service's YAML files)`,
-            }),
-          );
-        }
-      }
-      walk(rule.descriptors, [...at, 'descriptors']);
-    });
-  walk(config.descriptors, ['descriptors']);
-  return problems;
-}
-
 const rateLimitConfigs: KindHandler<RateLimitConfig> = {
   typeUrl: rateLimitCodec.typeUrl,
-  parse: parseRateLimitConfig,
-  notCarriedOverXds: rateLimitFieldsNotCarriedOverXds,
+  parse: (name, spec) => {
+    const config = parseRateLimitConfig(name, spec);
+    checkXdsCompatible(name, spec);
+    return config;
+  },
   claims: (c) => [c.domain],
   conflictMessage: (domain, owner) => `domain '${domain}' is already defined by ${owner}, which is older`,
   encode: (r, c) => rateLimitCodec.encode(toRateLimitConfigMessage(resourceName(r), c)),

@@ -1,4 +1,4 @@
-import { ConfigError } from '@portcullis/config';
+import { ConfigError, NotSupportedOverXdsError } from '@portcullis/config';
 import { byAge, resourceName, type Resource } from '../resources.js';
 import type { KindHandler, KindResult, Outcome, Rejection } from './types.js';
 
@@ -36,13 +36,10 @@ export class KindReconciler<M> {
       try {
         model = this.handler.parse(name, resource.spec);
       } catch (err: unknown) {
-        if (!(err instanceof ConfigError)) throw err;
-        rejection = { reason: 'Invalid', message: err.message };
-      }
-      const notCarried = model === undefined ? [] : (this.handler.notCarriedOverXds?.(name, model) ?? []);
-      if (notCarried.length > 0) {
-        rejection = { reason: 'NotSupportedOverXds', message: notCarried.join('\n') };
-        model = undefined;
+        if (err instanceof NotSupportedOverXdsError)
+          rejection = { reason: 'NotSupportedOverXds', message: err.message };
+        else if (err instanceof ConfigError) rejection = { reason: 'Invalid', message: err.message };
+        else throw err;
       }
       if (model !== undefined) {
         const taken = this.handler.claims(model).find((c) => owners.has(c));

@@ -100,8 +100,8 @@ describe('Reconciler', () => {
     expect(result.outcomes[0]?.rejection).toEqual({
       reason: 'NotSupportedOverXds',
       message: [
-        "team/yaml-only: descriptors[0].value_to_metric: not supported over xDS: upstream's RateLimitConfig proto has no value_to_metric field (it works in the ratelimit service's YAML files)",
-        "team/yaml-only: descriptors[0].descriptors[0].share_threshold: not supported over xDS: upstream's RateLimitConfig proto has no share_threshold field (it works in the ratelimit service's YAML files)",
+        "team/yaml-only: descriptors[0].value_to_metric: not supported over xDS (upstream's RateLimitConfig message has no such field); it works in a YAML file only",
+        "team/yaml-only: descriptors[0].descriptors[0].share_threshold: not supported over xDS (upstream's RateLimitConfig message has no such field); it works in a YAML file only",
       ].join('\n'),
     });
   });

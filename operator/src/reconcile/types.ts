@@ -6,7 +6,6 @@ export interface KindHandler<M> {
   /** Validates the spec with the parser the services use; throws a `ConfigError`. */
   parse(name: string, spec: unknown): M;
   /** What a valid model holds that its xDS resource cannot carry, one problem per field; none when empty. */
-  notCarriedOverXds?(name: string, model: M): string[];
   /** Keys that two resources of this kind must not share (a domain, a method and path, an endpoint id). */
   claims(model: M): string[];
   /** Why a newer resource lost `claim` to `owner`. */
@@ -14,6 +13,7 @@ export interface KindHandler<M> {
   encode(resource: Resource, model: M): Uint8Array;
 }
 
+/** `NotSupportedOverXds`: valid, but uses keys upstream's xDS message has no field for (`YAML_ONLY_KEYS`). */
 export type Rejection = { reason: 'Invalid' | 'NotSupportedOverXds' | 'Conflict'; message: string };
 
 export interface Outcome {

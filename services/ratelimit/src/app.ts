@@ -69,6 +69,7 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
         settings.limiter.localCacheSizeBytes > 0
           ? new OverLimitCache(settings.limiter.localCacheSizeBytes)
           : undefined,
+      stopIncrementWhenOverLimit: settings.limiter.stopIncrementWhenOverLimit,
     }),
     stats,
     shadowMode: settings.limiter.shadowMode,
@@ -84,7 +85,7 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
   const c = settings.config;
   const config =
     c.type === 'FILE'
-      ? createFileSource(c, { stats, log, onRules })
+      ? createFileSource(c, { stats, log, onRules, tokenBuckets: store.supportsTokenBuckets })
       : createXdsSource(c, { stats, log, onRules });
   const waitForConfig = !c.forceStartWithoutInitialConfig;
 
@@ -156,7 +157,10 @@ interface SourceDeps {
   onRules: (rules: RuleSet) => void;
 }
 
-function createFileSource(c: Settings['config'], deps: SourceDeps): FileConfigSource {
+function createFileSource(
+  c: Settings['config'],
+  deps: SourceDeps & { tokenBuckets: boolean },
+): FileConfigSource {
   return new FileConfigSource({
     runtimeRoot: c.runtimeRoot,
     directory: configDirectory(c),

@@ -56,7 +56,7 @@ function spyStore(): { spy: CounterStore; seen: string[] } {
   const seen: string[] = [];
   const spy: CounterStore = {
     ...store,
-    increment: (ops) => (seen.push(...ops.map((o) => o.key)), store.increment(ops)),
+    run: (ops) => (seen.push(...ops.map((o) => o.key)), store.run(ops)),
   };
   return { spy, seen };
 }
@@ -325,7 +325,9 @@ describe('requests', () => {
     expect(r.statuses[0]?.currentLimit).toEqual({ name: undefined, requestsPerUnit: 1, unit: 'MINUTE' });
     expect((await s.ask(d(['k', 'v']))).statuses[0]?.limitRemaining).toBe(8);
     await expect(s.ask({ ...d(['k', 'v']), limit: { requestsPerUnit: 1, unit: undefined } })).rejects.toThrow(
-      new RequestError('descriptors[0].limit.unit: a limit override needs a unit'),
+      new RequestError(
+        'descriptors[0].limit.unit: a limit override needs a unit (one of SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, YEAR); descriptor (k=v)',
+      ),
     );
   });
 
@@ -355,12 +357,46 @@ descriptors:
 
   it('counts a backend failure and passes it on', async () => {
     const failing: CounterStore = {
-      increment: () => Promise.reject(new BackendError('redis: down')),
+      run: () => Promise.reject(new BackendError('redis: down')),
+      supportsTokenBuckets: true,
       ready: () => Promise.resolve(),
       close: () => Promise.resolve(),
     };
     const s = setup(yaml, { store: failing });
     await expect(s.ask(d(['k', 'v']))).rejects.toThrow(BackendError);
     expect(s.stats.lines()).toContain('ratelimit.service.call.should_rate_limit.redis_error: 1');
+  });
+});
+
+describe('rate_limits in the service', () => {
+  const yaml = `domain: test
+descriptors:
+  - key: k
+    rate_limits:
+      - {unit: minute, requests_per_unit: 2, name: per_minute}
+      - {unit: hour, requests_per_unit: 5, name: per_hour}
+  - key: vip
+    rate_limit: {unit: minute, requests_per_unit: 100, replaces: [{name: per_minute}]}
+`;
+
+  it('a replaced name drops that limit only; the others still count', async () => {
+    const { spy, seen } = spyStore();
+    const s = setup(yaml, { store: spy });
+    const r = await s.ask(d(['k', 'v']), d(['vip', 'x']));
+    expect(r.statuses[0]?.currentLimit).toEqual({ name: 'per_hour', requestsPerUnit: 5, unit: 'HOUR' });
+    expect(seen).toEqual(['test_k_v_1795348800:1', 'test_vip_x_1795348800']);
+  });
+
+  it('headers come from the deciding limit of the most restrictive descriptor', async () => {
+    const s = setup(yaml, {
+      responseHeaders: { enabled: true, limit: 'X-Limit', remaining: 'X-Remaining', reset: 'X-Reset' },
+    });
+    await s.ask(d(['k', 'v']));
+    const r = await s.ask(d(['k', 'v']));
+    expect(r.responseHeadersToAdd).toEqual([
+      { key: 'X-Limit', value: '2' },
+      { key: 'X-Remaining', value: '0' },
+      { key: 'X-Reset', value: '30' },
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { UNIT_SECONDS } from '@portcullis/config';
+import { RATE_LIMIT_UNITS, UNIT_SECONDS } from '@portcullis/config';
 import { withSpan } from '@portcullis/kit';
 import { matchRule, requestStatKey, sharedCounterEntries } from './config/match.js';
 import type { Limit, RuleNode, RuleSet } from './config/rule-set.js';
@@ -34,7 +34,7 @@ export interface ServiceOptions {
 type Resolved =
   | { kind: 'none' }
   | { kind: 'unlimited'; node: RuleNode }
-  | { kind: 'limit'; limit: Limit; node: RuleNode | undefined };
+  | { kind: 'limit'; limits: readonly Limit[]; node: RuleNode | undefined };
 
 /** `ShouldRateLimit`: the pipeline every transport (gRPC, `/json`) calls. */
 export class RateLimitService {
@@ -78,19 +78,22 @@ export class RateLimitService {
     for (const r of resolved)
       if (r.kind !== 'none') for (const name of r.node?.replaces ?? []) replaced.add(name);
 
-    const enforced = resolved.map((r) =>
-      r.kind === 'limit' && (r.limit.name === undefined || !replaced.has(r.limit.name)) ? r : undefined,
-    );
+    const enforced = resolved.map((r) => {
+      if (r.kind !== 'limit') return undefined;
+      const limits = r.limits.filter((l) => l.name === undefined || !replaced.has(l.name));
+      return limits.length > 0 ? { node: r.node, limits } : undefined;
+    });
     const items = enforced.map((r, i): LimitItem | undefined => {
-      if (!r) return undefined;
+      const first = r?.limits[0];
+      if (!r || !first) return undefined;
       const { entries, hitsAddend } = request.descriptors[i] as RequestDescriptor;
       const node = r.node;
       return {
         entries: node?.sharesCounter ? sharedCounterEntries(node, entries) : entries,
-        limit: r.limit,
+        limits: r.limits,
         hitsAddend: hitsAddend ?? Math.max(1, request.hitsAddend),
         stats:
-          r.limit.stats ??
+          first.stats ??
           this.o.stats.dynamicRule(
             request.domain,
             node ? requestStatKey(node, entries) : valueStatKey(entries),
@@ -176,7 +179,11 @@ export class RateLimitService {
         return { kind: 'none' };
       }
       if (d.limit) {
-        const unit = d.limit.unit ?? fail(`descriptors[${i}].limit.unit: a limit override needs a unit`);
+        const unit =
+          d.limit.unit ??
+          fail(
+            `descriptors[${i}].limit.unit: a limit override needs a unit (one of ${RATE_LIMIT_UNITS.join(', ')}); descriptor ${describeEntries(d.entries)}`,
+          );
         const limit: Limit = {
           requestsPerUnit: d.limit.requestsPerUnit,
           unit,
@@ -184,14 +191,17 @@ export class RateLimitService {
           name: undefined,
           shadowMode: false,
           stats: undefined,
+          algorithm: 'fixed_window',
+          burst: undefined,
+          keySuffix: '',
         };
-        return { kind: 'limit', limit, node: undefined };
+        return { kind: 'limit', limits: [limit], node: undefined };
       }
       const node = matchRule(root, d.entries);
       if (!node) return { kind: 'none' };
       if (node.unlimited) return { kind: 'unlimited', node };
       if (!node.limit) return { kind: 'none' };
-      return { kind: 'limit', limit: node.limit, node };
+      return { kind: 'limit', limits: [node.limit, ...node.moreLimits], node };
     });
   }
 
@@ -218,4 +228,9 @@ export class RateLimitService {
 /** `key_value.key2_value2…` from the request's own values: detailed metrics and overrides. */
 function valueStatKey(entries: readonly Entry[]): string {
   return entries.map((e) => (e.value === '' ? e.key : `${e.key}_${e.value}`)).join('.');
+}
+
+/** `(key=value, key2=value2)`, naming a descriptor in an error. */
+function describeEntries(entries: readonly Entry[]): string {
+  return `(${entries.map((e) => `${e.key}=${e.value}`).join(', ')})`;
 }

@@ -74,6 +74,8 @@ export interface Settings {
     responseHeaders: { enabled: boolean; limit: string; remaining: string; reset: string };
     /** Bytes for keys known to be over limit in their window, answered without the backend; 0 = off. */
     localCacheSizeBytes: number;
+    /** Once one limit of a request is over, the others count no hits (a read round trip first). */
+    stopIncrementWhenOverLimit: boolean;
   };
   kvstore: KvstoreSettings;
   objcache: ObjcacheSettings;
@@ -162,6 +164,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
         reset: env.str('LIMIT_RESET_HEADER', { default: 'RateLimit-Reset' }),
       },
       localCacheSizeBytes: env.int('LOCAL_CACHE_SIZE_IN_BYTES', { default: 0, min: 0 }),
+      stopIncrementWhenOverLimit: env.bool('STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT', { default: false }),
     },
     kvstore: readKvstore(env),
     objcache: readObjcache(env, backendType === 'objcache'),

@@ -29,12 +29,12 @@ export interface Harness {
 
 /**
  * Starts the whole service on 127.0.0.1 with free ports, the given YAML files in a fresh runtime root and
- * the given environment (the same variables a deployment sets).
+ * the given environment (the same variables a deployment sets). `at.now` pins the service's clock.
  */
 export async function startHarness(
   files: Record<string, string>,
   env: Record<string, string> = {},
-  at?: RuntimeRoot,
+  at?: RuntimeRoot & { now?: () => number },
 ): Promise<Harness> {
   const { root, configDir } = at ?? (await createRuntimeRoot(files));
   const settings = loadSettings({
@@ -50,7 +50,7 @@ export async function startHarness(
     USE_STATSD: 'false',
     ...env,
   });
-  const app = await startRateLimit(settings, { log: quietLog });
+  const app = await startRateLimit(settings, { log: quietLog, ...(at?.now ? { now: at.now } : {}) });
   const rls = createRlsClient(`127.0.0.1:${app.ports.grpc}`);
   const base = `http://127.0.0.1:${app.ports.http}`;
   return {

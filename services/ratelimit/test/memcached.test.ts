@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { startMemcached, waitUntil, type MemcachedServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './harness.js';
+import { createRuntimeRoot, startHarness, type Harness } from './harness.js';
 
 const RULES = {
   'a.yaml': 'domain: a\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 2}\n',
@@ -51,6 +51,96 @@ describe('object cache (memcached)', () => {
     }
     const grpc = await h.rls.shouldRateLimit(request('a b')).catch((e: unknown) => e as { code: number });
     expect(grpc).toMatchObject({ code: 3 });
+  });
+});
+
+describe('object cache (memcached) with the newer algorithms', () => {
+  let memcached: MemcachedServer;
+  beforeAll(async () => {
+    memcached = await startMemcached();
+  });
+  afterAll(() => memcached.stop());
+  const env = () => ({
+    BACKEND_TYPE: 'memcache',
+    OBJCACHE_HOST_PORT: memcached.address,
+    OBJCACHE_MAX_IDLE_CONNS: '1',
+  });
+
+  it('runs a sliding window and rate_limits, reading the previous window with the others', async () => {
+    const files = {
+      's.yaml': [
+        'domain: s',
+        'descriptors:',
+        '  - key: k',
+        '    rate_limits:',
+        '      - {unit: minute, requests_per_unit: 4, algorithm: sliding_window}',
+        '      - {unit: hour, requests_per_unit: 100}',
+        '',
+      ].join('\n'),
+    };
+    const clock = { nowMs: 1_800_000_000_000 - 60_000 };
+    const h = await startHarness(files, env(), {
+      ...(await createRuntimeRoot(files)),
+      now: () => clock.nowMs,
+    });
+    try {
+      const ask = (hitsAddend = 1) =>
+        h.json({ domain: 's', hitsAddend, descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] });
+      expect((await ask(4)).status).toBe(200);
+      await waitUntil(async () => (await memcachedGet(memcached.port, /^s_k_v_1799999940$/)) === '4');
+      clock.nowMs = 1_800_000_000_000 + 15_000;
+      // floor(4 × 0.75) + 1 = 4
+      expect((await ask()).body).toMatchObject({
+        statuses: [{ code: 'OK', limitRemaining: 0, currentLimit: { unit: 'MINUTE' } }],
+      });
+      expect((await ask()).status).toBe(429);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: reads, then increments only the limits over', async () => {
+    const files = {
+      'f.yaml': 'domain: f\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 1}\n',
+    };
+    const h = await startHarness(
+      files,
+      { ...env(), STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: 'true' },
+      { ...(await createRuntimeRoot(files)), now: () => 1_800_000_000_000 },
+    );
+    const body = (...values: string[]) => ({
+      domain: 'f',
+      descriptors: values.map((value) => ({ entries: [{ key: 'k', value }] })),
+    });
+    try {
+      expect((await h.json(body('full'))).status).toBe(200);
+      await waitUntil(async () => (await memcachedGet(memcached.port, /^f_k_full_1800000000$/)) === '1');
+      expect((await h.rls.shouldRateLimit(body('full', 'spare'))).statuses).toMatchObject([
+        { code: 'OVER_LIMIT' },
+        { code: 'OK', limitRemaining: 1 },
+      ]);
+      expect((await h.json(body('spare'))).body).toMatchObject({
+        statuses: [{ code: 'OK', limitRemaining: 0 }],
+      });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('refuses a configuration with burst at load: memcached has no atomic scripts', async () => {
+    const files = {
+      'b.yaml':
+        'domain: b\ndescriptors:\n  - key: k\n    rate_limit: {unit: second, requests_per_unit: 1, burst: 5}\n',
+    };
+    const h = await startHarness(files, { ...env(), FORCE_START_WITHOUT_INITIAL_CONFIG: 'true' });
+    try {
+      expect(h.app.stats.lines()).toContain('ratelimit.service.config_load_error: 1');
+      // no configuration loaded: decisions fail rather than run without the limit
+      const res = await h.json({ domain: 'b', descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] });
+      expect(res.status).toBe(503);
+    } finally {
+      await h.close();
+    }
   });
 });
 

@@ -3,7 +3,7 @@ import { Client } from 'memjs';
 import { withSpan, type Logger } from '@portcullis/kit';
 import { BackendError, RequestError } from '../errors.js';
 import type { NodeSource } from './memcached-nodes.js';
-import type { CounterIncrement, CounterStore } from './types.js';
+import type { CounterIncrement, CounterOp, CounterStore } from './types.js';
 
 export interface MemcachedStoreOptions {
   nodes: NodeSource;
@@ -24,6 +24,8 @@ const READY_RETRY_MS = 500;
  * exactly concurrent requests may briefly exceed a limit. A missing key is created by the increment itself
  * (binary-protocol `incr` with an initial value and an expiry), so no add/increment race exists.
  * The values returned are therefore "read value + hits", not values read after the increment.
+ * memcached has no atomic scripts, so it refuses token buckets: configurations using `burst` are
+ * rejected when they load (`supportsTokenBuckets` is false).
  */
 export function createMemcachedStore(o: MemcachedStoreOptions): CounterStore {
   const log = o.log.child({ component: 'memcached' });
@@ -56,8 +58,11 @@ export function createMemcachedStore(o: MemcachedStoreOptions): CounterStore {
   };
 
   return {
-    increment(ops: readonly CounterIncrement[]) {
-      for (const op of ops) checkKey(op.key);
+    run(ops: readonly CounterOp[]) {
+      for (const op of ops) {
+        checkKey(op.key);
+        if (op.kind === 'take') throw new RequestError('token buckets (burst) need redis or memory');
+      }
       const client = clients[next++ % clients.length];
       if (!client) return Promise.reject(new BackendError('memcached: not connected yet'));
       return withSpan('portcullis-ratelimit', 'Memcached Fetch Execution', async () => {
@@ -68,10 +73,11 @@ export function createMemcachedStore(o: MemcachedStoreOptions): CounterStore {
         } catch (err: unknown) {
           throw new BackendError(`memcached: ${(err as Error).message}`, { cause: err });
         }
-        for (const op of ops) incrementInBackground(client, op);
-        return ops.map((op, i) => (current[i] ?? 0) + op.hits);
+        for (const op of ops) if (op.kind === 'increment') incrementInBackground(client, op);
+        return ops.map((op, i) => (current[i] ?? 0) + (op.kind === 'increment' ? op.hits : 0));
       });
     },
+    supportsTokenBuckets: false,
     async ready() {
       const nodes = await o.nodes.current();
       replace(nodes);

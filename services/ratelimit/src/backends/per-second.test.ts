@@ -4,10 +4,11 @@ import { splitPerSecond } from './per-second.js';
 import type { CounterIncrement, CounterStore } from './types.js';
 
 function recording(store: CounterStore, seen: string[]): CounterStore {
-  return { ...store, increment: (ops) => (seen.push(...ops.map((o) => o.key)), store.increment(ops)) };
+  return { ...store, run: (ops) => (seen.push(...ops.map((o) => o.key)), store.run(ops)) };
 }
 
 const op = (key: string, unitSeconds: number, hits = 1): CounterIncrement => ({
+  kind: 'increment',
   key,
   hits,
   ttlSeconds: unitSeconds,
@@ -22,8 +23,8 @@ describe('splitPerSecond', () => {
       recording(createMemoryStore(), mainKeys),
       recording(createMemoryStore(), secondKeys),
     );
-    await store.increment([op('m', 60, 5)]);
-    const values = await store.increment([op('s', 1, 2), op('m', 60), op('h', 3600, 7), op('s', 1)]);
+    await store.run([op('m', 60, 5)]);
+    const values = await store.run([op('s', 1, 2), op('m', 60), op('h', 3600, 7), op('s', 1)]);
     expect(values).toEqual([2, 6, 7, 3]);
     expect(mainKeys).toEqual(['m', 'm', 'h']);
     expect(secondKeys).toEqual(['s', 's']);
@@ -33,7 +34,7 @@ describe('splitPerSecond', () => {
   it('skips a store with nothing to count', async () => {
     const secondKeys: string[] = [];
     const store = splitPerSecond(createMemoryStore(), recording(createMemoryStore(), secondKeys));
-    await store.increment([op('m', 60)]);
+    await store.run([op('m', 60)]);
     expect(secondKeys).toEqual([]);
     await store.close();
   });

@@ -1,12 +1,12 @@
-import type { CounterIncrement, CounterStore } from './types.js';
+import type { CounterOp, CounterStore } from './types.js';
 
 /**
- * `KVSTORE_PERSECOND=true`: increments of per-second limits go to `perSecond`, all others to `main`; both
+ * `KVSTORE_PERSECOND=true`: ops of per-second limits go to `perSecond`, all others to `main`; both
  * round trips run at once and the values come back in the order asked.
  */
 export function splitPerSecond(main: CounterStore, perSecond: CounterStore): CounterStore {
   return {
-    async increment(ops: readonly CounterIncrement[]) {
+    async run(ops: readonly CounterOp[]) {
       const isPerSecond = ops.map((op) => op.unitSeconds === 1);
       const [mainValues, perSecondValues] = await Promise.all([
         send(
@@ -22,6 +22,7 @@ export function splitPerSecond(main: CounterStore, perSecond: CounterStore): Cou
       let s = 0;
       return isPerSecond.map((yes) => (yes ? perSecondValues[s++] : mainValues[m++]) ?? 0);
     },
+    supportsTokenBuckets: main.supportsTokenBuckets && perSecond.supportsTokenBuckets,
     async ready() {
       await Promise.all([main.ready(), perSecond.ready()]);
     },
@@ -31,6 +32,6 @@ export function splitPerSecond(main: CounterStore, perSecond: CounterStore): Cou
   };
 }
 
-function send(store: CounterStore, ops: readonly CounterIncrement[]): Promise<number[]> {
-  return ops.length === 0 ? Promise.resolve([]) : store.increment(ops);
+function send(store: CounterStore, ops: readonly CounterOp[]): Promise<number[]> {
+  return ops.length === 0 ? Promise.resolve([]) : store.run(ops);
 }

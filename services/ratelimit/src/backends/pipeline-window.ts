@@ -1,23 +1,21 @@
-import type { CounterIncrement, CounterStore } from './types.js';
+import { commandCount, type CounterOp, type CounterStore } from './types.js';
 
 export interface PipelineWindowOptions {
   /** How long the first waiting request holds the flush for others to join; > 0. */
   windowMs: number;
-  /** Flush as soon as this many commands wait (two per increment: INCRBY and EXPIRE); 0 = no limit. */
+  /** Flush once this many commands wait (2 per increment, 1 per read or take, as `commandCount`); 0 = no limit. */
   limit: number;
 }
 
 interface Waiting {
-  ops: readonly CounterIncrement[];
+  ops: readonly CounterOp[];
   resolve: (values: number[]) => void;
   reject: (err: unknown) => void;
 }
 
-const COMMANDS_PER_INCREMENT = 2;
-
 /**
- * Implicit pipelining (`KVSTORE_PIPELINE_WINDOW`, `KVSTORE_PIPELINE_LIMIT`): increments of concurrent
- * requests wait up to `windowMs` and leave together in one `store.increment`, one round trip for many
+ * Implicit pipelining (`KVSTORE_PIPELINE_WINDOW`, `KVSTORE_PIPELINE_LIMIT`): ops of concurrent
+ * requests wait up to `windowMs` and leave together in one `store.run`, one round trip for many
  * decisions. A failed flush fails every request in it. Node timers have a 1 ms resolution, so shorter
  * windows act as 1 ms.
  */
@@ -32,7 +30,7 @@ export function withPipelineWindow(store: CounterStore, o: PipelineWindowOptions
     const batch = waiting;
     waiting = [];
     commands = 0;
-    store.increment(batch.flatMap((w) => w.ops)).then(
+    store.run(batch.flatMap((w) => w.ops)).then(
       (values) => {
         let at = 0;
         for (const w of batch) {
@@ -47,14 +45,15 @@ export function withPipelineWindow(store: CounterStore, o: PipelineWindowOptions
   };
 
   return {
-    increment(ops: readonly CounterIncrement[]) {
+    run(ops: readonly CounterOp[]) {
       return new Promise<number[]>((resolve, reject) => {
         waiting.push({ ops, resolve, reject });
-        commands += ops.length * COMMANDS_PER_INCREMENT;
+        for (const op of ops) commands += commandCount(op);
         if (o.limit > 0 && commands >= o.limit) flush();
         else timer ??= setTimeout(flush, o.windowMs);
       });
     },
+    supportsTokenBuckets: store.supportsTokenBuckets,
     ready: () => store.ready(),
     async close() {
       if (waiting.length > 0) flush();

@@ -3,7 +3,8 @@ import { withSpan, type Logger } from '@portcullis/kit';
 import type { KvstoreConnection } from '../backend-settings.js';
 import { BackendError } from '../errors.js';
 import { createRedisClient, type RedisClient } from './redis-client.js';
-import type { CounterIncrement, CounterStore } from './types.js';
+import { defineBucketTake, queueBucketTake, sendBucketTake } from './redis-scripts.js';
+import type { CounterOp, CounterStore } from './types.js';
 
 export interface RedisStoreOptions {
   connection: KvstoreConnection;
@@ -13,19 +14,21 @@ export interface RedisStoreOptions {
 }
 
 /**
- * Counters in Redis (single, sentinel or cluster): `INCRBY` + `EXPIRE` per key. For single and sentinel
- * the commands of one `increment` call go in one explicit pipeline, one round trip as upstream; for a
- * cluster they are grouped per node, so keys on different slots never meet in one multi-key command.
+ * Counters in Redis (single, sentinel or cluster): `INCRBY` + `EXPIRE` per increment, `GET` per read, the
+ * bucket script per take (one key each). For single and sentinel the commands of one `run` go in one
+ * explicit pipeline, one round trip as upstream; for a cluster they are grouped per node, so keys on
+ * different slots never meet in one multi-key command.
  * `KVSTORE_POOL_SIZE` clients are used round-robin.
  */
 export function createRedisStore(o: RedisStoreOptions): CounterStore {
   const c = o.connection;
   const log = o.log.child({ component: 'redis', type: c.type });
   const clients = Array.from({ length: c.poolSize }, () => createRedisClient(c));
+  for (const client of clients) defineBucketTake(client);
   trackConnections(clients, { ...o, log });
   let next = 0;
 
-  const sendIncrements = async (ops: readonly CounterIncrement[]): Promise<number[]> => {
+  const send = async (ops: readonly CounterOp[]): Promise<number[]> => {
     const client = clients[next++ % clients.length] as RedisClient;
     let values: unknown[];
     try {
@@ -33,13 +36,14 @@ export function createRedisStore(o: RedisStoreOptions): CounterStore {
     } catch (err: unknown) {
       throw new BackendError(`redis: ${(err as Error).message}`, { cause: err });
     }
-    return ops.map((_, i) => Number(values[i * 2]));
+    return values.map(Number);
   };
 
   return {
-    increment(ops: readonly CounterIncrement[]) {
-      return withSpan('portcullis-ratelimit', 'Redis Pipeline Execution', () => sendIncrements(ops));
+    run(ops: readonly CounterOp[]) {
+      return withSpan('portcullis-ratelimit', 'Redis Pipeline Execution', () => send(ops));
     },
+    supportsTokenBuckets: true,
     async ready() {
       await Promise.all(
         clients.map(
@@ -57,21 +61,57 @@ export function createRedisStore(o: RedisStoreOptions): CounterStore {
   };
 }
 
-async function sendPipeline(client: Exclude<RedisClient, Cluster>, ops: readonly CounterIncrement[]) {
+/** One reply per op: the INCRBY's (its EXPIRE's is skipped), the GET's (null = 0) or the script's. */
+async function sendPipeline(client: Exclude<RedisClient, Cluster>, ops: readonly CounterOp[]) {
   const pipeline = client.pipeline();
-  for (const op of ops) pipeline.incrby(op.key, op.hits).expire(op.key, op.ttlSeconds);
+  const replyIndex: number[] = [];
+  let sent = 0;
+  for (const op of ops) {
+    replyIndex.push(sent);
+    switch (op.kind) {
+      case 'increment':
+        pipeline.incrby(op.key, op.hits).expire(op.key, op.ttlSeconds);
+        sent += 2;
+        break;
+      case 'read':
+        pipeline.get(op.key);
+        sent += 1;
+        break;
+      case 'take':
+        queueBucketTake(pipeline, op);
+        sent += 1;
+        break;
+      default: {
+        const unknown: never = op;
+        throw new Error(`unknown op ${String(unknown)}`);
+      }
+    }
+  }
   const replies = (await pipeline.exec()) ?? [];
-  return replies.map(([err, value]) => {
-    if (err) throw err;
-    return value;
-  });
+  for (const [err] of replies) if (err) throw err;
+  return replyIndex.map((i) => replies[i]?.[1] ?? 0);
 }
 
-/** Auto-pipelining sends the commands issued here in one write per node, each key's pair in order. */
-function sendPerNode(client: Cluster, ops: readonly CounterIncrement[]): Promise<unknown[]> {
-  const replies: Array<Promise<unknown>> = [];
-  for (const op of ops) replies.push(client.incrby(op.key, op.hits), client.expire(op.key, op.ttlSeconds));
-  return Promise.all(replies);
+/** Auto-pipelining sends the commands issued here in one write per node, each key's commands in order. */
+function sendPerNode(client: Cluster, ops: readonly CounterOp[]): Promise<unknown[]> {
+  return Promise.all(
+    ops.map((op): Promise<unknown> => {
+      switch (op.kind) {
+        case 'increment': {
+          const value = client.incrby(op.key, op.hits);
+          return Promise.all([value, client.expire(op.key, op.ttlSeconds)]).then(([v]) => v);
+        }
+        case 'read':
+          return client.get(op.key).then((v) => v ?? 0);
+        case 'take':
+          return sendBucketTake(client, op);
+        default: {
+          const unknown: never = op;
+          throw new Error(`unknown op ${String(unknown)}`);
+        }
+      }
+    }),
+  );
 }
 
 function trackConnections(clients: readonly RedisClient[], o: RedisStoreOptions): void {

@@ -14,6 +14,8 @@ export interface FileSourceOptions {
   /** Also watch the directories above, up to the runtime root's parent, where a symlink swap of the root shows. */
   watchRoot: boolean;
   mergeDomains: boolean;
+  /** False when the counter store cannot run token buckets: files using `burst` fail to load. */
+  tokenBuckets: boolean;
   stats: Stats;
   log: Logger;
   onRules: (rules: RuleSet) => void;
@@ -72,7 +74,11 @@ export class FileConfigSource {
     const { stats } = this.o;
     try {
       const configs = await this.readConfigs();
-      const rules = buildRuleSet(configs, { mergeDomains: this.o.mergeDomains, stats });
+      const rules = buildRuleSet(configs, {
+        mergeDomains: this.o.mergeDomains,
+        stats,
+        tokenBuckets: this.o.tokenBuckets,
+      });
       this.o.onRules(rules);
       this.loaded();
       stats.counter('config_load_success').value++;

@@ -57,6 +57,24 @@ descriptors:
       'd.x: unit=SECOND requests_per_unit=1, shadow_mode: false, quota_mode: false\nd.y: unit=HOUR requests_per_unit=2, shadow_mode: false, quota_mode: false\n',
     );
   });
+
+  it('refuses token buckets when the store has no atomic scripts (memcached), naming the rule', () => {
+    const bucket = parseRateLimitYaml(
+      'tb.yaml',
+      'domain: d\ndescriptors:\n  - key: x\n    descriptors:\n      - key: y\n        rate_limits:\n          - {unit: second, requests_per_unit: 1}\n          - {unit: second, requests_per_unit: 1, burst: 5}\n',
+    );
+    expect(() =>
+      buildRuleSet([bucket], { mergeDomains: false, stats: new Stats(), tokenBuckets: false }),
+    ).toThrow(
+      new ConfigError([
+        'tb.yaml: d.x.y: burst (a token bucket) needs an atomic store; the object cache (memcached) has none: use redis or memory',
+      ]),
+    );
+    const rules = buildRuleSet([bucket], { mergeDomains: false, stats: new Stats() });
+    expect(describeRuleSet(rules)).toBe(
+      'd.x.y: unit=SECOND requests_per_unit=1, shadow_mode: false, quota_mode: false\nd.x.y: unit=SECOND requests_per_unit=1, shadow_mode: false, quota_mode: false, algorithm: token_bucket burst=5\n',
+    );
+  });
 });
 
 const wild = parseRateLimitYaml(

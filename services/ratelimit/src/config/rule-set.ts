@@ -2,6 +2,8 @@ import {
   ConfigError,
   UNIT_SECONDS,
   type DescriptorRule,
+  type LimitedPolicy,
+  type RateLimitAlgorithm,
   type RateLimitConfig,
   type RateLimitUnit,
   type StructValue,
@@ -21,6 +23,14 @@ export interface Limit {
    * `value_to_metric`), looked up per request instead.
    */
   stats: RuleStats | undefined;
+  algorithm: RateLimitAlgorithm;
+  /** Token-bucket capacity; undefined for the window algorithms. */
+  burst: number | undefined;
+  /**
+   * Appended to the cache key: '' for a rule's first limit (upstream's key), `:<i>` for entry i ≥ 1 of
+   * `rate_limits`, so two limits whose windows start at the same second never share a counter.
+   */
+  keySuffix: string;
 }
 
 /** The rules under one parent (or at the top of a domain). */
@@ -45,6 +55,8 @@ export interface RuleNode extends RuleLevel {
   parent: RuleNode | undefined;
   /** Absent for whitelist and placeholder rules. */
   limit: Limit | undefined;
+  /** `rate_limits` entries after the first (which is `limit`): all are counted together. */
+  moreLimits: readonly Limit[];
   unlimited: boolean;
   replaces: readonly string[];
   detailedMetric: boolean;
@@ -76,7 +88,12 @@ export function childKey(key: string, value: string): string {
  */
 export function buildRuleSet(
   configs: readonly RateLimitConfig[],
-  opts: { mergeDomains: boolean; stats: Stats },
+  opts: {
+    mergeDomains: boolean;
+    stats: Stats;
+    /** False when the counter store cannot run token buckets: a rule with `burst` is then an error. */
+    tokenBuckets?: boolean;
+  },
 ): RuleSet {
   const problems: string[] = [];
   const domains = new Map<string, { children: Map<string, RuleNode>; wildcards: WildcardRule[] }>();
@@ -95,6 +112,7 @@ export function buildRuleSet(
       root = { children: new Map(), wildcards: [] };
       domains.set(config.domain, root);
     }
+    if (opts.tokenBuckets === false) problems.push(...findTokenBuckets(config));
     for (const rule of config.descriptors) {
       if (root.children.has(childKey(rule.key, rule.value))) {
         problems.push(
@@ -122,6 +140,22 @@ function addNode(
     level.wildcards.push({ key: node.key, matches: compileWildcard(node.value), node });
 }
 
+function findTokenBuckets(config: RateLimitConfig): string[] {
+  const found: string[] = [];
+  const walk = (rules: readonly DescriptorRule[], parent: string): void => {
+    for (const rule of rules) {
+      const path = `${parent}.${composite(rule)}`;
+      if ([rule.rateLimit, ...rule.moreRateLimits].some((p) => p && !p.unlimited && p.burst !== undefined))
+        found.push(
+          `${config.source}: ${path}: burst (a token bucket) needs an atomic store; the object cache (memcached) has none: use redis or memory`,
+        );
+      walk(rule.descriptors, path);
+    }
+  };
+  walk(config.descriptors, config.domain);
+  return found;
+}
+
 function buildNode(
   rule: DescriptorRule,
   at: { domain: string; parent: RuleNode | undefined; stats: Stats },
@@ -131,23 +165,26 @@ function buildNode(
   const valuesInStats = rule.detailedMetric || hasValueToMetric(rule, at.parent);
   const children = new Map<string, RuleNode>();
   const wildcards: WildcardRule[] = [];
+  const stats = valuesInStats ? undefined : at.stats.rule(at.domain, statKey);
+  const toLimit = (p: LimitedPolicy, i: number): Limit => ({
+    requestsPerUnit: p.requestsPerUnit,
+    unit: p.unit,
+    unitSeconds: UNIT_SECONDS[p.unit],
+    name: p.name,
+    shadowMode: rule.shadowMode,
+    stats,
+    algorithm: p.algorithm,
+    burst: p.burst,
+    keySuffix: i === 0 ? '' : `:${i}`,
+  });
   const node: RuleNode = {
     key: rule.key,
     value: rule.value,
     parent: at.parent,
-    limit:
-      policy && !policy.unlimited
-        ? {
-            requestsPerUnit: policy.requestsPerUnit,
-            unit: policy.unit,
-            unitSeconds: UNIT_SECONDS[policy.unit],
-            name: policy.name,
-            shadowMode: rule.shadowMode,
-            stats: valuesInStats ? undefined : at.stats.rule(at.domain, statKey),
-          }
-        : undefined,
+    limit: policy && !policy.unlimited ? toLimit(policy, 0) : undefined,
+    moreLimits: rule.moreRateLimits.map((p, i) => toLimit(p, i + 1)),
     unlimited: policy?.unlimited ?? false,
-    replaces: policy?.replaces ?? [],
+    replaces: [policy, ...rule.moreRateLimits].flatMap((p) => p?.replaces ?? []),
     detailedMetric: rule.detailedMetric,
     valueToMetric: rule.valueToMetric,
     shareThreshold: rule.shareThreshold,
@@ -174,10 +211,16 @@ export function describeRuleSet(rules: RuleSet): string {
   const walk = (domain: string, nodes: ReadonlyMap<string, RuleNode>): void => {
     for (const node of nodes.values()) {
       if (node.limit) {
-        const l = node.limit;
-        lines.push(
-          `${domain}.${node.statKey}: unit=${l.unit} requests_per_unit=${l.requestsPerUnit}, shadow_mode: ${l.shadowMode}, quota_mode: ${node.quotaMode}`,
-        );
+        for (const l of [node.limit, ...node.moreLimits]) {
+          // upstream's line for a fixed window; the algorithm only when it is another
+          const algorithm =
+            l.algorithm === 'fixed_window'
+              ? ''
+              : `, algorithm: ${l.algorithm}${l.burst === undefined ? '' : ` burst=${l.burst}`}`;
+          lines.push(
+            `${domain}.${node.statKey}: unit=${l.unit} requests_per_unit=${l.requestsPerUnit}, shadow_mode: ${l.shadowMode}, quota_mode: ${node.quotaMode}${algorithm}`,
+          );
+        }
       } else if (node.unlimited) {
         lines.push(`${domain}.${node.statKey}: unlimited`);
       }

@@ -5,16 +5,16 @@ describe('OverLimitCache', () => {
   it('knows a key until its window ends', () => {
     const cache = new OverLimitCache(1024);
     cache.add('d_k_v_60', { expiresAtMs: 120_000, nowMs: 61_000 });
-    expect(cache.has('d_k_v_60', 119_999)).toBe(true);
-    expect(cache.has('other', 61_000)).toBe(false);
-    expect(cache.has('d_k_v_60', 120_000)).toBe(false);
+    expect(cache.overUntilMs('d_k_v_60', 119_999)).toBe(120_000);
+    expect(cache.overUntilMs('other', 61_000)).toBeUndefined();
+    expect(cache.overUntilMs('d_k_v_60', 120_000)).toBeUndefined();
   });
 
   it('takes a key again once its entry has expired', () => {
     const cache = new OverLimitCache(1024);
     cache.add('k', { expiresAtMs: 1000, nowMs: 0 });
     cache.add('k', { expiresAtMs: 3000, nowMs: 2000 });
-    expect(cache.has('k', 2500)).toBe(true);
+    expect(cache.overUntilMs('k', 2500)).toBe(3000);
     expect(cache.size).toBe(1);
   });
 
@@ -24,7 +24,13 @@ describe('OverLimitCache', () => {
     for (let i = 0; i < 5; i++) cache.add(`key-${i}`, { expiresAtMs: 10_000, nowMs: 0 });
     expect(cache.size).toBe(3);
     expect(cache.estimatedBytes).toBe(entry * 3);
-    expect([0, 1, 2, 3, 4].map((i) => cache.has(`key-${i}`, 1))).toEqual([false, false, true, true, true]);
+    expect([0, 1, 2, 3, 4].map((i) => cache.overUntilMs(`key-${i}`, 1) !== undefined)).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
   });
 
   it('drops expired keys at the old end when adding', () => {

@@ -19,10 +19,10 @@ export class OverLimitCache {
 
   constructor(private readonly maxBytes: number) {}
 
-  /** Whether `key` is known to be over limit at `nowMs`. */
-  has(key: string, nowMs: number): boolean {
+  /** Until when (ms) `key` is known to be over limit, or undefined when it is not at `nowMs`. */
+  overUntilMs(key: string, nowMs: number): number | undefined {
     const expiresAtMs = this.expiries.get(key);
-    return expiresAtMs !== undefined && expiresAtMs > nowMs;
+    return expiresAtMs !== undefined && expiresAtMs > nowMs ? expiresAtMs : undefined;
   }
 
   add(key: string, at: { expiresAtMs: number; nowMs: number }): void {
