@@ -44,8 +44,11 @@ const route = obj(
           obj(
             {
               key: str({ minLength: 1 }),
-              from: str({ enum: [...DESCRIPTOR_SOURCES] }),
-              name: str({ description: 'Header, claim, path or query parameter name, for those sources.' }),
+              from: str({ enum: [...DESCRIPTOR_SOURCES], maxLength: 16 }),
+              name: str({
+                maxLength: 256,
+                description: 'Header, claim, path or query parameter name, for those sources.',
+              }),
             },
             {
               required: ['key', 'from'],

@@ -10,6 +10,7 @@ export const inboxEndpoint: CrdSource = {
     {
       endpointId: str({
         pattern: '^[A-Za-z0-9_-]{22,64}$',
+        maxLength: 64,
         description: 'The id in /api/hook/<id>: URL-safe, at least 22 characters (128 bits). Cannot change.',
         'x-kubernetes-validations': [rule('self == oldSelf', 'endpointId is immutable')],
       }),

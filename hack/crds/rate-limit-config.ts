@@ -8,39 +8,61 @@ export const MAX_DESCRIPTOR_DEPTH = 6;
 // by name: upstream's xDS message has no field for them.
 const YAML_ONLY = 'YAML files only: a resource setting it is refused (NotSupportedOverXds).';
 
+/** Names of limits (`name`, `replaces[].name`): bounded, so the CEL comparison of them has a bounded cost. */
+const LIMIT_NAME_MAX = 256;
 
-const rateLimit = obj(
-  {
-    unit: str({ enum: unitSpellings(RATE_LIMIT_UNITS), description: 'Window of the limit; any case, as upstream accepts it.' }),
-    requests_per_unit: int({ minimum: 0, maximum: 4_294_967_295, description: '0 blocks every request.' }),
-    unlimited: bool({ description: 'Never limited; no unit or count is given.' }),
-    name: str({ description: 'Lets another rule replace this limit.' }),
-    replaces: list(obj({ name: str({ minLength: 1 }) }, { required: ['name'] }), { maxItems: 64 }),
-    algorithm: str({ enum: ['fixed_window', 'sliding_window'], description: `${YAML_ONLY} fixed_window (default) or sliding_window.` }),
-    burst: int({ minimum: 1, maximum: 4_294_967_295, description: `${YAML_ONLY} Token-bucket capacity.` }),
-  },
-  {
-    'x-kubernetes-validations': [
-      rule('!(has(self.unlimited) && self.unlimited) || !has(self.unit)', 'unlimited excludes unit'),
-      rule(
-        '(has(self.unlimited) && self.unlimited) || has(self.unit)',
-        'unit is required unless unlimited is true',
-      ),
-      rule(
-        '!has(self.name) || !has(self.replaces) || self.replaces.all(r, r.name != self.name)',
-        'replaces should not contain name of same descriptor',
-      ),
-    ],
-  },
-);
+/**
+ * A rate-limit policy. The API server costs each CEL rule at the largest number of times it can run, the
+ * product of the `maxItems` of every list above it, and refuses a CRD over its budget (10^7 per rule, 10^8
+ * in all). So the rules go on the policy of top-level descriptors only (at most 1024 evaluations); deeper
+ * ones, and `rate_limits` entries, are checked by the operator, whose status names the problem the same way.
+ */
+function policy(withRules: boolean): Schema {
+  return obj(
+    {
+      unit: str({
+        enum: unitSpellings(RATE_LIMIT_UNITS),
+        maxLength: 8,
+        description: 'Window of the limit; any case, as upstream accepts it.',
+      }),
+      requests_per_unit: int({ minimum: 0, maximum: 4_294_967_295, description: '0 blocks every request.' }),
+      unlimited: bool({ description: 'Never limited; no unit or count is given.' }),
+      name: str({ maxLength: LIMIT_NAME_MAX, description: 'Lets another rule replace this limit.' }),
+      replaces: list(obj({ name: str({ minLength: 1, maxLength: LIMIT_NAME_MAX }) }, { required: ['name'] }), {
+        maxItems: 64,
+      }),
+      algorithm: str({
+        enum: ['fixed_window', 'sliding_window'],
+        maxLength: 16,
+        description: `${YAML_ONLY} fixed_window (default) or sliding_window.`,
+      }),
+      burst: int({ minimum: 1, maximum: 4_294_967_295, description: `${YAML_ONLY} Token-bucket capacity.` }),
+    },
+    withRules
+      ? {
+          'x-kubernetes-validations': [
+            rule('!(has(self.unlimited) && self.unlimited) || !has(self.unit)', 'unlimited excludes unit'),
+            rule(
+              '(has(self.unlimited) && self.unlimited) || has(self.unit)',
+              'unit is required unless unlimited is true',
+            ),
+            rule(
+              '!has(self.name) || !has(self.replaces) || self.replaces.all(r, r.name != self.name)',
+              'replaces should not contain name of same descriptor',
+            ),
+          ],
+        }
+      : {},
+  );
+}
 
 function descriptor(level: number): Schema {
   return obj(
     {
       key: str({ minLength: 1 }),
       value: str(),
-      rate_limit: rateLimit,
-      rate_limits: list(rateLimit, {
+      rate_limit: policy(level === 1),
+      rate_limits: list(policy(false), {
         maxItems: 16,
         'x-kubernetes-list-type': 'atomic',
         description: `${YAML_ONLY} Several limits on one descriptor.`,
