@@ -21,4 +21,18 @@ describe('Stats.dynamicRule', () => {
     expect(all.has('ratelimit.service.rate_limit.d.b.total_hits')).toBe(false);
     expect(all.get('ratelimit.service.rate_limit.d.stats_overflow')).toBe(1);
   });
+
+  it('bounds domain_not_found entries by the same budget, counting the rest in domain_not_found_overflow', () => {
+    const stats = new Stats({ maxDynamicKeys: 3 });
+    stats.dynamicRule('d', 'a').total_hits.value++;
+    for (let i = 0; i < 10; i++) stats.domainNotFound(`unknown-${i}`).value++;
+    stats.domainNotFound('unknown-0').value++;
+    const all = new Map(stats.entries());
+    expect([...all.keys()].filter((n) => n.endsWith('.domain_not_found'))).toEqual([
+      'ratelimit.service.rate_limit.unknown-0.domain_not_found',
+      'ratelimit.service.rate_limit.unknown-1.domain_not_found',
+    ]);
+    expect(all.get('ratelimit.service.rate_limit.unknown-0.domain_not_found')).toBe(2);
+    expect(all.get('ratelimit.service.domain_not_found_overflow')).toBe(8);
+  });
 });

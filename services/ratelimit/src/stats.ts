@@ -49,8 +49,16 @@ export class Stats {
     return getOrCreate(this.service, name, () => ({ value: 0 }));
   }
 
-  /** Requests for a domain that no configuration defines: `ratelimit.service.rate_limit.<domain>.domain_not_found`. */
+  /**
+   * Requests for a domain that no configuration defines: `ratelimit.service.rate_limit.<domain>.domain_not_found`.
+   * Callers name the domain, so these names share the `maxDynamicKeys` budget; past it, requests for a domain
+   * without an entry count in `ratelimit.service.domain_not_found_overflow`.
+   */
   domainNotFound(domain: string): StatCounter {
+    const existing = this.notFound.get(domain);
+    if (existing) return existing;
+    if (this.dynamicKeys >= this.o.maxDynamicKeys) return this.counter('domain_not_found_overflow');
+    this.dynamicKeys++;
     return getOrCreate(this.notFound, domain, () => ({ value: 0 }));
   }
 
@@ -136,6 +144,7 @@ export class Stats {
       'global_shadow_mode',
       'call.should_rate_limit.service_error',
       'call.should_rate_limit.redis_error',
+      'domain_not_found_overflow',
     ];
     for (const name of names) {
       const counter = this.counter(name);
