@@ -1,5 +1,5 @@
 export { createRateLimitClient } from './rate-limit-client.js';
-export { LIMIT_HEADER_NAMES } from './limit-headers.js';
+export { LIMIT_HEADER_NAMES, retryAfter } from './limit-headers.js';
 export { readRateLimitTls } from './tls-settings.js';
 export { RateLimitClientClosedError, RateLimitClientOptionsError, UndecidedResponseError } from './errors.js';
 export type {

@@ -56,3 +56,9 @@ export function addLimitHeaders(
   );
   return out;
 }
+
+/** `Retry-After` for a refused call: the seconds of its `RateLimit-Reset` header, when it has one. */
+export function retryAfter(headers: readonly DescriptorEntry[]): string | undefined {
+  const reset = headers.find((h) => h.key.toLowerCase() === LIMIT_HEADER_NAMES.reset.toLowerCase());
+  return reset && /^\d+$/.test(reset.value) ? reset.value : undefined;
+}

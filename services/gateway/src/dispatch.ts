@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountStore } from '@portcullis/accounts';
 import { readBody, type Logger } from '@portcullis/kit';
-import type { RateLimitClient } from '@portcullis/ratelimit-client';
+import { retryAfter, type DescriptorEntry, type RateLimitClient } from '@portcullis/ratelimit-client';
 import type { Authenticator, Caller } from './auth/authenticator.js';
 import { HttpError } from './errors.js';
 import { resolveHandler, type HandlerClasses } from './handlers/registry.js';
 import type { HandlerMethod } from './handlers/types.js';
 import { forwardRequest } from './proxy/upstream.js';
-import { routeDescriptor } from './rate-limit.js';
+import { routeDescriptor, signInDescriptors } from './rate-limit.js';
 import { mergeData, parseBody, parseQuery, tooLarge, toResponseBody } from './request-data.js';
 import type { RouteTable } from './router/route-table.js';
 import type { GatewayRoute, RouteMatch } from './router/route-types.js';
@@ -147,16 +147,32 @@ export class Dispatcher {
       userId: at.caller?.account.id,
       claims: at.caller?.claims ? { ...at.caller.claims } : undefined,
     });
+    await this.enforce(this.o.settings.ratelimit.domain, [entries], at.reply);
+  }
+
+  /**
+   * Asks the rate-limit service and sets the `RateLimit-*` headers it answered; 429 with `Retry-After` over
+   * a limit, 503 when it cannot be asked and the failure mode is `deny`.
+   */
+  private async enforce(
+    domain: string,
+    descriptors: DescriptorEntry[][],
+    reply: FastifyReply,
+  ): Promise<void> {
     const decision = await this.o.ratelimit.decide({
-      domain: this.o.settings.ratelimit.domain,
-      descriptors: [{ entries }],
+      domain,
+      descriptors: descriptors.map((entries) => ({ entries })),
     });
-    for (const h of decision.headers) void at.reply.header(h.key, h.value);
+    for (const h of decision.headers) void reply.header(h.key, h.value);
     if (decision.allowed) return;
     // failure mode deny: the service could not be asked, which is not the caller's doing
     if (decision.failedOpen)
       throw new HttpError(503, 'rate limit service unavailable', { code: 'RATE_LIMIT_UNAVAILABLE' });
-    throw new HttpError(429, 'Too many requests', { code: 'RATE_LIMITED' });
+    const after = retryAfter(decision.headers);
+    throw new HttpError(429, 'Too many requests', {
+      code: 'RATE_LIMITED',
+      ...(after === undefined ? {} : { headers: { 'retry-after': after } }),
+    });
   }
 
   private async handleAuth(request: FastifyRequest, reply: FastifyReply, search: string): Promise<unknown> {
@@ -166,7 +182,15 @@ export class Dispatcher {
         return reply.code(204).header('allow', AUTH_METHODS.join(', ')).send();
       case 'POST': {
         const body = parseBody(request.headers['content-type'], await this.readBody(request));
-        return this.o.auth.login({ ...parseQuery(search), ...body }, reply, secure);
+        const params = { ...parseQuery(search), ...body };
+        // before the password is checked, so guessing gets 429 whether or not a guess is right
+        const username = typeof params.username === 'string' ? params.username : '';
+        await this.enforce(
+          this.o.settings.ratelimit.authDomain,
+          signInDescriptors(request.ip, username),
+          reply,
+        );
+        return this.o.auth.login(params, reply, secure);
       }
       case 'DELETE':
         return this.o.auth.logout(await this.o.auth.identify(request), reply, secure);

@@ -1,4 +1,5 @@
 import type { RouteRateLimit } from '@portcullis/config';
+import type { DescriptorEntry } from '@portcullis/ratelimit-client';
 import type { GatewayRoute } from './router/route-types.js';
 
 export interface DescriptorSources {
@@ -53,4 +54,17 @@ function valueOf(d: RouteRateLimit['descriptors'][number], from: DescriptorSourc
       throw new Error(`unknown descriptor source ${String(unknown)}`);
     }
   }
+}
+
+/**
+ * Sign-in (`POST /auth`), counted per client address and per user name (lower-cased: names are unique
+ * regardless of case), so neither many names from one address nor one name from many addresses goes
+ * unchecked; the inbox asks its domain the same way.
+ */
+export function signInDescriptors(ip: string, username: string): DescriptorEntry[][] {
+  const action = { key: 'action', value: 'sign_in' };
+  return [
+    [action, { key: 'remote_address', value: ip }],
+    [action, { key: 'username', value: username.toLowerCase() }],
+  ];
 }

@@ -35,6 +35,8 @@ export interface Settings {
     target: string;
     xdsServerUri: string;
     domain: string;
+    /** Sign-in (`POST /auth`) is asked of this domain, which the operator does not generate: a RateLimitConfig sets its limits. */
+    authDomain: string;
     failureMode: 'allow' | 'deny';
     timeoutMs: number;
     /** `GATEWAY_RATELIMIT_TLS*`: TLS (or mTLS) to the service; plaintext when undefined. */
@@ -86,6 +88,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       target: env.str('GATEWAY_RATELIMIT_URL', { default: 'localhost:8081' }),
       xdsServerUri: env.str('GATEWAY_RATELIMIT_XDS_SERVER', { default: env.str('GATEWAY_XDS_SERVER_URL') }),
       domain: env.str('GATEWAY_RATELIMIT_DOMAIN', { default: 'gateway' }),
+      authDomain: env.str('GATEWAY_RATELIMIT_AUTH_DOMAIN', { default: 'gateway-auth' }),
       failureMode: env.oneOf('GATEWAY_RATELIMIT_FAILURE_MODE', ['allow', 'deny'], { default: 'allow' }),
       timeoutMs: env.durationMs('GATEWAY_RATELIMIT_TIMEOUT', { default: '200ms' }),
       tls: readRateLimitTls(env, 'GATEWAY_RATELIMIT'),

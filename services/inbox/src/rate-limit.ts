@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { Logger } from '@portcullis/kit';
 import {
   createRateLimitClient,
-  LIMIT_HEADER_NAMES,
+  retryAfter,
   type DescriptorEntry,
   type RateLimitClient,
 } from '@portcullis/ratelimit-client';
@@ -85,7 +85,7 @@ export function toDescriptors(limit: InboxLimit): DescriptorEntry[][] {
 export function toLimitedHeaders(headers: readonly DescriptorEntry[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const h of headers) out[h.key] = h.value;
-  const reset = headers.find((h) => h.key.toLowerCase() === LIMIT_HEADER_NAMES.reset.toLowerCase());
-  if (reset && /^\d+$/.test(reset.value)) out['retry-after'] = reset.value;
+  const after = retryAfter(headers);
+  if (after !== undefined) out['retry-after'] = after;
   return out;
 }

@@ -1,0 +1,90 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { quietLog as log } from '@portcullis/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
+import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
+import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
+import { loadSettings as loadRateLimitSettings } from '../services/ratelimit/src/settings.js';
+
+// POST /auth asks the real rate-limit service (domain gateway-auth) before it checks the password: per
+// client address and per user name, as examples/resources/ratelimit-gateway-auth.yaml sets them.
+
+const LIMITS = `domain: gateway-auth
+descriptors:
+  - key: action
+    value: sign_in
+    descriptors:
+      - key: remote_address
+        rate_limit: {unit: minute, requests_per_unit: 4}
+      - key: username
+        rate_limit: {unit: minute, requests_per_unit: 2}
+`;
+
+describe('gateway sign-in limits through the rate-limit service', () => {
+  let dir: string;
+  let ratelimit: RateLimitApp;
+  let gateway: GatewayApp;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gateway-sign-in-'));
+    await mkdir(join(dir, 'config'));
+    await writeFile(join(dir, 'config', 'gateway-auth.yaml'), LIMITS);
+    ratelimit = await startRateLimit(
+      loadRateLimitSettings({
+        HOST: '127.0.0.1',
+        GRPC_HOST: '127.0.0.1',
+        DEBUG_HOST: '127.0.0.1',
+        PORT: '0',
+        GRPC_PORT: '0',
+        DEBUG_PORT: '0',
+        RUNTIME_ROOT: dir,
+        RUNTIME_WATCH_ROOT: 'false',
+        BACKEND_TYPE: 'memory',
+        USE_STATSD: 'false',
+      }),
+      { log },
+    );
+    gateway = await startGateway(
+      loadGatewaySettings({
+        GATEWAY_HOST: '127.0.0.1',
+        GATEWAY_PORT: '0',
+        GATEWAY_AUTH: 'jwt',
+        GATEWAY_STATE_DIR: join(dir, 'state'),
+        GATEWAY_RATELIMIT_URL: `127.0.0.1:${ratelimit.ports.grpc}`,
+      }),
+      { log },
+    );
+    await gateway.backend.accounts.createUser({ username: 'alice', password: 'correct horse' });
+    await gateway.backend.accounts.createUser({ username: 'bob', password: 'battery staple' });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await ratelimit.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const signIn = (username: string, password: string) =>
+    fetch(`http://127.0.0.1:${gateway.port}/api/auth`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+    });
+
+  it('refuses a user name past its limit, right password or not, and then the address', async () => {
+    expect((await signIn('alice', 'guess 1')).status).toBe(401);
+    expect((await signIn('ALICE', 'guess 2')).status).toBe(401); // one name, whatever its case
+    const refused = await signIn('alice', 'correct horse');
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ code: 'RATE_LIMITED' });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.headers.get('ratelimit-limit')).toBe('2');
+
+    // another name from the same address: the address allows four a minute
+    const bob = await signIn('bob', 'battery staple');
+    expect(bob.status).toBe(200);
+    expect(bob.headers.get('ratelimit-remaining')).toBe('0');
+    expect((await signIn('bob', 'battery staple')).status).toBe(429);
+  });
+});
