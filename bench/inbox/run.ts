@@ -170,8 +170,8 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   out('');
   out(
     `forwarding: ${FORWARD_CAPTURES} captures sent ${CONCURRENCY} at a time (after ${FORWARD_WARMUP_CAPTURES} ` +
-      `to warm up), the worker forwarding up to ${FORWARD_IN_FLIGHT} at once, each on a new connection ` +
-      `(Connection: close); the ceiling sends the same body over ${FORWARD_IN_FLIGHT} keep-alive connections. ` +
+      `to warm up), the worker forwarding up to ${FORWARD_IN_FLIGHT} at once over kept connections; ` +
+      `the ceiling sends the same body over ${FORWARD_IN_FLIGHT} keep-alive connections. ` +
       'Server CPU = the target (ceiling) or the worker (forwarded); the inbox and Redis count as other.',
   );
   out('');

@@ -174,7 +174,7 @@ describe('forwarding worker (redis)', () => {
       ...['Host', new URL(t.url).host, 'User-Agent', 'GitHub-Hookshot/1', 'X-GitHub-Event', 'push'],
       ...['X-Hub-Signature-256', signature, 'x-dup', '1', 'Content-Type', 'application/json', 'X-Dup', '2'],
       ...['Content-Length', String(body.length), 'X-Forwarded-Host', `127.0.0.1:${h.port}`],
-      ...['Connection', 'close'],
+      ...['Connection', 'keep-alive'],
     ]);
     expect(await forwarding(id, requestId)).toEqual([
       {

@@ -1,5 +1,10 @@
-import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { ForwardRequest } from './forward-request.js';
 
@@ -13,6 +18,35 @@ export interface DeliverOptions {
   pinned: { address: string; family: 4 | 6 };
   timeoutMs: number;
   signal: AbortSignal;
+  /** Connections kept open between deliveries; without it, one connection per delivery. */
+  keepAlive?: KeepAlive | undefined;
+}
+
+/** Open connections to targets, reused by later deliveries to the same host and port. */
+export interface KeepAlive {
+  http: HttpAgent;
+  https: HttpsAgent;
+  close(): void;
+}
+
+/**
+ * For a worker, whose targets usually get many deliveries in a row. An idle connection is closed after 4 s,
+ * before the 5 s after which common servers (Node's among them) close theirs, so a reused one is rarely one
+ * the server is closing; one that was is retried once on a new connection. A reused connection goes to an
+ * address the egress policy allowed when it was opened.
+ */
+export function createKeepAlive(): KeepAlive {
+  const options = { keepAlive: true, timeout: 4000, maxFreeSockets: 16 };
+  const http = new HttpAgent(options);
+  const https = new HttpsAgent(options);
+  return {
+    http,
+    https,
+    close() {
+      http.destroy();
+      https.destroy();
+    },
+  };
 }
 
 /** The most of a response body read (and discarded) before the connection is dropped. */
@@ -20,35 +54,50 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
  * Sends one request with node:http(s) and the flat header array, so nothing is added, merged or reordered
- * (fetch would). No redirects are followed and nothing is decompressed. Never rejects.
+ * (fetch would); `Connection` ends it, saying whether the connection stays open. No redirects are followed
+ * and nothing is decompressed. Never rejects.
  */
-export function deliver(req: ForwardRequest, o: DeliverOptions): Promise<DeliveryResult> {
+export async function deliver(req: ForwardRequest, o: DeliverOptions): Promise<DeliveryResult> {
+  const first = await send(req, o, o.keepAlive);
+  // the server closed a kept connection as it was reused: nothing reached it, so a new connection is safe
+  if (first.kind === 'failed' && first.staleConnection) return send(req, o, undefined);
+  return first.kind === 'failed' ? { kind: 'failed', error: first.error } : first;
+}
+
+type SendResult =
+  Exclude<DeliveryResult, { kind: 'failed' }> | { kind: 'failed'; error: string; staleConnection: boolean };
+
+function send(req: ForwardRequest, o: DeliverOptions, keepAlive: KeepAlive | undefined): Promise<SendResult> {
   const lookup: LookupFunction = (_hostname, options, callback) => {
     if (options.all) callback(null, [o.pinned]);
     else callback(null, o.pinned.address, o.pinned.family);
   };
-  const send = req.url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const https = req.url.protocol === 'https:';
+  const request = https ? httpsRequest : httpRequest;
+  const agent = keepAlive ? (https ? keepAlive.https : keepAlive.http) : false;
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (result: DeliveryResult): void => {
+    let answered = false;
+    const finish = (result: SendResult): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       o.signal.removeEventListener('abort', onAbort);
       resolve(result);
     };
-    const client: ClientRequest = send(
+    const client: ClientRequest = request(
       {
         protocol: req.url.protocol,
         host: req.url.hostname.replace(/^\[(.*)\]$/, '$1'),
         port: req.url.port,
         method: req.method,
         path: req.path,
-        headers: req.rawHeaders,
+        headers: [...req.rawHeaders, 'Connection', keepAlive ? 'keep-alive' : 'close'],
         lookup,
-        agent: false,
+        agent,
       },
       (res: IncomingMessage) => {
+        answered = true;
         const retryAfter = res.headers['retry-after'];
         let readBytes = 0;
         res.on('data', (chunk: Buffer) => {
@@ -61,7 +110,7 @@ export function deliver(req: ForwardRequest, o: DeliverOptions): Promise<Deliver
     );
     const timer = setTimeout(() => {
       client.destroy();
-      finish({ kind: 'failed', error: `no answer within ${o.timeoutMs} ms` });
+      finish({ kind: 'failed', error: `no answer within ${o.timeoutMs} ms`, staleConnection: false });
     }, o.timeoutMs);
     const onAbort = (): void => {
       client.destroy();
@@ -70,7 +119,11 @@ export function deliver(req: ForwardRequest, o: DeliverOptions): Promise<Deliver
     o.signal.addEventListener('abort', onAbort);
     if (o.signal.aborted) onAbort();
     client.on('error', (err: NodeJS.ErrnoException) => {
-      finish({ kind: 'failed', error: err.code ? `${err.code}: ${err.message}` : err.message });
+      finish({
+        kind: 'failed',
+        error: err.code ? `${err.code}: ${err.message}` : err.message,
+        staleConnection: client.reusedSocket && !answered && err.code === 'ECONNRESET',
+      });
     });
     client.end(req.body);
   });

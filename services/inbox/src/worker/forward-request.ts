@@ -5,8 +5,8 @@ import type { Capture } from '../store/types.js';
 // What is sent to a target: the capture as received, so signatures over the body (GitHub's
 // X-Hub-Signature-256, Stripe's) still verify. Headers keep their order, case and duplicates; only the
 // hop-by-hop ones go, Host names the target (the original moves to X-Forwarded-Host) and Content-Length is
-// recomputed from the stored bytes, in the place the original framing header had. `Connection: close` ends
-// the list.
+// recomputed from the stored bytes, in the place the original framing header had. deliver.ts ends the list
+// with the `Connection` header of the connection it uses.
 
 export interface ForwardRequest {
   url: URL;
@@ -80,7 +80,5 @@ export function forwardHeaders(
   }
   if (!framed && o.bodyBytes > 0) out.push('Content-Length', String(o.bodyBytes));
   if (originalHost !== undefined) out.push('X-Forwarded-Host', originalHost);
-  // one connection per attempt (deliver.ts uses no agent); said here so node:http adds nothing of its own
-  out.push('Connection', 'close');
   return out;
 }

@@ -4,7 +4,7 @@ import type { ForwardTarget } from '@portcullis/config';
 import type { Logger } from '@portcullis/kit';
 import type { Capture, EndpointRecord, ForwardAttempt, InboxStore } from '../store/types.js';
 import { computeRetryDelayMs, isRetryableStatus, parseRetryAfterMs } from './backoff.js';
-import { deliver, type DeliveryResult } from './deliver.js';
+import { createKeepAlive, deliver, type DeliveryResult } from './deliver.js';
 import type { EgressPolicy } from './egress-policy.js';
 import { buildForwardRequest } from './forward-request.js';
 import type { ForwardQueue, QueuedCapture } from './forward-queue.js';
@@ -44,6 +44,7 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
   // Node's default of 10 that is concurrency, not a leak
   setMaxListeners(0, stopping.signal);
   const isStopping = (): boolean => stopping.signal.aborted;
+  const keepAlive = createKeepAlive();
   const inFlight = new Map<string, { endpointId: string; requestId: string; done: Promise<void> }>();
   let endpoints = new Map<string, EndpointRecord>();
   let loop: Promise<void> | undefined;
@@ -152,6 +153,7 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
       pinned: decision,
       timeoutMs: target.timeoutSeconds * 1000,
       signal: stopping.signal,
+      keepAlive,
     });
     return result.kind === 'failed' ? { ...result, retryable: true } : result;
   };
@@ -230,6 +232,7 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
       o.queue.close();
       await loop;
       await Promise.all([...inFlight.values()].map((f) => f.done));
+      keepAlive.close();
     },
   };
 }
