@@ -96,7 +96,7 @@ export class Dispatcher {
       throw new HttpError(501, `handler ${route.target.handler} is not available`, {
         code: 'UNKNOWN_HANDLER',
       });
-    const body = parseBody(request.headers['content-type'], await this.readBody(request));
+    const body = await parseBody(request.headers['content-type'], await this.readBody(request));
     let data = mergeData({ query: at.query, body, params, userId: at.caller?.account.id });
     if (route.requiredParams.length > 0)
       data = checkAndSanitizeRequiredParameters(data, route.requiredParams);
@@ -181,7 +181,7 @@ export class Dispatcher {
       case 'OPTIONS':
         return reply.code(204).header('allow', AUTH_METHODS.join(', ')).send();
       case 'POST': {
-        const body = parseBody(request.headers['content-type'], await this.readBody(request));
+        const body = await parseBody(request.headers['content-type'], await this.readBody(request));
         const params = { ...parseQuery(search), ...body };
         // before the password is checked, so guessing gets 429 whether or not a guess is right
         const username = typeof params.username === 'string' ? params.username : '';

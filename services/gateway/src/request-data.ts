@@ -16,7 +16,10 @@ export function parseQuery(search: string): Record<string, unknown> {
 }
 
 /** A JSON object or urlencoded form body, for any method; other types contribute nothing. */
-export function parseBody(contentType: string | undefined, body: Buffer): Record<string, unknown> {
+export async function parseBody(
+  contentType: string | undefined,
+  body: Buffer,
+): Promise<Record<string, unknown>> {
   if (body.length === 0) return {};
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (type === 'application/json' || type.endsWith('+json')) {
@@ -32,10 +35,29 @@ export function parseBody(contentType: string | undefined, body: Buffer): Record
   }
   if (type === 'application/x-www-form-urlencoded')
     return fromPairs(new URLSearchParams(body.toString('utf8')));
+  if (type === 'multipart/form-data') return fromPairs(await multipartFields(contentType ?? '', body));
   return {};
 }
 
-function fromPairs(params: URLSearchParams): Record<string, unknown> {
+/**
+ * The text fields of a multipart body, in order. File parts are not data (the original module's PHP put
+ * them in `$_FILES`, not `$_REQUEST`); an upstream route gets the body untouched.
+ */
+async function multipartFields(contentType: string, body: Buffer): Promise<Array<[string, string]>> {
+  let form: FormData;
+  try {
+    form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+  } catch (err: unknown) {
+    throw new HttpError(400, `body is not valid multipart/form-data: ${(err as Error).message}`, {
+      code: 'BAD_MULTIPART',
+    });
+  }
+  const fields: Array<[string, string]> = [];
+  for (const [name, value] of form) if (typeof value === 'string') fields.push([name, value]);
+  return fields;
+}
+
+function fromPairs(params: Iterable<[string, string]>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of params) {
     const before = out[key];

@@ -87,6 +87,11 @@ describe('gateway routing (auth none)', () => {
     expect(r.body).toEqual({ id: 'Path-Case', page: '2', note: 'hi' });
     const form = await g.request('POST', '/api/echo/x', { form: { note: 'from a form' } });
     expect(form.body).toEqual({ id: 'x', note: 'from a form' });
+    const multipart = new FormData();
+    multipart.append('note', 'from a multipart form');
+    multipart.append('file', new Blob(['bytes']), 'a.txt');
+    const upload = await fetch(`${g.url}/api/echo/y`, { method: 'POST', body: multipart });
+    expect(await upload.json()).toEqual({ id: 'y', note: 'from a multipart form' });
   });
 
   it('answers 404 for no route and 405 with Allow for a wrong method', async () => {
