@@ -1,3 +1,4 @@
+import { Busboy } from '@fastify/busboy';
 import { HttpError } from './errors.js';
 import type { RequestData } from './handlers/types.js';
 
@@ -41,20 +42,28 @@ export async function parseBody(
 
 /**
  * The text fields of a multipart body, in order. File parts are not data (the original module's PHP put
- * them in `$_FILES`, not `$_REQUEST`); an upstream route gets the body untouched.
+ * them in `$_FILES`, not `$_REQUEST`) and are skipped; an upstream route gets the body untouched.
  */
-async function multipartFields(contentType: string, body: Buffer): Promise<Array<[string, string]>> {
-  let form: FormData;
-  try {
-    form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
-  } catch (err: unknown) {
-    throw new HttpError(400, `body is not valid multipart/form-data: ${(err as Error).message}`, {
+function multipartFields(contentType: string, body: Buffer): Promise<Array<[string, string]>> {
+  const bad = (err: unknown): HttpError =>
+    new HttpError(400, `body is not valid multipart/form-data: ${(err as Error).message}`, {
       code: 'BAD_MULTIPART',
     });
-  }
-  const fields: Array<[string, string]> = [];
-  for (const [name, value] of form) if (typeof value === 'string') fields.push([name, value]);
-  return fields;
+  return new Promise((resolve, reject) => {
+    const fields: Array<[string, string]> = [];
+    let parser: ReturnType<typeof Busboy>;
+    try {
+      parser = Busboy({ headers: { 'content-type': contentType } });
+    } catch (err: unknown) {
+      reject(bad(err));
+      return;
+    }
+    parser.on('field', (name: string, value: string) => fields.push([name, value]));
+    parser.on('file', (_name: string, stream: NodeJS.ReadableStream) => stream.resume());
+    parser.on('finish', () => resolve(fields));
+    parser.on('error', (err: unknown) => reject(bad(err)));
+    parser.end(body);
+  });
 }
 
 function fromPairs(params: Iterable<[string, string]>): Record<string, unknown> {
