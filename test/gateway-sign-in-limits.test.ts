@@ -1,12 +1,11 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quietLog as log } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
 import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
-import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
-import { loadSettings as loadRateLimitSettings } from '../services/ratelimit/src/settings.js';
+import { startHarness, type Harness } from '../services/ratelimit/test/harness.js';
 
 // POST /auth asks the real rate-limit service (domain gateway-auth) before it checks the password: per
 // client address and per user name, as examples/resources/ratelimit-gateway-auth.yaml sets them.
@@ -24,35 +23,19 @@ descriptors:
 
 describe('gateway sign-in limits through the rate-limit service', () => {
   let dir: string;
-  let ratelimit: RateLimitApp;
+  let ratelimit: Harness;
   let gateway: GatewayApp;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gateway-sign-in-'));
-    await mkdir(join(dir, 'config'));
-    await writeFile(join(dir, 'config', 'gateway-auth.yaml'), LIMITS);
-    ratelimit = await startRateLimit(
-      loadRateLimitSettings({
-        HOST: '127.0.0.1',
-        GRPC_HOST: '127.0.0.1',
-        DEBUG_HOST: '127.0.0.1',
-        PORT: '0',
-        GRPC_PORT: '0',
-        DEBUG_PORT: '0',
-        RUNTIME_ROOT: dir,
-        RUNTIME_WATCH_ROOT: 'false',
-        BACKEND_TYPE: 'memory',
-        USE_STATSD: 'false',
-      }),
-      { log },
-    );
+    ratelimit = await startHarness({ 'gateway-auth.yaml': LIMITS });
     gateway = await startGateway(
       loadGatewaySettings({
         GATEWAY_HOST: '127.0.0.1',
         GATEWAY_PORT: '0',
         GATEWAY_AUTH: 'jwt',
         GATEWAY_STATE_DIR: join(dir, 'state'),
-        GATEWAY_RATELIMIT_URL: `127.0.0.1:${ratelimit.ports.grpc}`,
+        GATEWAY_RATELIMIT_URL: `127.0.0.1:${ratelimit.app.ports.grpc}`,
       }),
       { log },
     );

@@ -56,6 +56,20 @@ describe('operator with the Kubernetes API', () => {
     const { stdout } = await run('kubectl', args, { env, timeout: 20_000, cwd: repo });
     return stdout;
   };
+  /** Waits until `kubectl get events` lists `<type> <reason> <object name>`. */
+  const expectEvent = async (line: string): Promise<void> => {
+    const events = await until(
+      () =>
+        kubectl(
+          'get',
+          'events',
+          '-o',
+          'jsonpath={range .items[*]}{.type} {.reason} {.involvedObject.name}{"\\n"}{end}',
+        ),
+      (out) => out.includes(line),
+    );
+    expect(events).toContain(line);
+  };
   const operatorSettings = () =>
     loadOperatorSettings({
       OPERATOR_SOURCE: 'kubernetes',
@@ -191,17 +205,7 @@ describe('operator with the Kubernetes API', () => {
     });
     expect(condition(r, 'Ready')).toMatchObject({ status: 'True', reason: 'ServingPrevious' });
     expect(await limitOf('messaging')).toBe(7);
-    const events = await until(
-      () =>
-        kubectl(
-          'get',
-          'events',
-          '-o',
-          'jsonpath={range .items[*]}{.reason} {.involvedObject.name}{"\\n"}{end}',
-        ),
-      (out) => out.includes('InvalidSpec messaging'),
-    );
-    expect(events).toContain('InvalidSpec messaging');
+    await expectEvent('Warning InvalidSpec messaging');
   });
 
   it('lets the older resource keep a domain another one claims', async () => {
@@ -306,17 +310,7 @@ describe('operator with the Kubernetes API', () => {
       ].join('\n'),
     });
     expect(condition(r, 'Ready')).toMatchObject({ status: 'False', reason: 'NotServed' });
-    const events = await until(
-      () =>
-        kubectl(
-          'get',
-          'events',
-          '-o',
-          'jsonpath={range .items[*]}{.type} {.reason} {.involvedObject.name}{"\\n"}{end}',
-        ),
-      (out) => out.includes('Warning NotSupportedOverXds yaml-only'),
-    );
-    expect(events).toContain('Warning NotSupportedOverXds yaml-only');
+    await expectEvent('Warning NotSupportedOverXds yaml-only');
     expect(await limitOf('yaml-only')).toBeUndefined();
   });
 
@@ -370,17 +364,7 @@ describe('operator with the Kubernetes API', () => {
     // the API server kept the fields (the CRD schema lists them), so the refusal can name them
     expect(JSON.stringify((r as unknown as { spec: unknown }).spec)).toContain('"burst":10');
     expect(await limitOf('yaml-only-limits')).toBeUndefined();
-    const events = await until(
-      () =>
-        kubectl(
-          'get',
-          'events',
-          '-o',
-          'jsonpath={range .items[*]}{.type} {.reason} {.involvedObject.name}{"\\n"}{end}',
-        ),
-      (out) => out.includes('Warning NotSupportedOverXds yaml-only-limits'),
-    );
-    expect(events).toContain('Warning NotSupportedOverXds yaml-only-limits');
+    await expectEvent('Warning NotSupportedOverXds yaml-only-limits');
     await kubectl('delete', 'rlc', 'yaml-only-limits');
   });
 
