@@ -12,7 +12,7 @@ import { FileConfigSource } from './config/file-source.js';
 import { XdsConfigSource } from './config/xds-source.js';
 import type { RuleSet } from './config/rule-set.js';
 import { Limiter } from './limiter/limiter.js';
-import { OverLimitCache } from './limiter/over-limit-cache.js';
+import { OverLimitCache, reportLocalCache } from './limiter/over-limit-cache.js';
 import { startDebugServer } from './servers/debug-server.js';
 import { startGrpcServer } from './servers/grpc-server.js';
 import { startHttpServer } from './servers/http-server.js';
@@ -57,6 +57,11 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
       if (settings.kvstore.healthCheckActiveConnection) health.set('kvstore', connected);
     },
   });
+  const overLimitCache =
+    settings.limiter.localCacheSizeBytes > 0
+      ? new OverLimitCache(settings.limiter.localCacheSizeBytes)
+      : undefined;
+  if (overLimitCache) reportLocalCache(stats, overLimitCache);
   const service = new RateLimitService({
     limiter: new Limiter({
       store,
@@ -65,10 +70,7 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
       cacheKeyPrefix: settings.limiter.cacheKeyPrefix,
       expirationJitterMaxSeconds: settings.limiter.expirationJitterMaxSeconds,
       random: Math.random,
-      overLimitCache:
-        settings.limiter.localCacheSizeBytes > 0
-          ? new OverLimitCache(settings.limiter.localCacheSizeBytes)
-          : undefined,
+      overLimitCache,
       stopIncrementWhenOverLimit: settings.limiter.stopIncrementWhenOverLimit,
     }),
     stats,

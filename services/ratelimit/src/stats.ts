@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { CallStats, type TimingSample } from './call-stats.js';
 
 /** A monotonically increasing count; a plain field so the hot path pays one addition. */
@@ -31,6 +31,9 @@ export class Stats {
   private readonly notFound = new Map<string, StatCounter>();
   private readonly rules = new Map<string, { domain: string; descriptor: string; stats: RuleStats }>();
   private readonly calls = new Map<string, CallStats>();
+  /** Figures read when reported, by full name. */
+  private readonly gauges = new Map<string, () => number>();
+  private registry: Registry | undefined;
   private responseTimes: Histogram<'grpc_method'> | undefined;
   /** Per domain, the hits of names `dynamicRule` had no room left for. */
   private readonly overflow = new Map<string, RuleStats>();
@@ -69,6 +72,20 @@ export class Stats {
       descriptor,
       stats: createRuleStats(),
     })).stats;
+  }
+
+  /**
+   * A figure read when it is reported, by its full name (`ratelimit.localcache.entryCount`): `/stats`, a
+   * statsd gauge (`|g`) each flush, a Prometheus gauge (dots as underscores).
+   */
+  gauge(name: string, read: () => number): void {
+    this.gauges.set(name, read);
+    if (this.registry) registerGauge(this.registry, name, read);
+  }
+
+  /** Every gauge's current value. */
+  *gaugeEntries(): Generator<[name: string, value: number]> {
+    for (const [name, read] of this.gauges) yield [name, read()];
   }
 
   /** The gRPC server's statistics of `method`: `ratelimit_server.<method>.total_requests`, `.response_time`. */
@@ -113,7 +130,7 @@ export class Stats {
 
   /** `name: value` for every statistic, sorted by name, as the debug port's `/stats` prints them. */
   lines(): string[] {
-    return [...this.entries()]
+    return [...this.entries(), ...this.gaugeEntries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([name, value]) => `${name}: ${value}`);
   }
@@ -124,6 +141,8 @@ export class Stats {
    * `ratelimit_service_<name>`, gRPC server statistics under the names upstream's Prometheus sink gives them.
    */
   register(registry: Registry): void {
+    this.registry = registry;
+    for (const [name, read] of this.gauges) registerGauge(registry, name, read);
     for (const stat of RULE_STATS) {
       const rules = this.rules;
       new Counter({
@@ -205,6 +224,17 @@ export class Stats {
 
 function createRuleStats(): RuleStats {
   return Object.fromEntries(RULE_STATS.map((s) => [s, { value: 0 }])) as Record<RuleStatName, StatCounter>;
+}
+
+function registerGauge(registry: Registry, name: string, read: () => number): void {
+  new Gauge({
+    name: name.replaceAll('.', '_'),
+    help: `Upstream statistic ${name}.`,
+    registers: [registry],
+    collect() {
+      this.set(read());
+    },
+  });
 }
 
 function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {

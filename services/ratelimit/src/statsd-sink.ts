@@ -36,6 +36,8 @@ export function startStatsdSink(o: StatsdSinkOptions): { close(): Promise<void> 
       sent.set(name, value);
       lines.push(`${sanitizeName(name)}${suffix}:${delta}|c`);
     }
+    for (const [name, value] of o.stats.gaugeEntries())
+      lines.push(`${sanitizeName(name)}${suffix}:${value}|g`);
     for (const [name, { samples, count }] of o.stats.drainTimings()) {
       // a sample of the interval's timings says which share of them it is, so statsd scales its counts
       const rate = samples.length < count ? `|@${(samples.length / count).toPrecision(4)}` : '';

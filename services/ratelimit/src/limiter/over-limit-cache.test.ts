@@ -46,4 +46,17 @@ describe('OverLimitCache', () => {
     cache.add('k', { expiresAtMs: 1000, nowMs: 0 });
     expect(cache.size).toBe(0);
   });
+
+  it('counts lookups, hits, and entries dropped at expiry or to make room', () => {
+    const entry = 'key-0'.length * 2 + ENTRY_OVERHEAD_BYTES;
+    const cache = new OverLimitCache(entry * 2);
+    cache.add('key-0', { expiresAtMs: 100, nowMs: 0 });
+    cache.add('key-1', { expiresAtMs: 10_000, nowMs: 0 });
+    expect(cache.overUntilMs('key-1', 50)).toBe(10_000);
+    expect(cache.overUntilMs('key-9', 50)).toBeUndefined();
+    cache.add('key-2', { expiresAtMs: 10_000, nowMs: 200 }); // key-0 has expired: dropped, room enough
+    cache.add('key-3', { expiresAtMs: 10_000, nowMs: 200 }); // full: key-1 goes although live
+    expect(cache.counts).toEqual({ lookups: 2, hits: 1, expired: 1, evacuated: 1 });
+    expect(cache.size).toBe(2);
+  });
 });

@@ -1,3 +1,5 @@
+import type { Stats } from '../stats.js';
+
 /**
  * Estimated heap bytes of one entry beyond its key's characters: the string header, the map's slot and
  * hash bucket, the boxed expiry time and the age queue's slot.
@@ -10,6 +12,8 @@ export const ENTRY_OVERHEAD_BYTES = 80;
  * entries go first, and expired ones are dropped from the old end on each insert.
  */
 export class OverLimitCache {
+  /** Since start: lookups, those that found a key over limit, entries dropped at expiry or to make room. */
+  readonly counts = { lookups: 0, hits: 0, expired: 0, evacuated: 0 };
   /** Key → end of its window, ms since the epoch. */
   private readonly expiries = new Map<string, number>();
   /** Keys oldest first, from `head` on: each key of `expiries` once. */
@@ -21,8 +25,11 @@ export class OverLimitCache {
 
   /** Until when (ms) `key` is known to be over limit, or undefined when it is not at `nowMs`. */
   overUntilMs(key: string, nowMs: number): number | undefined {
+    this.counts.lookups++;
     const expiresAtMs = this.expiries.get(key);
-    return expiresAtMs !== undefined && expiresAtMs > nowMs ? expiresAtMs : undefined;
+    if (expiresAtMs === undefined || expiresAtMs <= nowMs) return undefined;
+    this.counts.hits++;
+    return expiresAtMs;
   }
 
   add(key: string, at: { expiresAtMs: number; nowMs: number }): void {
@@ -38,7 +45,10 @@ export class OverLimitCache {
     this.bytes += size;
     while (this.head < this.order.length) {
       const oldest = this.order[this.head] as string;
-      if (this.bytes <= this.maxBytes && (this.expiries.get(oldest) ?? 0) > at.nowMs) break;
+      const live = (this.expiries.get(oldest) ?? 0) > at.nowMs;
+      if (this.bytes <= this.maxBytes && live) break;
+      if (live) this.counts.evacuated++;
+      else this.counts.expired++;
       this.evictOldest(oldest);
     }
   }
@@ -67,4 +77,15 @@ export class OverLimitCache {
 /** Two bytes a character: an upper bound whatever V8's string representation. */
 function entryBytes(key: string): number {
   return key.length * 2 + ENTRY_OVERHEAD_BYTES;
+}
+
+/** Upstream's `ratelimit.localcache.*` gauges (freecache's figures, as far as this cache has them). */
+export function reportLocalCache(stats: Stats, cache: OverLimitCache): void {
+  const c = cache.counts;
+  stats.gauge('ratelimit.localcache.lookupCount', () => c.lookups);
+  stats.gauge('ratelimit.localcache.hitCount', () => c.hits);
+  stats.gauge('ratelimit.localcache.missCount', () => c.lookups - c.hits);
+  stats.gauge('ratelimit.localcache.entryCount', () => cache.size);
+  stats.gauge('ratelimit.localcache.expiredCount', () => c.expired);
+  stats.gauge('ratelimit.localcache.evacuateCount', () => c.evacuated);
 }
