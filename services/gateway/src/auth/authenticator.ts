@@ -108,9 +108,12 @@ export class Authenticator {
         detail: 'invalid_request',
       });
     const claims = await this.o.jwt.verify(token);
-    if (await this.o.denylist.isRevoked(claims.jti))
-      throw new AuthError('Token revoked', { scheme: 'Bearer', detail: 'invalid_token' });
-    const account = await this.o.accounts.getById(claims.sub);
+    // both asked at once: one round trip's wait instead of two
+    const [revoked, account] = await Promise.all([
+      this.o.denylist.isRevoked(claims.jti),
+      this.o.accounts.getById(claims.sub),
+    ]);
+    if (revoked) throw new AuthError('Token revoked', { scheme: 'Bearer', detail: 'invalid_token' });
     if (!account) throw new AuthError('Invalid token', { scheme: 'Bearer', detail: 'invalid_token' });
     return { account, via: 'jwt', claims };
   }
