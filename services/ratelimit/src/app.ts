@@ -53,6 +53,7 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
 
   const store: CounterStore = createCounterStore(settings, {
     log,
+    stats,
     onConnectedChange: (connected) => {
       if (settings.kvstore.healthCheckActiveConnection) health.set('kvstore', connected);
     },

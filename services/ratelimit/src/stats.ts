@@ -31,6 +31,8 @@ export class Stats {
   private readonly notFound = new Map<string, StatCounter>();
   private readonly rules = new Map<string, { domain: string; descriptor: string; stats: RuleStats }>();
   private readonly calls = new Map<string, CallStats>();
+  /** Counters outside `ratelimit.service`, by full name. */
+  private readonly named = new Map<string, StatCounter>();
   /** Figures read when reported, by full name. */
   private readonly gauges = new Map<string, () => number>();
   private registry: Registry | undefined;
@@ -72,6 +74,15 @@ export class Stats {
       descriptor,
       stats: createRuleStats(),
     })).stats;
+  }
+
+  /** A counter under its full upstream name outside `ratelimit.service`, e.g. `ratelimit.redis_pool.cx_total`. */
+  namedCounter(name: string): StatCounter {
+    return getOrCreate(this.named, name, () => {
+      const counter = { value: 0 };
+      if (this.registry) registerNamedCounter(this.registry, name, counter);
+      return counter;
+    });
   }
 
   /**
@@ -124,6 +135,7 @@ export class Stats {
     }
     for (const [method, call] of this.calls)
       yield [`ratelimit_server.${method}.total_requests`, call.total_requests.value];
+    for (const [name, counter] of this.named) yield [name, counter.value];
     for (const [domain, stats] of this.overflow)
       yield [`${PREFIX}.rate_limit.${domain}.stats_overflow`, stats.total_hits.value];
   }
@@ -143,6 +155,7 @@ export class Stats {
   register(registry: Registry): void {
     this.registry = registry;
     for (const [name, read] of this.gauges) registerGauge(registry, name, read);
+    for (const [name, counter] of this.named) registerNamedCounter(registry, name, counter);
     for (const stat of RULE_STATS) {
       const rules = this.rules;
       new Counter({
@@ -224,6 +237,18 @@ export class Stats {
 
 function createRuleStats(): RuleStats {
   return Object.fromEntries(RULE_STATS.map((s) => [s, { value: 0 }])) as Record<RuleStatName, StatCounter>;
+}
+
+function registerNamedCounter(registry: Registry, name: string, counter: StatCounter): void {
+  new Counter({
+    name: name.replaceAll('.', '_'),
+    help: `Upstream statistic ${name}.`,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(counter.value);
+    },
+  });
 }
 
 function registerGauge(registry: Registry, name: string, read: () => number): void {

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startRedis } from '@portcullis/testing';
+import { startRedis, waitUntil } from '@portcullis/testing';
 import { describe, expect, it } from 'vitest';
 import { createRuntimeRoot, startHarness } from './harness.js';
 
@@ -32,11 +32,20 @@ describe('start-up and failure', () => {
         KVSTORE_URL: redis.address,
         KVSTORE_TIMEOUT: '500ms',
         KVSTORE_HEALTH_CHECK_ACTIVE_CONNECTION: 'true',
+        KVSTORE_POOL_SIZE: '2',
       },
     );
     const body = { domain: 'a', descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] };
+    /** Upstream's pool statistics, as /stats prints them. */
+    const pool = async (): Promise<string[]> =>
+      (await h.get('/stats', 'debug')).text.split('\n').filter((l) => l.startsWith('ratelimit.redis_pool.'));
     try {
       expect((await h.json(body)).status).toBe(200);
+      expect(await pool()).toEqual([
+        'ratelimit.redis_pool.cx_active: 2',
+        'ratelimit.redis_pool.cx_local_close: 0',
+        'ratelimit.redis_pool.cx_total: 2',
+      ]);
       await redis.kill();
       const down = await h.json(body);
       expect(down.status).toBe(500);
@@ -53,6 +62,9 @@ describe('start-up and failure', () => {
           await new Promise((r) => setTimeout(r, 50));
         expect((await h.json(body)).status).toBe(200);
         expect((await h.get('/healthcheck')).status).toBe(200);
+        // both connections made again
+        await waitUntil(async () => (await pool()).includes('ratelimit.redis_pool.cx_active: 2'));
+        expect(await pool()).toContain('ratelimit.redis_pool.cx_total: 4');
       } finally {
         await again.stop();
       }

@@ -1,6 +1,7 @@
 import type { Logger } from '@portcullis/kit';
 import type { KvstoreConnection } from '../backend-settings.js';
 import type { Settings } from '../settings.js';
+import type { Stats } from '../stats.js';
 import { createMemcachedStore } from './memcached.js';
 import { createNodeSource } from './memcached-nodes.js';
 import { createMemoryStore } from './memory.js';
@@ -11,6 +12,7 @@ import type { CounterStore } from './types.js';
 
 export interface StoreDeps {
   log: Logger;
+  stats: Stats;
   /** True once every Redis deployment has a connection up, false while one has none. */
   onConnectedChange: (connected: boolean) => void;
 }
@@ -25,7 +27,7 @@ export function createCounterStore(
       return createMemoryStore();
     case 'redis': {
       const { perSecond } = settings.kvstore;
-      if (!perSecond) return createKvstore(settings.kvstore, deps);
+      if (!perSecond) return createKvstore(settings.kvstore, deps, 'redis_pool');
       const connected = [true, true];
       const onChange = (i: number) => (now: boolean) => {
         const before = connected.every(Boolean);
@@ -33,8 +35,8 @@ export function createCounterStore(
         if (connected.every(Boolean) !== before) deps.onConnectedChange(!before);
       };
       return splitPerSecond(
-        createKvstore(settings.kvstore, { ...deps, onConnectedChange: onChange(0) }),
-        createKvstore(perSecond, { ...deps, onConnectedChange: onChange(1) }),
+        createKvstore(settings.kvstore, { ...deps, onConnectedChange: onChange(0) }, 'redis_pool'),
+        createKvstore(perSecond, { ...deps, onConnectedChange: onChange(1) }, 'redis_per_second_pool'),
       );
     }
     case 'objcache': {
@@ -57,8 +59,13 @@ export function createCounterStore(
   }
 }
 
-function createKvstore(connection: KvstoreConnection, deps: StoreDeps): CounterStore {
-  const store = createRedisStore({ connection, ...deps });
+/** `pool` names its statistics as upstream does: `ratelimit.redis_pool.*`, `ratelimit.redis_per_second_pool.*`. */
+function createKvstore(
+  connection: KvstoreConnection,
+  deps: StoreDeps,
+  pool: 'redis_pool' | 'redis_per_second_pool',
+): CounterStore {
+  const store = createRedisStore({ connection, ...deps, statsPrefix: `ratelimit.${pool}` });
   if (connection.pipelineWindowMs === 0) return store;
   return withPipelineWindow(store, {
     windowMs: connection.pipelineWindowMs,

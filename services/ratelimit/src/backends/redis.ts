@@ -4,11 +4,18 @@ import type { KvstoreConnection } from '../backend-settings.js';
 import { BackendError } from '../errors.js';
 import { createRedisClient, type RedisClient } from './redis-client.js';
 import { defineBucketTake, queueBucketTake, sendBucketTake } from './redis-scripts.js';
+import type { Stats } from '../stats.js';
 import type { CounterOp, CounterStore } from './types.js';
 
 export interface RedisStoreOptions {
   connection: KvstoreConnection;
   log: Logger;
+  /**
+   * Upstream's pool statistics under `<statsPrefix>.`: `cx_active` (connections up), `cx_total`
+   * (connections made), `cx_local_close` (connections this process closed).
+   */
+  stats?: Stats | undefined;
+  statsPrefix?: string;
   /** Called with true when a first connection is up and false when none is left. */
   onConnectedChange?: (connected: boolean) => void;
 }
@@ -25,7 +32,7 @@ export function createRedisStore(o: RedisStoreOptions): CounterStore {
   const log = o.log.child({ component: 'redis', type: c.type });
   const clients = Array.from({ length: c.poolSize }, () => createRedisClient(c));
   for (const client of clients) defineBucketTake(client);
-  trackConnections(clients, { ...o, log });
+  const connections = trackConnections(clients, { ...o, log });
   let next = 0;
 
   const send = async (ops: readonly CounterOp[]): Promise<number[]> => {
@@ -56,6 +63,7 @@ export function createRedisStore(o: RedisStoreOptions): CounterStore {
       );
     },
     async close() {
+      connections.closingLocally();
       await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
     },
   };
@@ -114,8 +122,12 @@ function sendPerNode(client: Cluster, ops: readonly CounterOp[]): Promise<unknow
   );
 }
 
-function trackConnections(clients: readonly RedisClient[], o: RedisStoreOptions): void {
+function trackConnections(clients: readonly RedisClient[], o: RedisStoreOptions): { closingLocally(): void } {
+  const prefix = o.statsPrefix ?? 'ratelimit.redis_pool';
+  const total = o.stats?.namedCounter(`${prefix}.cx_total`);
+  const localClose = o.stats?.namedCounter(`${prefix}.cx_local_close`);
   let connectedCount = 0;
+  o.stats?.gauge(`${prefix}.cx_active`, () => connectedCount);
   for (const client of clients) {
     let connected = false;
     const setConnected = (now: boolean): void => {
@@ -127,6 +139,7 @@ function trackConnections(clients: readonly RedisClient[], o: RedisStoreOptions)
     let lastError = '';
     client.on('ready', () => {
       lastError = '';
+      if (total) total.value++;
       setConnected(true);
     });
     client.on('close', () => setConnected(false));
@@ -135,4 +148,9 @@ function trackConnections(clients: readonly RedisClient[], o: RedisStoreOptions)
       lastError = err.message;
     });
   }
+  return {
+    closingLocally() {
+      if (localClose) localClose.value += connectedCount;
+    },
+  };
 }
