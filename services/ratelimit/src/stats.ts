@@ -178,18 +178,7 @@ export class Stats {
       'call.should_rate_limit.redis_error',
       'domain_not_found_overflow',
     ];
-    for (const name of names) {
-      const counter = this.counter(name);
-      new Counter({
-        name: `ratelimit_service_${name.replaceAll('.', '_')}`,
-        help: `Upstream statistic ${PREFIX}.${name}.`,
-        registers: [registry],
-        collect() {
-          this.reset();
-          this.inc(counter.value);
-        },
-      });
-    }
+    for (const name of names) registerNamedCounter(registry, `${PREFIX}.${name}`, this.counter(name));
     // the names upstream's Prometheus sink maps its gRPC server statistics to
     const calls = this.calls;
     new Counter({

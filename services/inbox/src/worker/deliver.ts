@@ -77,7 +77,6 @@ function send(req: ForwardRequest, o: DeliverOptions, keepAlive: KeepAlive | und
   const agent = keepAlive ? (https ? keepAlive.https : keepAlive.http) : false;
   return new Promise((resolve) => {
     let settled = false;
-    let answered = false;
     const finish = (result: SendResult): void => {
       if (settled) return;
       settled = true;
@@ -97,7 +96,6 @@ function send(req: ForwardRequest, o: DeliverOptions, keepAlive: KeepAlive | und
         agent,
       },
       (res: IncomingMessage) => {
-        answered = true;
         const retryAfter = res.headers['retry-after'];
         let readBytes = 0;
         res.on('data', (chunk: Buffer) => {
@@ -122,7 +120,8 @@ function send(req: ForwardRequest, o: DeliverOptions, keepAlive: KeepAlive | und
       finish({
         kind: 'failed',
         error: err.code ? `${err.code}: ${err.message}` : err.message,
-        staleConnection: client.reusedSocket && !answered && err.code === 'ECONNRESET',
+        // once answered the result is settled, so an error here means nothing came back
+        staleConnection: client.reusedSocket && err.code === 'ECONNRESET',
       });
     });
     client.end(req.body);

@@ -14,8 +14,8 @@ export interface RedisStoreOptions {
    * Upstream's pool statistics under `<statsPrefix>.`: `cx_active` (connections up), `cx_total`
    * (connections made), `cx_local_close` (connections this process closed).
    */
-  stats?: Stats | undefined;
-  statsPrefix?: string;
+  stats: Stats;
+  statsPrefix: string;
   /** Called with true when a first connection is up and false when none is left. */
   onConnectedChange?: (connected: boolean) => void;
 }
@@ -123,11 +123,10 @@ function sendPerNode(client: Cluster, ops: readonly CounterOp[]): Promise<unknow
 }
 
 function trackConnections(clients: readonly RedisClient[], o: RedisStoreOptions): { closingLocally(): void } {
-  const prefix = o.statsPrefix ?? 'ratelimit.redis_pool';
-  const total = o.stats?.namedCounter(`${prefix}.cx_total`);
-  const localClose = o.stats?.namedCounter(`${prefix}.cx_local_close`);
+  const total = o.stats.namedCounter(`${o.statsPrefix}.cx_total`);
+  const localClose = o.stats.namedCounter(`${o.statsPrefix}.cx_local_close`);
   let connectedCount = 0;
-  o.stats?.gauge(`${prefix}.cx_active`, () => connectedCount);
+  o.stats.gauge(`${o.statsPrefix}.cx_active`, () => connectedCount);
   for (const client of clients) {
     let connected = false;
     const setConnected = (now: boolean): void => {
@@ -139,7 +138,7 @@ function trackConnections(clients: readonly RedisClient[], o: RedisStoreOptions)
     let lastError = '';
     client.on('ready', () => {
       lastError = '';
-      if (total) total.value++;
+      total.value++;
       setConnected(true);
     });
     client.on('close', () => setConnected(false));
@@ -150,7 +149,7 @@ function trackConnections(clients: readonly RedisClient[], o: RedisStoreOptions)
   }
   return {
     closingLocally() {
-      if (localClose) localClose.value += connectedCount;
+      localClose.value += connectedCount;
     },
   };
 }

@@ -50,18 +50,16 @@ export async function startGrpcServer(o: GrpcServerOptions): Promise<RunningServ
       const started = performance.now();
       withCallerContext(call.metadata.getMap(), () =>
         o.service.shouldRateLimit(fromGrpcRequest(call.request)),
-      ).then(
-        (response) => {
-          callback(null, toGrpcResponse(response));
-          callStats.record(performance.now() - started);
-        },
-        (err: unknown) => {
-          const status = toGrpcStatus(err);
-          log.warn({ err, domain: call.request.domain, grpcCode: status.code }, 'ShouldRateLimit failed');
-          callback(status);
-          callStats.record(performance.now() - started);
-        },
-      );
+      )
+        .then(
+          (response) => callback(null, toGrpcResponse(response)),
+          (err: unknown) => {
+            const status = toGrpcStatus(err);
+            log.warn({ err, domain: call.request.domain, grpcCode: status.code }, 'ShouldRateLimit failed');
+            callback(status);
+          },
+        )
+        .finally(() => callStats.record(performance.now() - started));
     },
   });
   const port = await new Promise<number>((resolve, reject) =>
