@@ -1,14 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, mkdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SHIPPED_PROTO_DIRS } from '@portcullis/protos';
-import { quietLog as log } from '@portcullis/testing';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
-import { loadSettings } from '../services/ratelimit/src/settings.js';
+import { startHarness, type Harness } from '../services/ratelimit/test/harness.js';
 
 // examples/envoy/envoy.yaml against Envoy's own .proto files (every key must be a field of its message, every
 // Any a known type, every enum value a name of its enum), and its rate-limit actions against a real
@@ -109,36 +106,16 @@ describe('examples/envoy/envoy.yaml', () => {
   });
 
   describe('its rate-limit actions, asked of a rate-limit service with the example rules', () => {
-    let dir: string;
-    let ratelimit: RateLimitApp;
+    let ratelimit: Harness;
     beforeAll(async () => {
-      dir = await mkdtemp(join(tmpdir(), 'envoy-example-'));
-      await mkdir(join(dir, 'config'));
       const resource = parse(
         await readFile(join(repo, 'examples/resources/ratelimit-example.yaml'), 'utf8'),
       ) as {
         spec: Json;
       };
-      await writeFile(join(dir, 'config', 'example.yaml'), JSON.stringify(resource.spec));
-      ratelimit = await startRateLimit(
-        loadSettings({
-          BACKEND_TYPE: 'memory',
-          RUNTIME_ROOT: dir,
-          RUNTIME_WATCH_ROOT: 'false',
-          HOST: '127.0.0.1',
-          PORT: '0',
-          GRPC_HOST: '127.0.0.1',
-          GRPC_PORT: '0',
-          DEBUG_HOST: '127.0.0.1',
-          DEBUG_PORT: '0',
-        }),
-        { log },
-      );
+      ratelimit = await startHarness({ 'example.yaml': JSON.stringify(resource.spec) });
     });
-    afterAll(async () => {
-      await ratelimit.close();
-      await rm(dir, { recursive: true, force: true });
-    });
+    afterAll(() => ratelimit.close());
 
     interface Action {
       remote_address?: Json;
@@ -176,11 +153,7 @@ describe('examples/envoy/envoy.yaml', () => {
 
     const ask = async (descriptors: unknown) => {
       const filter = JSON.stringify(config).match(/"domain":"([^"]+)"/)?.[1];
-      const r = await fetch(`http://127.0.0.1:${ratelimit.ports.http}/json`, {
-        method: 'POST',
-        body: JSON.stringify({ domain: filter, descriptors }),
-      });
-      return (await r.json()) as {
+      return (await ratelimit.json({ domain: filter, descriptors })).body as {
         overallCode: string;
         statuses: Array<{ currentLimit?: { requestsPerUnit: number } }>;
       };

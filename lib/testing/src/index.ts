@@ -4,6 +4,7 @@ export { startRedis, withRedis, type RedisOptions, type RedisServer } from './re
 export { startMemcached, type MemcachedServer } from './memcached.js';
 export { createCertificates, type TestCertificates } from './certificates.js';
 export { waitUntil } from './wait.js';
+export { rateLimitHealth, runRateLimit, startRateLimitProcess } from './ratelimit-process.js';
 export { createCollectingLog, quietLog } from './logs.js';
 export { startRedisSentinelSet, type RedisSentinelSet } from './redis-sentinel.js';
 export { startRedisCluster, type RedisCluster } from './redis-cluster.js';

@@ -1,13 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort, waitUntil } from '@portcullis/testing';
+import { freePort, startRateLimitProcess } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInboxHarness, type InboxHarness } from './harness.js';
 
 // The real ratelimit service, as its own process: services never import each other.
-const repo = join(import.meta.dirname, '../../..');
 const CREATE_LIMIT = 3;
 const CAPTURE_LIMIT = 4;
 const SIGN_IN_LIMIT = 3;
@@ -32,70 +27,21 @@ descriptors:
         rate_limit: { unit: hour, requests_per_unit: 100 }
 `;
 
-interface RateLimitProcess {
-  grpcUrl: string;
-  stop(): Promise<void>;
-}
-
-async function startRateLimitProcess(): Promise<RateLimitProcess> {
-  const root = await mkdtemp(join(tmpdir(), 'inbox-ratelimit-'));
-  await mkdir(join(root, 'config'));
-  await writeFile(join(root, 'config', 'inbox.yaml'), INBOX_LIMITS);
-  const [http, grpc, debug] = [await freePort(), await freePort(), await freePort()];
-  const child: ChildProcess = spawn(
-    join(repo, 'node_modules/.bin/tsx'),
-    [join(repo, 'services/ratelimit/src/main.ts')],
-    {
-      env: {
-        PATH: process.env.PATH ?? '',
-        BACKEND_TYPE: 'memory',
-        RUNTIME_ROOT: root,
-        RUNTIME_WATCH_ROOT: 'false',
-        HOST: '127.0.0.1',
-        GRPC_HOST: '127.0.0.1',
-        DEBUG_HOST: '127.0.0.1',
-        PORT: String(http),
-        GRPC_PORT: String(grpc),
-        DEBUG_PORT: String(debug),
-        LOG_LEVEL: 'error',
-      },
-      stdio: 'ignore',
-    },
-  );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-    await rm(root, { recursive: true, force: true });
-  };
-  try {
-    await waitUntil(
-      () =>
-        fetch(`http://127.0.0.1:${http}/healthcheck`).then(
-          (r) => r.status === 200,
-          () => false,
-        ),
-      20_000,
-    );
-  } catch (err: unknown) {
-    await stop();
-    throw err;
-  }
-  return { grpcUrl: `127.0.0.1:${grpc}`, stop };
-}
-
 const header = (h: Record<string, string | string[] | undefined>, name: string): string | undefined => {
   const v = h[name];
   return Array.isArray(v) ? v[0] : v;
 };
 
 describe('rate limits through the ratelimit service', () => {
-  let rls: RateLimitProcess;
+  let rls: Awaited<ReturnType<typeof startRateLimitProcess>>;
   let inbox: InboxHarness;
 
   beforeAll(async () => {
-    rls = await startRateLimitProcess();
-    inbox = await startInboxHarness({ INBOX_RATELIMIT_URL: rls.grpcUrl, INBOX_RATELIMIT_TIMEOUT: '2s' });
+    rls = await startRateLimitProcess({ 'inbox.yaml': INBOX_LIMITS }, { LOG_LEVEL: 'error' }, 20_000);
+    inbox = await startInboxHarness({
+      INBOX_RATELIMIT_URL: `127.0.0.1:${rls.ports.grpc}`,
+      INBOX_RATELIMIT_TIMEOUT: '2s',
+    });
   }, 30_000);
   afterAll(async () => {
     await inbox.close();

@@ -1,13 +1,13 @@
 import { rm } from 'node:fs/promises';
 import { Redis } from 'ioredis';
-import { startRedis, waitUntil } from '@portcullis/testing';
+import { rateLimitHealth, runRateLimit, startRedis, waitUntil } from '@portcullis/testing';
 import { describe, expect, it } from 'vitest';
 import { createRlsClient } from './harness.js';
-import { healthStatus, run, startService } from './service-process.js';
+import { startService } from './service-process.js';
 
 describe('the ratelimit process', () => {
   it('stops start-up naming every bad variable', async () => {
-    const p = run({ GRPC_PORT: 'eighty', KVSTORE_POOL_SIZE: '0', LOG_FORMAT: 'json' });
+    const p = runRateLimit({ GRPC_PORT: 'eighty', KVSTORE_POOL_SIZE: '0', LOG_FORMAT: 'json' });
     expect(await p.exited).toBe(1);
     const line = JSON.parse(p.output().trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
     expect(line).toMatchObject({
@@ -43,7 +43,7 @@ describe('the ratelimit process', () => {
       await waitUntil(async () => (await admin.info('clients')).includes('blocked_clients:1'));
 
       p.child.kill('SIGTERM');
-      await waitUntil(async () => (await healthStatus(p.ports.http)) === 500);
+      await waitUntil(async () => (await rateLimitHealth(p.ports.http)) === 500);
       expect(p.child.exitCode).toBeNull();
       expect(settled).toBe(false);
 
