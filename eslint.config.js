@@ -34,6 +34,7 @@ export default tseslint.config(
       'services/*/web/dist/**',
       'dist/**',
       '.tmp/**',
+      '.cache/**',
     ],
   },
   js.configs.recommended,

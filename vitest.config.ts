@@ -17,6 +17,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          globalSetup: ['hack/peers/global-setup.ts'],
           include: [
             'lib/*/test/**/*.test.ts',
             'services/*/test/**/*.test.ts',

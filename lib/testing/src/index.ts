@@ -9,3 +9,5 @@ export { createCollectingLog, quietLog } from './logs.js';
 export { startRedisSentinelSet, type RedisSentinelSet } from './redis-sentinel.js';
 export { startRedisCluster, type RedisCluster } from './redis-cluster.js';
 export { redisCli } from './redis-cli.js';
+export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
+export { PEER_NAMES, peerPath, type PeerName } from './peers.js';
