@@ -5,11 +5,8 @@
 // The resources come from one YAML or JSON file: a list of RateLimitConfig objects in the proto3 JSON
 // mapping (snake_case or lowerCamel field names), for example:
 //
-//	- name: example
-//	  domain: example
-//	  descriptors:
-//	    - key: remote_address
-//	      rate_limit: { unit: MINUTE, requests_per_unit: 5 }
+//	[{ name: example, domain: example,
+//	   descriptors: [{ key: remote_address, rate_limit: { unit: MINUTE, requests_per_unit: 5 } }] }]
 //
 // The file is read again whenever its content changes (polled, so a file replaced by rename is seen too).
 // A file that does not parse is logged and the last good snapshot stays. Every node gets the same
