@@ -72,9 +72,9 @@ function startProcess(command: string, args: readonly string[], logPath: string)
 
 async function stopProcess(p: Running): Promise<void> {
   if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
-  const killed = sleep(10_000).then(() => p.child.kill('SIGKILL'));
-  await Promise.race([p.exited, killed]);
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
   await p.exited;
+  clearTimeout(timer);
 }
 
 function tail(path: string): string {
