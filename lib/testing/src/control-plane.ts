@@ -252,11 +252,13 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     return kc;
   };
   let accounts = 0;
+  const startupMs = Date.now() - started;
+  process.stderr.write(`control plane (etcd + kube-apiserver) at ${url} ready in ${startupMs} ms\n`);
   return {
     url,
     kubeconfigPath,
     cacheDir,
-    startupMs: Date.now() - started,
+    startupMs,
     kubeConfig: () => fromYaml(readFileSync(kubeconfigPath, 'utf8')),
     kubectl,
     async serviceAccountKubeconfig(namespace, name) {
