@@ -153,4 +153,57 @@ describe('our ratelimit and a go-control-plane xDS server', () => {
     }
     expect((await ask(fromXds, [['user', 'ann']]))[0]?.code).toBe('OVER_LIMIT');
   });
+
+  it('follows an edit of the file and ACKs the new version', async () => {
+    const from = controlPlane.events().length;
+    await controlPlane.writeConfig([{ name: 'interop', ...rules(10) }]);
+    const snapshot = await nextSnapshot(from);
+    await controlPlane.waitForEvent((e) => isOurs('ack')(e) && e.version === snapshot.version, { from });
+    const [status] = await ask(fromXds, [['path', '/login']]);
+    expect(status?.currentLimit?.requestsPerUnit).toBe(10);
+  });
+
+  let loginPerHour = 10;
+  it.each([
+    {
+      problem: 'a domain in two resources',
+      configs: [
+        { name: 'interop', ...rules(10) },
+        { name: 'again', ...rules(20) },
+      ],
+      error: "again: duplicate domain 'interop' in config file (also in interop)",
+    },
+    {
+      // protojson takes an enum by number, so go-control-plane passes a unit it has no name for
+      problem: 'a unit upstream has no name for',
+      configs: [
+        { name: 'interop', ...rules(10) },
+        {
+          name: 'numbered',
+          domain: 'numbered',
+          descriptors: [{ key: 'k', rate_limit: { unit: 9, requests_per_unit: 1 } }],
+        },
+      ],
+      error: "numbered: descriptors[0].rate_limit.unit: invalid rate limit unit '9'",
+    },
+  ])('NACKs $problem with its error text and keeps the last good rules', async ({ configs, error }) => {
+    const from = controlPlane.events().length;
+    await controlPlane.writeConfig(configs);
+    const rejected = await nextSnapshot(from);
+    const nack = await controlPlane.waitForEvent(isOurs('nack'), { from });
+    const [status] = await ask(fromXds, [['path', '/login']]);
+    // go-control-plane sends the rejected snapshot again after every NACK, until another one replaces it;
+    // it has to be new: the version the client reports is the last good one, which go-control-plane never
+    // answers with
+    const restoredFrom = controlPlane.events().length;
+    await controlPlane.writeConfig([{ name: 'interop', ...rules(++loginPerHour) }]);
+    const restored = await nextSnapshot(restoredFrom);
+    await controlPlane.waitForEvent((e) => isOurs('ack')(e) && e.version === restored.version, {
+      from: restoredFrom,
+    });
+    expect(nack.error).toContain(error);
+    expect(nack.version).not.toBe(rejected.version);
+    expect(nack.version).not.toBe('');
+    expect(status?.currentLimit?.requestsPerUnit).toBe(loginPerHour - 1);
+  });
 });
