@@ -12,12 +12,12 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, timeout
  * `context()` (a process's output, say) to the message.
  */
 export async function waitForValue<T>(
-  probe: () => T | undefined,
+  probe: () => T | undefined | Promise<T | undefined>,
   opts: { timeoutMs: number; what: string; context?: () => string },
 ): Promise<T> {
   const deadline = Date.now() + opts.timeoutMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline)
       throw new Error(`${opts.what}: not seen within ${opts.timeoutMs} ms\n${opts.context?.() ?? ''}`);
