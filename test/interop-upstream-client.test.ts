@@ -71,10 +71,10 @@ describe("upstream's client_cmd against our service", () => {
     );
   }, 120_000);
   afterAll(async () => {
-    await plain?.stop();
-    await mtls?.stop();
-    await redis?.stop();
-    if (certs) await rm(certs.dir, { recursive: true, force: true });
+    await plain.stop();
+    await mtls.stop();
+    await redis.stop();
+    await rm(certs.dir, { recursive: true, force: true });
   });
 
   it('gets OK, then OVER_LIMIT after the limit, with the limit in the response (plaintext)', async () => {

@@ -118,10 +118,10 @@ describe('upstream ratelimit configured by our operator over xDS', () => {
     });
   }, 180_000);
   afterAll(async () => {
-    await upstream?.stop();
-    await operator?.close();
-    await redis?.stop();
-    await cp?.close();
+    await upstream.stop();
+    await operator.close();
+    await redis.stop();
+    await cp.close();
   });
 
   it('enforces what kubectl applied: OVER_LIMIT after the limit, and its node is the one it named', async () => {
@@ -142,13 +142,13 @@ describe('upstream ratelimit configured by our operator over xDS', () => {
   it('keeps the last good config while our operator refuses an edit, and says why on the status', async () => {
     await apply([perHour('user', 7), perHour('user', 8)]);
     const condition = await waitForValue(
-      async () => ((await accepted())?.status === 'False' ? accepted() : undefined),
-      {
-        ...WAIT,
-        what: 'Accepted=False',
+      async () => {
+        const c = await accepted();
+        return c?.status === 'False' ? c : undefined;
       },
+      { ...WAIT, what: 'Accepted=False' },
     );
-    expect(condition?.message).toContain("duplicate descriptor composite key 'interop.user'");
+    expect(condition.message).toContain("duplicate descriptor composite key 'interop.user'");
     expect((await ask({ user: 'bob' })).statuses[0]?.currentLimit?.requestsPerUnit).toBe(5);
     expect(nacks).toEqual([]);
   });

@@ -136,10 +136,10 @@ describe('our ratelimit and a go-control-plane xDS server', () => {
     });
   }, 60_000);
   afterAll(async () => {
-    await fromFiles?.close();
-    await fromXds?.close();
-    await controlPlane?.stop();
-    await redis?.stop();
+    await fromFiles.close();
+    await fromXds.close();
+    await controlPlane.stop();
+    await redis.stop();
     await rm(dir, { recursive: true, force: true });
   });
 

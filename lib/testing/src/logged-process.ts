@@ -26,8 +26,8 @@ export function spawnLogged(
   let output = '';
   let partial = '';
   const listeners: Array<(line: string) => void> = [];
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => {
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => {
     const text = d.toString();
     output += text;
     const lines = (partial + text).split('\n');

@@ -116,7 +116,7 @@ export async function startUpstreamRateLimit(opts: UpstreamRateLimitOptions): Pr
         what: `an upstream log line matching ${message}`,
         context: () => p.output().slice(-3000),
       }),
-    output: p.output,
+    output: () => p.output(),
     stop,
   };
 }
