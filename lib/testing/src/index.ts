@@ -3,7 +3,7 @@ export { spawnServer, type ServerProcess } from './server-process.js';
 export { startRedis, withRedis, type RedisOptions, type RedisServer } from './redis.js';
 export { startMemcached, type MemcachedServer } from './memcached.js';
 export { createCertificates, type TestCertificates } from './certificates.js';
-export { waitUntil } from './wait.js';
+export { waitForValue, waitUntil } from './wait.js';
 export { rateLimitHealth, runRateLimit, startRateLimitProcess } from './ratelimit-process.js';
 export { createCollectingLog, quietLog } from './logs.js';
 export { startRedisSentinelSet, type RedisSentinelSet } from './redis-sentinel.js';
@@ -11,3 +11,17 @@ export { startRedisCluster, type RedisCluster } from './redis-cluster.js';
 export { redisCli } from './redis-cli.js';
 export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
 export { PEER_NAMES, peerPath, type PeerName } from './peers.js';
+export { spawnLogged, type LoggedProcess } from './logged-process.js';
+export {
+  startUpstreamRateLimit,
+  type UpstreamLogLine,
+  type UpstreamRateLimit,
+  type UpstreamRateLimitOptions,
+} from './ratelimit-upstream.js';
+export { replaceRuntimeFile, type ServicePorts } from './service-env.js';
+export {
+  startXdsControlPlane,
+  writeXdsConfig,
+  type XdsControlPlane,
+  type XdsControlPlaneEvent,
+} from './xds-control-plane.js';

@@ -31,7 +31,8 @@ export interface XdsSourceOptions {
 }
 
 interface PolicyMessage {
-  unit?: string;
+  /** The enum's name; a number when the sender used a value our proto has no name for. */
+  unit?: string | number;
   requestsPerUnit?: number;
   unlimited?: boolean;
   name?: string;
@@ -127,7 +128,8 @@ function toYamlShape(m: ConfigMessage): unknown {
       ...(p
         ? {
             rate_limit: {
-              unit: p.unit && p.unit !== 'UNKNOWN' ? p.unit.toLowerCase() : undefined,
+              // as upstream, an unnamed number is a unit the parser reports by its number: "invalid rate limit unit '9'"
+              unit: p.unit && p.unit !== 'UNKNOWN' ? String(p.unit).toLowerCase() : undefined,
               requests_per_unit: p.requestsPerUnit,
               unlimited: p.unlimited,
               name: p.name,
