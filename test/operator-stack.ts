@@ -45,6 +45,19 @@ export function conditionOf(r: Rlc, type: string): Condition | undefined {
   return r.status?.conditions?.find((c) => c.type === type);
 }
 
+/** Operator settings for Kubernetes mode on loopback ports chosen by the system, with `env` on top. */
+export function operatorSettings(env: Record<string, string> = {}): ReturnType<typeof loadOperatorSettings> {
+  return loadOperatorSettings({
+    OPERATOR_SOURCE: 'kubernetes',
+    OPERATOR_NAMESPACE,
+    XDS_HOST: '127.0.0.1',
+    XDS_PORT: '0',
+    HEALTH_PORT: '0',
+    METRICS_PORT: '0',
+    ...env,
+  });
+}
+
 /** The same identity pointed at another address (a proxy in front of the API server). */
 function throughPort(kc: KubeConfig, port: number): KubeConfig {
   const moved = new KubeConfig();
@@ -80,6 +93,8 @@ export class OperatorStack {
   operator!: OperatorApp;
   ratelimit!: RateLimitApp;
   private redis!: RedisServer;
+  /** The chart's ServiceAccount for the operator, and its Role and ClusterRole (same name, `-local` for the Role). */
+  serviceAccount = '';
   private operatorKubeConfig!: KubeConfig;
   /** Kept across operator restarts, so the service reconnects where it was. */
   private xdsPort = 0;
@@ -99,7 +114,8 @@ export class OperatorStack {
     const proxy = await startTcpProxy(Number(new URL(cp.url).port));
     reportStartup(o.name, cp);
     const stack = new OperatorStack(cp, proxy, o.log ?? quietLog);
-    const { kubeConfig } = await applyOperatorRbac(cp, OPERATOR_NAMESPACE);
+    const { kubeConfig, serviceAccount } = await applyOperatorRbac(cp, OPERATOR_NAMESPACE);
+    stack.serviceAccount = serviceAccount;
     stack.operatorKubeConfig = throughPort(kubeConfig, proxy.port);
     stack.redis = await startRedis();
     await stack.startOperator();
@@ -128,14 +144,9 @@ export class OperatorStack {
   /** Starts an operator (again, on the same xDS port after the first) as the chart's ServiceAccount. */
   async startOperator(): Promise<OperatorApp> {
     this.operator = await startOperator(
-      loadOperatorSettings({
-        OPERATOR_SOURCE: 'kubernetes',
-        OPERATOR_NAMESPACE,
+      operatorSettings({
         POD_NAME: 'operator-0',
-        XDS_HOST: '127.0.0.1',
         XDS_PORT: String(this.xdsPort),
-        HEALTH_PORT: '0',
-        METRICS_PORT: '0',
         LEADER_ELECTION_LEASE_DURATION: '2s',
         LEADER_ELECTION_RENEW_DEADLINE: '1500ms',
         LEADER_ELECTION_RETRY_PERIOD: '200ms',
