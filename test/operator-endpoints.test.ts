@@ -150,9 +150,9 @@ describe('operator: xds:///ratelimit endpoints from EndpointSlices', () => {
     await client.firstUpdate();
   }, 180_000);
   afterAll(async () => {
-    await client?.close();
-    await operator?.close();
-    await cp?.close();
+    await client.close();
+    await operator.close();
+    await cp.close();
   }, 60_000);
 
   it('hands out the ready endpoints on the grpc port', () => {

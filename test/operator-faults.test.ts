@@ -41,7 +41,7 @@ describe('operator faults with the real API server', () => {
     });
   }, 180_000);
   afterAll(async () => {
-    await stack?.close();
+    await stack.close();
   }, 60_000);
 
   it('relists when the history its watch would resume from was compacted (410 Gone), and ends up right', async () => {

@@ -41,7 +41,7 @@ describe('operator with the Kubernetes API', () => {
     objects = stack.cp.kubeConfig().makeApiClient(CustomObjectsApi);
   }, 180_000);
   afterAll(async () => {
-    await stack?.close();
+    await stack.close();
   }, 60_000);
 
   it('serves what kubectl applied and reports it Accepted and Ready, with printer columns', async () => {

@@ -46,7 +46,7 @@ describe('operator leader election', () => {
   }, 180_000);
   afterAll(async () => {
     for (const r of replicas) await r.close();
-    await cp?.close();
+    await cp.close();
   }, 60_000);
 
   it('has exactly one leader while it renews, with microsecond times, and every replica serves xDS', async () => {

@@ -51,8 +51,8 @@ export class KubernetesSource implements ResourceSource {
     const plural = PLURALS[kind];
     const base = `/apis/${GROUP}/${VERSION}`;
     const path = namespace ? `${base}/namespaces/${namespace}/${plural}` : `${base}/${plural}`;
-    // The informer lists at start and again only after 410 Gone (its resourceVersion was compacted away),
-    // so after the first one each line is a relist.
+    // The informer lists only when it has no resourceVersion to watch from: at start, after a failed list,
+    // and after 410 Gone (its resourceVersion compacted away); the log line makes those relists visible.
     const list: ListPromise<CustomObject> = async () => {
       // CustomObjectsApi is untyped (it returns `any`); the list is a KubernetesListObject of our kind.
       const listed = (await (namespace
