@@ -4,7 +4,8 @@ import {
   startControlPlane,
   startRedis,
   startUpstreamRateLimit,
-  waitForValue,
+  waitFor,
+  isDefined,
   type ControlPlane,
   type RedisServer,
   type UpstreamRateLimit,
@@ -78,11 +79,12 @@ describe('upstream ratelimit configured by our operator over xDS', () => {
   };
   /** Waits until upstream applies limit `n` to a fresh user (a fresh one each time, so no count is spent twice). */
   const untilUserLimit = (n: number): Promise<Decision> =>
-    waitForValue(
+    waitFor(
       async () => {
         const d = await ask({ user: `probe-${Math.random()}` });
         return d.statuses[0]?.currentLimit?.requestsPerUnit === n ? d : undefined;
       },
+      isDefined,
       { ...WAIT, what: `upstream's limit for user at ${n}`, context: () => upstream.output().slice(-2000) },
     );
 
@@ -136,16 +138,17 @@ describe('upstream ratelimit configured by our operator over xDS', () => {
   it('follows an edit', async () => {
     await apply([perHour('user', 5)]);
     await untilUserLimit(5);
-    expect((await waitForValue(accepted, { ...WAIT, what: 'Accepted' })).status).toBe('True');
+    expect((await waitFor(accepted, isDefined, { ...WAIT, what: 'Accepted' })).status).toBe('True');
   });
 
   it('keeps the last good config while our operator refuses an edit, and says why on the status', async () => {
     await apply([perHour('user', 7), perHour('user', 8)]);
-    const condition = await waitForValue(
+    const condition = await waitFor(
       async () => {
         const c = await accepted();
         return c?.status === 'False' ? c : undefined;
       },
+      isDefined,
       { ...WAIT, what: 'Accepted=False' },
     );
     expect(condition.message).toContain("duplicate descriptor composite key 'interop.user'");
@@ -156,7 +159,7 @@ describe('upstream ratelimit configured by our operator over xDS', () => {
   it('keeps the last good config when it NACKs what our operator accepts: (a_b, c) and (a, b_c)', async () => {
     // two rules for us, which compare (key, value); one composite key "a_b_c" twice for upstream
     await apply([perHour('user', 6), perHour('a_b', 1, { value: 'c' }), perHour('a', 1, { value: 'b_c' })]);
-    const nack = await waitForValue(() => nacks[0], { ...WAIT, what: 'a NACK' });
+    const nack = await waitFor(() => nacks[0], isDefined, { ...WAIT, what: 'a NACK' });
     expect(nack).toMatchObject({
       nodeId: NODE_ID,
       message: "default/interop: duplicate descriptor composite key 'interop.a_b_c'",

@@ -3,13 +3,14 @@ export { spawnServer, type ServerProcess } from './server-process.js';
 export { startRedis, withRedis, type RedisOptions, type RedisServer } from './redis.js';
 export { startMemcached, type MemcachedServer } from './memcached.js';
 export { createCertificates, type TestCertificates } from './certificates.js';
-export { waitForValue, waitUntil } from './wait.js';
+export { isDefined, waitFor, waitUntil, type WaitOptions } from './wait.js';
 export { rateLimitHealth, runRateLimit, startRateLimitProcess } from './ratelimit-process.js';
 export { createCollectingLog, quietLog } from './logs.js';
 export { startRedisSentinelSet, type RedisSentinelSet } from './redis-sentinel.js';
 export { startRedisCluster, type RedisCluster } from './redis-cluster.js';
 export { redisCli } from './redis-cli.js';
 export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
+export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { PEER_NAMES, peerPath, type PeerName } from './peers.js';
 export { spawnLogged, type LoggedProcess } from './logged-process.js';
 export {

@@ -3,7 +3,7 @@ import { spawnLogged } from './logged-process.js';
 import { peerPath } from './peers.js';
 import { rateLimitHealth } from './ratelimit-process.js';
 import { createRuntimeRoot, loopbackServers, replaceRuntimeFile, type ServicePorts } from './service-env.js';
-import { waitForValue, waitUntil } from './wait.js';
+import { isDefined, waitFor, waitUntil } from './wait.js';
 
 // The upstream Envoy rate-limit service (github.com/envoyproxy/ratelimit, src/service_cmd, built by
 // `npm run peers`) as a child process: the reference our service is compared with. Its settings are its own
@@ -111,7 +111,7 @@ export async function startUpstreamRateLimit(opts: UpstreamRateLimitOptions): Pr
     writeConfigFile: (name, yaml) => replaceRuntimeFile(root, name, yaml),
     logLines: () => lines.slice(),
     waitForLog: (message, timeoutMs = 15_000) =>
-      waitForValue(() => lines.find((l) => message.test(l['@message'])), {
+      waitFor(() => lines.find((l) => message.test(l['@message'])), isDefined, {
         timeoutMs,
         what: `an upstream log line matching ${message}`,
         context: () => p.output().slice(-3000),

@@ -1,7 +1,7 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { spawnLogged } from './logged-process.js';
 import { peerPath } from './peers.js';
-import { waitForValue } from './wait.js';
+import { isDefined, waitFor } from './wait.js';
 
 // `xds-control-plane` (hack/peers/xds-control-plane: a go-control-plane SotW ADS server serving
 // RateLimitConfig resources from a file) as a child process: an xDS server that is not ours.
@@ -67,11 +67,12 @@ export async function startXdsControlPlane(opts: {
   const context = (): string => p.output().slice(-3000);
   let address: string;
   try {
-    address = await waitForValue(
+    address = await waitFor(
       () => {
         if (p.child.exitCode !== null) throw new Error(`xds-control-plane exited: ${p.output()}`);
         return /listening on (\S+)/.exec(p.output())?.[1];
       },
+      isDefined,
       { timeoutMs: opts.startTimeoutMs ?? 15_000, what: 'xds-control-plane listening', context },
     );
   } catch (err: unknown) {
@@ -83,7 +84,7 @@ export async function startXdsControlPlane(opts: {
     configPath: opts.configPath,
     events: () => events.slice(),
     waitForEvent: (match, o = {}) =>
-      waitForValue(() => events.slice(o.from ?? 0).find(match), {
+      waitFor(() => events.slice(o.from ?? 0).find(match), isDefined, {
         timeoutMs: o.timeoutMs ?? 15_000,
         what: 'an xds-control-plane event',
         context,

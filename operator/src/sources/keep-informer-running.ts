@@ -11,8 +11,13 @@ export const DEFAULT_BACKOFF: Backoff = { initialMs: 1000, maxMs: 30_000 };
 /**
  * Starts an informer and restarts it whenever it stops on an error: client-node 1.x re-lists after 410
  * Gone by itself but gives up on anything else (a dropped connection, a failed list). Delays double from
- * `initialMs` to `maxMs` with jitter and reset after a successful start. Resolves after the first
+ * `initialMs` to `maxMs` with jitter and reset after a successful start. `started` resolves after the first
  * successful start; `onSynced(false)` reports each stop.
+ *
+ * client-node's `start()` never rejects: a failed list or watch request fires `error` and `start()` still
+ * resolves (the real API server answers a list with 429 "storage is (re)initializing" right after a CRD is
+ * established, and with 403 until the RBAC binding exists). So a start counts as successful only if no
+ * `error` fired during it.
  */
 export function keepInformerRunning<T extends KubernetesObject>(
   informer: Informer<T>,
@@ -24,18 +29,24 @@ export function keepInformerRunning<T extends KubernetesObject>(
   let timer: NodeJS.Timeout | undefined;
   let resolveStarted: (() => void) | undefined;
   const started = new Promise<void>((resolve) => (resolveStarted = resolve));
+  let errors = 0;
   const run = async (): Promise<void> => {
     if (stopped) return;
+    const errorsBefore = errors;
     try {
       await informer.start();
-      failures = 0;
-      o.onSynced?.(true);
-      resolveStarted?.();
     } catch (err: unknown) {
       restart(err);
+      return;
     }
+    // restart() has already scheduled the next try
+    if (errors !== errorsBefore) return;
+    failures = 0;
+    o.onSynced?.(true);
+    resolveStarted?.();
   };
   const restart = (err: unknown): void => {
+    errors++;
     o.onSynced?.(false);
     if (stopped) return;
     clearTimeout(timer);

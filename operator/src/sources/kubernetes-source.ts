@@ -51,15 +51,21 @@ export class KubernetesSource implements ResourceSource {
     const plural = PLURALS[kind];
     const base = `/apis/${GROUP}/${VERSION}`;
     const path = namespace ? `${base}/namespaces/${namespace}/${plural}` : `${base}/${plural}`;
-    // CustomObjectsApi is untyped (it returns `any`); the list is a KubernetesListObject of our kind.
-    const list = (() =>
-      namespace
+    // The informer lists only when it has no resourceVersion to watch from: at start, after a failed list,
+    // and after 410 Gone (its resourceVersion compacted away); the log line makes those relists visible.
+    const list: ListPromise<CustomObject> = async () => {
+      // CustomObjectsApi is untyped (it returns `any`); the list is a KubernetesListObject of our kind.
+      const listed = (await (namespace
         ? api.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural })
-        : api.listClusterCustomObject({
-            group: GROUP,
-            version: VERSION,
-            plural,
-          })) as ListPromise<CustomObject>;
+        : api.listClusterCustomObject({ group: GROUP, version: VERSION, plural }))) as Awaited<
+        ReturnType<ListPromise<CustomObject>>
+      >;
+      this.log.debug(
+        { kind, resourceVersion: listed.metadata?.resourceVersion, items: listed.items.length },
+        'listed',
+      );
+      return listed;
+    };
     const informer = makeInformer(kubeConfig, path, list);
     const upsert = (obj: CustomObject): void => {
       const r = toResource(kind, obj);
