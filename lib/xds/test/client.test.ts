@@ -10,9 +10,9 @@ import {
   type SotwClientOptions,
   type SotwServerEvents,
 } from '@portcullis/xds';
-import { freePort } from '@portcullis/testing';
+import { freePort, waitUntil } from '@portcullis/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCollectingLog, quietLog, startScriptedServer, startServer, waitFor } from './harness.js';
+import { createCollectingLog, quietLog, startScriptedServer, startServer } from './harness.js';
 
 interface RateLimitConfig {
   name: string;
@@ -130,7 +130,7 @@ describe('SotwClient requests, seen by a scripted server', () => {
     const { log, lines } = createCollectingLog();
     const t0 = performance.now();
     startClient({ serverUrl: `127.0.0.1:${scripted.port}`, retryIntervalMs: 100, log });
-    await waitFor(() => scripted.streams.length >= 4);
+    await waitUntil(() => scripted.streams.length >= 4);
     // three waits of at least one interval each separate four streams
     expect(performance.now() - t0).toBeGreaterThanOrEqual(300);
     expect(lines.find((l) => l['@message'] === 'xDS stream ended, retrying')).toMatchObject({
@@ -166,14 +166,14 @@ describe('SotwClient against SotwServer', () => {
     const one = startClient({ serverUrl: url, nodeId: 'ratelimit-0' });
     const two = startClient({ serverUrl: url, nodeId: 'ratelimit-1' });
     await Promise.all([one.firstUpdate(), two.firstUpdate()]);
-    await waitFor(() => server.clients().every((c) => c.types[0]?.ackedVersion === version));
+    await waitUntil(() => server.clients().every((c) => c.types[0]?.ackedVersion === version));
     expect(server.clients().map((c) => [c.nodeId, c.types])).toEqual(
       ['ratelimit-0', 'ratelimit-1']
         .map((id) => [id, [{ typeUrl: RLC, subscription: '*', sentVersion: version, ackedVersion: version }]])
         .sort(),
     );
     await two.close();
-    await waitFor(() => server.clients().length === 1);
+    await waitUntil(() => server.clients().length === 1);
     expect(server.clients()[0]?.nodeId).toBe('ratelimit-0');
     expect(events.sort()).toEqual(['connect ratelimit-0', 'connect ratelimit-1', 'disconnect ratelimit-1']);
   });
@@ -189,7 +189,7 @@ describe('SotwClient against SotwServer', () => {
     await client.firstUpdate();
 
     const v2 = server.setResources(RLC, [config('a', 'web'), config('b')]);
-    await waitFor(() => nacks.length === 1);
+    await waitUntil(() => nacks.length === 1);
     expect(nacks[0]).toMatchObject({
       nodeId: 'ratelimit-0',
       version: v2,
@@ -199,7 +199,7 @@ describe('SotwClient against SotwServer', () => {
     expect(holder.domains).toEqual(['web']);
 
     const v3 = server.setResources(RLC, [config('a', 'web'), config('b', 'api')]);
-    await waitFor(() => server.clients()[0]?.types[0]?.ackedVersion === v3);
+    await waitUntil(() => server.clients()[0]?.types[0]?.ackedVersion === v3);
     expect(holder.domains).toEqual(['web', 'api']);
     expect(holder.versions).toEqual([v1, v3]);
   });
@@ -213,18 +213,18 @@ describe('SotwClient against SotwServer', () => {
     const client = startClient({ serverUrl: `127.0.0.1:${port}`, onResources: holder.onResources });
     await client.firstUpdate();
     await first.close();
-    await waitFor(() => !client.connected);
+    await waitUntil(() => !client.connected);
     expect(holder.domains).toEqual(['web']);
 
     const second = createSotwServer({ host: '127.0.0.1', port, log: quietLog });
     cleanups.push(() => second.close());
     const v2 = second.setResources(RLC, [config('a', 'web'), config('b', 'api')]);
     await second.start();
-    await waitFor(() => holder.versions.length === 2);
+    await waitUntil(() => holder.versions.length === 2);
     expect(holder.versions).toEqual([v1, v2]);
     expect(holder.domains).toEqual(['web', 'api']);
     expect(client.connected).toBe(true);
-    await waitFor(() => second.clients()[0]?.types[0]?.ackedVersion === v2);
+    await waitUntil(() => second.clients()[0]?.types[0]?.ackedVersion === v2);
   });
 
   it('firstUpdate rejects when the client closes before any update', async () => {

@@ -8,10 +8,10 @@ import {
 } from '@grpc/grpc-js';
 import { register } from '@grpc/grpc-js-xds';
 import { createMessageCodec, type MessageCodec } from '@portcullis/protos';
-import { freePort } from '@portcullis/testing';
+import { freePort, waitUntil } from '@portcullis/testing';
 import type { SotwServer, SotwServerEvents, XdsResource } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, waitFor } from './harness.js';
+import { startServer } from './harness.js';
 
 /**
  * A third-party client: @grpc/grpc-js-xds resolves `xds:///echo.test` through our server (ADS, explicit
@@ -172,7 +172,7 @@ describe('@grpc/grpc-js-xds as a client of SotwServer', () => {
 
   it('resolves xds:///echo.test through named LDS, RDS, CDS and EDS subscriptions and completes a call', async () => {
     const cdsVersion = xds.setResources(clusterCodec.typeUrl, [cluster(true)]);
-    await waitFor(() => acks.some((a) => a.typeUrl === clusterCodec.typeUrl && a.version === cdsVersion));
+    await waitUntil(() => acks.some((a) => a.typeUrl === clusterCodec.typeUrl && a.version === cdsVersion));
     expect(await echo(channel, 'hi')).toBe('echo:hi');
 
     const [client] = xds.clients();

@@ -181,12 +181,3 @@ export async function startScriptedServer(
     },
   };
 }
-
-/** Resolves once `condition()` holds, checking every 10 ms; fails after `timeoutMs`. */
-export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
