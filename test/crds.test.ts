@@ -70,7 +70,7 @@ describe('CRDs on the real API server', () => {
     cp = await startControlPlane({ crds: [crdDir] });
   }, 180_000);
   afterAll(async () => {
-    await cp?.close();
+    await cp.close();
   });
 
   it('accepts every CRD as structural and establishes it', async () => {

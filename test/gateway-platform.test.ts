@@ -118,10 +118,10 @@ describe('gateway routes and rate limits from kubectl-applied ApiRoutes', () => 
     );
   }, 180_000);
   afterAll(async () => {
-    await gateway?.close();
-    await ratelimit?.close();
-    await operator?.close();
-    await cp?.close();
+    await gateway.close();
+    await ratelimit.close();
+    await operator.close();
+    await cp.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
