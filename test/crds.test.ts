@@ -46,7 +46,10 @@ interface Crd {
   spec: {
     group: string;
     names: { plural: string };
-    versions: Array<{ schema: { openAPIV3Schema: { properties: { spec: SchemaNode } } } }>;
+    versions: Array<{
+      schema: { openAPIV3Schema: SchemaNode & { properties: { spec: SchemaNode } } };
+      additionalPrinterColumns?: Array<{ name: string; jsonPath: string }>;
+    }>;
   };
   status?: { conditions?: Array<{ type: string; status: string }> };
 }
@@ -82,6 +85,24 @@ describe('CRDs on the real API server', () => {
       ['inboxendpoints.portcullis.dev', ['NamesAccepted=True', 'Established=True']],
       ['ratelimitconfigs.portcullis.dev', ['NamesAccepted=True', 'Established=True']],
     ]);
+  });
+
+  it('shows in printer columns only fields the schema declares (the server prunes any other)', async () => {
+    const problems: string[] = [];
+    for (const crd of await getJson<{ items: Crd[] }>('crd').then((l) => l.items)) {
+      for (const version of crd.spec.versions) {
+        for (const column of version.additionalPrinterColumns ?? []) {
+          // `.status.conditions[?(@.type=="Ready")].status`: the path up to the first filter
+          const names = column.jsonPath.split('[')[0]!.split('.').slice(1);
+          if (names[0] === 'metadata') continue;
+          let node: SchemaNode | undefined = version.schema.openAPIV3Schema;
+          for (const name of names) node = node.properties?.[name];
+          if (!node)
+            problems.push(`${crd.metadata.name} ${column.name}: ${column.jsonPath} is not in the schema`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   it('fills in the defaults of the schema', async () => {
