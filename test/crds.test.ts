@@ -13,7 +13,12 @@ const crdDir = join(repo, 'crds');
 const invalidDir = join(import.meta.dirname, 'testdata/invalid-resources');
 
 /** Fixture → what the real server answers `kubectl create -f -` with. */
+const NOT_CHECKED =
+  '* <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+const SEVENTH_LEVEL =
+  'spec.descriptors[0].descriptors[0].descriptors[0].descriptors[0].descriptors[0].descriptors[0].descriptors[0]';
 const REFUSALS: Readonly<Record<string, string>> = {
+  'descriptors-seven-levels-deep.yaml': `Error from server (BadRequest): error when creating "STDIN": RateLimitConfig in version "v1alpha1" cannot be handled as a RateLimitConfig: strict decoding error: unknown field "${SEVENTH_LEVEL}.key", unknown field "${SEVENTH_LEVEL}.rate_limit"`,
   'handler-and-backend.yaml':
     'The ApiRoute "handler-and-backend" is invalid: spec.routes[0]: Invalid value: exactly one of handler or backend is required',
   'header-descriptor-without-name.yaml':
@@ -23,12 +28,12 @@ const REFUSALS: Readonly<Record<string, string>> = {
   'requests-per-unit-string.yaml': [
     'The RateLimitConfig "requests-per-unit-string" is invalid: ',
     '* spec.descriptors[0].rate_limit.requests_per_unit: Invalid value: "string": spec.descriptors[0].rate_limit.requests_per_unit in body must be of type integer: "string"',
-    '* <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    NOT_CHECKED,
   ].join('\n'),
   'unknown-unit.yaml': [
     'The RateLimitConfig "unknown-unit" is invalid: ',
     '* spec.descriptors[0].rate_limit.unit: Unsupported value: "decade": supported values: "second", "Second", "SECOND", "minute", "Minute", "MINUTE", "hour", "Hour", "HOUR", "day", "Day", "DAY", "week", "Week", "WEEK", "month", "Month", "MONTH", "year", "Year", "YEAR"',
-    '* <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    NOT_CHECKED,
   ].join('\n'),
   'unlimited-with-unit.yaml':
     'The RateLimitConfig "unlimited-with-unit" is invalid: spec.descriptors[0].rate_limit: Invalid value: unlimited excludes unit',
@@ -156,6 +161,16 @@ spec:
     expect(answer).toMatch(/inboxendpoint.portcullis.dev\/misspelled-field created/);
     const stored = await getJson<{ spec: unknown }>('inboxendpoint', 'misspelled-field');
     expect(stored.spec).toEqual({ endpointId: 'misspelled-field-0123456789' });
+  });
+
+  it('refuses descriptors deeper than the schema even when the client does not ask for strict validation', async () => {
+    const manifest = await readFile(join(invalidDir, 'descriptors-seven-levels-deep.yaml'), 'utf8');
+    const answer = await create(manifest, '--validate=warn');
+    expect(answer.split('\n').filter((line) => !line.startsWith('Warning: '))).toEqual([
+      'The RateLimitConfig "descriptors-seven-levels-deep" is invalid: ',
+      '* spec.descriptors[0].descriptors[0].descriptors[0].descriptors[0].descriptors[0].descriptors[0].descriptors: Too many: 1: must have at most 0 items',
+      NOT_CHECKED,
+    ]);
   });
 
   it('keeps endpointId immutable (a transition rule)', async () => {
