@@ -101,7 +101,7 @@ describe('CRDs on the real API server', () => {
           const names = column.jsonPath.split('[')[0]!.split('.').slice(1);
           if (names[0] === 'metadata') continue;
           let node: SchemaNode | undefined = version.schema.openAPIV3Schema;
-          for (const name of names) node = node.properties?.[name];
+          for (const name of names) node = node?.properties?.[name];
           if (!node)
             problems.push(`${crd.metadata.name} ${column.name}: ${column.jsonPath} is not in the schema`);
         }
