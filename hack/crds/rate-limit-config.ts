@@ -86,7 +86,7 @@ function descriptor(level: number): Schema {
       descriptors:
         level < MAX_DESCRIPTOR_DEPTH
           ? list(descriptor(level + 1), { maxItems: 256, 'x-kubernetes-list-type': 'atomic' })
-          : list(obj({}), {
+          : list({ type: 'object' }, {
               maxItems: 0,
               description: `Descriptors nest at most ${MAX_DESCRIPTOR_DEPTH} levels deep.`,
             }),
