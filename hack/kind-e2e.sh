@@ -7,7 +7,7 @@
 #
 # CANNOT RUN ON THE PROJECT'S BUILD MACHINES: they have no Docker engine, which kind and the image builds
 # need (CI checks the same chart, manifests and bundles without it: test/helm-chart.test.ts,
-# test/dist-bundles.test.ts, test/envoy-example.test.ts). It needs docker, kind, kubectl, curl, Node 20
+# test/helm-install.test.ts, test/dist-bundles.test.ts, test/envoy-example.test.ts). It needs docker, kind, kubectl, curl, Node 20
 # with `npm ci` done, and network access for the kind node to pull redis and envoyproxy/envoy images.
 #
 # Usage: hack/kind-e2e.sh [cluster-name]   (KEEP_CLUSTER=1 leaves the cluster running afterwards)

@@ -96,8 +96,5 @@ export const apiRoute: CrdSource = {
     },
     { required: ['routes'] },
   ),
-  printerColumns: [
-    { name: 'Prefix', type: 'string', jsonPath: '.spec.prefix' },
-    { name: 'Routes', type: 'integer', jsonPath: '.status.routeCount' },
-  ],
+  printerColumns: [{ name: 'Prefix', type: 'string', jsonPath: '.spec.prefix' }],
 };

@@ -69,11 +69,16 @@ app.kubernetes.io/component: {{ .component }}
       fieldPath: metadata.namespace
 {{- end -}}
 
-{{/* Extra settings from a component's `env` map, sorted. */}}
+{{/*
+Extra settings from a component's `env` map, sorted. An empty value is left out: the API server drops
+`value: ""` (stored Deployments would differ from the chart's), and the services read empty as unset.
+*/}}
 {{- define "portcullis.extraEnv" -}}
 {{- range $name, $value := . }}
+{{- if ne (toString $value) "" }}
 - name: {{ $name }}
   value: {{ $value | toString | quote }}
+{{- end }}
 {{- end }}
 {{- end -}}
 
