@@ -96,7 +96,12 @@ async function build(name: PeerName, out: string): Promise<void> {
         cwd: dir,
         stdio: ['ignore', 'inherit', 'inherit'],
         // -mod=readonly: go.mod and go.sum are the pins; a build never edits them
-        env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=readonly -buildvcs=false', GOTOOLCHAIN: 'local' },
+        env: {
+          ...process.env,
+          CGO_ENABLED: '0',
+          GOFLAGS: '-mod=readonly -buildvcs=false',
+          GOTOOLCHAIN: 'local',
+        },
       });
       child.once('error', reject);
       child.once('exit', resolve);

@@ -3,9 +3,9 @@
 // serving with a certificate from a throw-away CA, service-account signing keys (so the TokenRequest API
 // works), RBAC on, and an admin identity from a token file. No controller-manager runs: nothing creates
 // Pods, ServiceAccount token Secrets or EndpointSlices on its own, and namespaces never finish deleting.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createCertificates } from './certificates.js';
 import { freePort } from './free-port.js';
+import { spawnLogged, type LoggedProcess } from './logged-process.js';
 import { peerPath } from './peers.js';
 
 const run = promisify(execFile);
@@ -52,37 +53,6 @@ export interface ControlPlane {
   /** Compacts etcd's history up to its current revision: watches from older resourceVersions get 410. */
   compactEtcd(): Promise<void>;
   close(): Promise<void>;
-}
-
-interface Running {
-  child: ChildProcess;
-  exited: Promise<void>;
-  logPath: string;
-}
-
-function startProcess(command: string, args: readonly string[], logPath: string): Running {
-  const log = createWriteStream(logPath, { flags: 'a' });
-  const child = spawn(command, [...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.pipe(log, { end: false });
-  child.stderr.pipe(log, { end: false });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.once('error', () => undefined);
-  return { child, exited, logPath };
-}
-
-async function stopProcess(p: Running): Promise<void> {
-  if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
-  const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
-  await p.exited;
-  clearTimeout(timer);
-}
-
-function tail(path: string): string {
-  try {
-    return readFileSync(path, 'utf8').slice(-3000);
-  } catch {
-    return '';
-  }
 }
 
 interface HttpsOptions {
@@ -154,7 +124,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
 
   const [etcdPort, etcdPeerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
   const etcdUrl = `http://127.0.0.1:${etcdPort}`;
-  const etcd = startProcess(
+  const etcd = spawnLogged(
     peerPath('etcd'),
     [
       '--name=test',
@@ -167,13 +137,13 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       '--unsafe-no-fsync',
       '--log-level=warn',
     ],
-    join(dir, 'etcd.log'),
+    {},
   );
   const closeAll: Array<() => Promise<void>> = [];
-  let apiServer: Running | undefined;
+  let apiServer: LoggedProcess | undefined;
   const url = `https://127.0.0.1:${apiPort}`;
   const startApiServer = async (): Promise<void> => {
-    const p = startProcess(
+    const p = spawnLogged(
       peerPath('kube-apiserver'),
       [
         `--etcd-servers=${etcdUrl}`,
@@ -193,7 +163,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         '--allow-privileged=true',
         ...(opts.apiServerArgs ?? []),
       ],
-      join(dir, 'kube-apiserver.log'),
+      {},
     );
     apiServer = p;
     await waitReady(
@@ -211,7 +181,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     await rm(certs.dir, { recursive: true, force: true });
   };
   try {
-    closeAll.push(() => stopProcess(etcd));
+    closeAll.push(() => etcd.stop());
     await waitReady(
       'etcd',
       async () => {
@@ -221,7 +191,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       etcd,
     );
     closeAll.push(async () => {
-      if (apiServer) await stopProcess(apiServer);
+      if (apiServer) await apiServer.stop();
     });
     await startApiServer();
   } catch (e: unknown) {
@@ -280,7 +250,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       return { path, kubeConfig: fromYaml(text) };
     },
     async restartApiServer() {
-      if (apiServer) await stopProcess(apiServer);
+      if (apiServer) await apiServer.stop();
       await startApiServer();
     },
     async compactEtcd() {
