@@ -13,7 +13,8 @@ import {
 import type { SotwServerEvents } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperator, type OperatorApp } from '../operator/src/app.js';
-import { loadSettings } from '../operator/src/settings.js';
+import { OPERATOR_NAMESPACE, operatorSettings } from './operator-stack.js';
+import { applyOperatorRbac } from './operator-rbac.js';
 
 /**
  * The upstream Envoy rate-limit service in GRPC_XDS_SOTW mode, counting in a real Redis, configured by our
@@ -90,23 +91,12 @@ describe('upstream ratelimit configured by our operator over xDS', () => {
 
   beforeAll(async () => {
     cp = await startControlPlane({ crds: [join(repo, 'crds')] });
-    await cp.kubectl(['create', 'namespace', 'portcullis-system']);
+    const { kubeConfig } = await applyOperatorRbac(cp, OPERATOR_NAMESPACE);
     redis = await startRedis();
-    operator = await startOperator(
-      loadSettings({
-        OPERATOR_SOURCE: 'kubernetes',
-        OPERATOR_NAMESPACE: 'portcullis-system',
-        POD_NAME: 'operator-0',
-        XDS_HOST: '127.0.0.1',
-        XDS_PORT: '0',
-        HEALTH_HOST: '127.0.0.1',
-        HEALTH_PORT: '0',
-        METRICS_HOST: '127.0.0.1',
-        METRICS_PORT: '0',
-        LEADER_ELECTION: 'false',
-      }),
-      { log, kubeConfig: cp.kubeConfig() },
-    );
+    operator = await startOperator(operatorSettings({ POD_NAME: 'operator-0', LEADER_ELECTION: 'false' }), {
+      log,
+      kubeConfig,
+    });
     operator.xds.on('nack', (e) => nacks.push(e));
     await apply([perHour('user', 2)]);
     await operator.reconcileNow();

@@ -5,7 +5,7 @@ import { createSotwClient, type SotwClient } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperator, type OperatorApp } from '../operator/src/app.js';
 import { applyOperatorRbac } from './operator-rbac.js';
-import { OPERATOR_NAMESPACE, operatorSettings, reportStartup, REPO, WAIT_MS } from './operator-stack.js';
+import { OPERATOR_NAMESPACE, operatorSettings, REPO, WAIT_MS } from './operator-stack.js';
 
 const eds = createMessageCodec(
   'envoy/config/endpoint/v3/endpoint.proto',
@@ -120,7 +120,6 @@ describe('operator: xds:///ratelimit endpoints from EndpointSlices', () => {
 
   beforeAll(async () => {
     cp = await startControlPlane({ crds: [join(REPO, 'crds')] });
-    reportStartup('operator-endpoints', cp);
     const { kubeConfig } = await applyOperatorRbac(cp, OPERATOR_NAMESPACE);
     await createService(SERVICE);
     await createService('something-else');

@@ -10,7 +10,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperator, type OperatorApp } from '../operator/src/app.js';
 import { applyOperatorRbac } from './operator-rbac.js';
-import { OPERATOR_NAMESPACE, operatorSettings, reportStartup, REPO, WAIT_MS } from './operator-stack.js';
+import { OPERATOR_NAMESPACE, operatorSettings, REPO, WAIT_MS } from './operator-stack.js';
 
 /** Two replicas contending for the real Lease, each with the chart's ServiceAccount. */
 describe('operator leader election', () => {
@@ -35,7 +35,6 @@ describe('operator leader election', () => {
 
   beforeAll(async () => {
     cp = await startControlPlane({ crds: [join(REPO, 'crds')] });
-    reportStartup('operator-leader-election', cp);
     const identity = await applyOperatorRbac(cp, OPERATOR_NAMESPACE);
     operatorKubeConfig = identity.kubeConfig;
     // the chart names the Lease after the operator (LEADER_ELECTION_LEASE)

@@ -70,11 +70,6 @@ function throughPort(kc: KubeConfig, port: number): KubeConfig {
   return moved;
 }
 
-/** Puts the control plane's start-up time in the test output (a figure to watch, never to assert). */
-export function reportStartup(file: string, cp: ControlPlane): void {
-  process.stdout.write(`${file}: etcd + kube-apiserver ready in ${cp.startupMs} ms\n`);
-}
-
 export interface OperatorStackOptions {
   /** The test file, for the start-up report. */
   name: string;
@@ -112,7 +107,6 @@ export class OperatorStack {
       ...(o.apiServerArgs ? { apiServerArgs: o.apiServerArgs } : {}),
     });
     const proxy = await startTcpProxy(Number(new URL(cp.url).port));
-    reportStartup(o.name, cp);
     const stack = new OperatorStack(cp, proxy, o.log ?? quietLog);
     const { kubeConfig, serviceAccount } = await applyOperatorRbac(cp, OPERATOR_NAMESPACE);
     stack.serviceAccount = serviceAccount;

@@ -86,13 +86,13 @@ function callApi(url: string, opts: HttpsOptions): Promise<{ status: number; bod
   });
 }
 
-async function waitReady(what: string, check: () => Promise<boolean>, p: Running): Promise<void> {
+async function waitReady(what: string, check: () => Promise<boolean>, p: LoggedProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
+  const tail = (): string => p.output().slice(-3000);
   for (;;) {
-    if (p.child.exitCode !== null)
-      throw new Error(`${what} exited with ${p.child.exitCode}:\n${tail(p.logPath)}`);
+    if (p.child.exitCode !== null) throw new Error(`${what} exited with ${p.child.exitCode}:\n${tail()}`);
     if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what} not ready within 60 s:\n${tail(p.logPath)}`);
+    if (Date.now() > deadline) throw new Error(`${what} not ready within 60 s:\n${tail()}`);
     await sleep(100);
   }
 }
