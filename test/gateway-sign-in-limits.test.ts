@@ -5,7 +5,7 @@ import { quietLog as log } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
 import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
-import { startHarness, type Harness } from '../services/ratelimit/test/harness.js';
+import { createRuntimeRoot, startHarness, type Harness } from '../services/ratelimit/test/harness.js';
 
 // POST /auth asks the real rate-limit service (domain gateway-auth) before it checks the password: per
 // client address and per user name, as examples/resources/ratelimit-gateway-auth.yaml sets them.
@@ -21,6 +21,8 @@ descriptors:
         rate_limit: {unit: minute, requests_per_unit: 2}
 `;
 
+const MID_MINUTE_MS = Date.UTC(2026, 0, 1, 12, 0, 30);
+
 describe('gateway sign-in limits through the rate-limit service', () => {
   let dir: string;
   let ratelimit: Harness;
@@ -28,7 +30,9 @@ describe('gateway sign-in limits through the rate-limit service', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gateway-sign-in-'));
-    ratelimit = await startHarness({ 'gateway-auth.yaml': LIMITS });
+    // a clock stopped mid-minute: the per-minute windows cannot roll over while a slow machine hashes passwords
+    const at = { ...(await createRuntimeRoot({ 'gateway-auth.yaml': LIMITS })), now: () => MID_MINUTE_MS };
+    ratelimit = await startHarness({}, {}, at);
     gateway = await startGateway(
       loadGatewaySettings({
         GATEWAY_HOST: '127.0.0.1',
