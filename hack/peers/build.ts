@@ -64,8 +64,10 @@ function say(line: string): void {
 
 function checkGo(): void {
   const r = spawnSync('go', ['env', 'GOVERSION'], { encoding: 'utf8' });
-  const found = r.error ? 'no `go` on PATH' : `found ${r.stdout.trim() || r.stderr.trim()}`;
-  const [, major, minor] = /^go(\d+)\.(\d+)/.exec(r.stdout.trim()) ?? [];
+  // on a spawn error (no go on PATH) stdout is null, whatever the types say
+  const version = ((r.stdout as string | null) ?? '').trim();
+  const found = r.error ? 'no `go` on PATH' : `found ${version || 'no version'}`;
+  const [, major, minor] = /^go(\d+)\.(\d+)/.exec(version) ?? [];
   const ok =
     major !== undefined &&
     minor !== undefined &&
