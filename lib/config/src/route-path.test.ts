@@ -24,6 +24,12 @@ describe('compileRoutePath', () => {
     expect(c.regex.test('users/1/posts/a/b')).toBe(false);
   });
 
+  it('issue 15: lets a regex parameter span any decoded character, line breaks included', () => {
+    const c = compiled('files/{rest:.+}');
+    for (const rest of ['a\nb', 'a\u2028b', 'a\u0000b'])
+      expect(`files/${rest}`.match(c.regex)?.slice(1)).toEqual([rest]);
+  });
+
   it('accepts regexes with braces and nested optional tails', () => {
     const c = compiled('year/{y:\\d{4}}[/{m:\\d{2}}[/{d}]]');
     expect('year/2026'.match(c.regex)?.slice(1)).toEqual(['2026', undefined, undefined]);

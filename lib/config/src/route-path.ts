@@ -64,7 +64,8 @@ export function compileRoutePath(path: string): CompiledRoutePath | { problems: 
   if (optionalDepth > 0) problems.push('unclosed "["');
   if (problems.length > 0) return { problems };
   return {
-    regex: new RegExp(`^${source}$`, 'u'),
+    // `s`: a decoded path may hold %0A or %E2%80%A8, which `.` would otherwise stop at
+    regex: new RegExp(`^${source}$`, 'su'),
     params,
     isStatic: params.length === 0 && !path.includes('['),
   };

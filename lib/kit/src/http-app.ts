@@ -1,4 +1,4 @@
-import Fastify, { LogController } from 'fastify';
+import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from './log.js';
 
 /** A listening server: the port it bound (useful when asked for port 0) and how to stop it. */
@@ -20,11 +20,7 @@ export type ErrorMapper = (err: unknown) => {
  * route as `{error, code}` JSON.
  */
 export function createHttpApp(log: Logger, toHttpError: ErrorMapper) {
-  const app = Fastify({
-    loggerInstance: log,
-    logController: new LogController({ disableRequestLogging: true }),
-  });
-  app.setErrorHandler((err, request, reply) => {
+  const answerError = (err: unknown, request: FastifyRequest, reply: FastifyReply): void => {
     const { statusCode, body, headers } = toHttpError(err);
     if (statusCode >= 500) request.log.error({ err, url: request.url }, 'request failed');
     else request.log.debug({ err, url: request.url, statusCode }, 'request rejected');
@@ -32,7 +28,14 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper) {
       .code(statusCode)
       .headers(headers ?? {})
       .send(body);
+  };
+  const app = Fastify({
+    loggerInstance: log,
+    logController: new LogController({ disableRequestLogging: true }),
+    // a URL its router cannot decode (`%FF`, `%zz`): fastify's own body otherwise, not the service's
+    frameworkErrors: answerError,
   });
+  app.setErrorHandler(answerError);
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: `no route for ${request.method} ${request.url}`, code: 'NOT_FOUND' });
   });

@@ -20,6 +20,7 @@ import { Dispatcher } from './dispatch.js';
 import { HttpError } from './errors.js';
 import { loadKeys } from './keys.js';
 import { API_ROUTE_TYPE, routesFromApiRoutes } from './router/api-routes.js';
+import { parseRequestPath } from './request-path.js';
 import { RouteTable } from './router/route-table.js';
 import type { GatewayRoute } from './router/route-types.js';
 import { routesFromModule, type RoutesDefinition } from './router/routes-module.js';
@@ -145,11 +146,10 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     request: Parameters<Dispatcher['handle']>[0],
     reply: Parameters<Dispatcher['handle']>[1],
   ) => {
-    const { pathname, search } = new URL(request.url, 'http://gateway');
-    const rel = pathname.slice(base.length).replace(/^\/+|\/+$/g, '');
     return withSpan('portcullis-gateway', 'gateway request', (span) => {
-      span.setAttributes({ 'http.method': request.method, 'gateway.path': rel });
-      return dispatcher.handle(request, reply, { relPath: decodeURIComponent(rel), search });
+      const path = parseRequestPath(request.url, settings.basePath);
+      span.setAttributes({ 'http.method': request.method, 'gateway.path': path.rawSegments.join('/') });
+      return dispatcher.handle(request, reply, path);
     });
   };
   app.all(base, serve);

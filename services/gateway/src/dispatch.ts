@@ -3,12 +3,13 @@ import type { AccountStore } from '@portcullis/accounts';
 import { readBody, type Logger } from '@portcullis/kit';
 import { retryAfter, type DescriptorEntry, type RateLimitClient } from '@portcullis/ratelimit-client';
 import type { Authenticator, Caller } from './auth/authenticator.js';
-import { HttpError } from './errors.js';
+import { HttpError, RouteNotFoundError } from './errors.js';
 import { resolveHandler, type HandlerClasses } from './handlers/registry.js';
 import type { HandlerMethod } from './handlers/types.js';
 import { forwardRequest } from './proxy/upstream.js';
 import { routeDescriptor, signInDescriptors } from './rate-limit.js';
 import { mergeData, parseBody, parseQuery, tooLarge, toResponseBody } from './request-data.js';
+import type { RequestPath } from './request-path.js';
 import type { RouteTable } from './router/route-table.js';
 import type { GatewayRoute, RouteMatch } from './router/route-types.js';
 import { checkAndSanitizeRequiredParameters } from './sanitize/index.js';
@@ -49,22 +50,16 @@ export class Dispatcher {
     return this.table;
   }
 
-  /**
-   * `relPath` is the path after the base path, without leading or trailing `/`; `search` the raw query
-   * (`?…` or empty): the caller parsed the URL once for both.
-   */
-  async handle(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    { relPath, search }: { relPath: string; search: string },
-  ): Promise<unknown> {
+  /** `path` is the request's path below the base path: the caller parsed the URL once. */
+  async handle(request: FastifyRequest, reply: FastifyReply, path: RequestPath): Promise<unknown> {
+    const { relPath, search } = path;
     const table = this.table;
     const method = request.method;
     if (relPath === '') return { message: 'no endpoint defined' };
     if (relPath === 'auth') return this.handleAuth(request, reply, search);
     if (method === 'OPTIONS') return this.options(reply, table, relPath);
     const found = table.lookup(method, relPath);
-    if (found.kind === 'not-found') throw new HttpError(404, 'Route not found', { code: 'NOT_FOUND' });
+    if (found.kind === 'not-found') throw new RouteNotFoundError();
     if (found.kind === 'method-not-allowed') {
       throw new HttpError(405, 'Method not allowed', {
         code: 'METHOD_NOT_ALLOWED',
@@ -76,8 +71,7 @@ export class Dispatcher {
     if (route.auth && this.o.settings.auth !== 'none' && !caller) throw this.o.auth.missing();
     const query = parseQuery(search);
     await this.limit(request, { match: found.match, caller, query, reply });
-    if (route.target.kind === 'backend')
-      return this.proxy(request, reply, { route, caller, relPath, search });
+    if (route.target.kind === 'backend') return this.proxy(request, reply, { route, caller, path });
     return this.runHandler(request, { match: found.match, caller, query });
   }
 
@@ -107,15 +101,17 @@ export class Dispatcher {
   private async proxy(
     request: FastifyRequest,
     reply: FastifyReply,
-    at: { route: GatewayRoute; caller: Caller | undefined; relPath: string; search: string },
+    at: { route: GatewayRoute; caller: Caller | undefined; path: RequestPath },
   ): Promise<unknown> {
     const target = at.route.target;
     if (target.kind !== 'backend') throw new Error('not a backend route');
     const host = this.o.settings.backendHostTemplate
       .replaceAll('{service}', target.service)
       .replaceAll('{namespace}', target.namespace);
-    const rest = at.route.prefix === '' ? at.relPath : at.relPath.slice(at.route.prefix.length + 1);
-    const path = `${target.path.replace(/\/+$/, '')}/${rest}${at.search}`;
+    // as the client escaped it: decoded, `%3F` would become a query and `%20` an invalid request line
+    const prefixSegments = at.route.prefix === '' ? 0 : at.route.prefix.split('/').length;
+    const rest = at.path.rawSegments.slice(prefixSegments).join('/');
+    const path = `${target.path.replace(/\/+$/, '')}/${rest}${at.path.search}`;
     const upstream = await forwardRequest({
       req: request.raw,
       host,
@@ -211,7 +207,7 @@ export class Dispatcher {
     const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
       (m) => table.lookup(m, relPath).kind === 'match',
     );
-    if (methods.length === 0) throw new HttpError(404, 'Route not found', { code: 'NOT_FOUND' });
+    if (methods.length === 0) throw new RouteNotFoundError();
     return reply
       .code(204)
       .header('allow', [...methods, 'OPTIONS'].join(', '))

@@ -31,6 +31,13 @@ export class HttpError extends PortcullisError {
   readonly headers: Record<string, string>;
 }
 
+/** No route serves the path (under the base path, or the path leaves it): 404 `Route not found`. */
+export class RouteNotFoundError extends HttpError {
+  constructor() {
+    super(404, 'Route not found', { code: 'NOT_FOUND' });
+  }
+}
+
 /** Missing, malformed, expired or revoked credentials: 401 with `WWW-Authenticate`. */
 export class AuthError extends HttpError {
   constructor(message: string, opts: { scheme: 'Bearer' | 'Cookie'; detail?: string; cause?: unknown }) {

@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, type GatewayApp, type GatewayDeps } from '../src/app.js';
@@ -19,7 +20,17 @@ export interface GatewayHarness {
     body: unknown;
     headers: Headers;
   }>;
+  /** A GET with the path sent exactly as written: `fetch` would resolve dot segments first. */
+  requestRaw(path: string): Promise<{ status: number; body: unknown }>;
   close(): Promise<void>;
+}
+
+function parseJsonOrText(text: string): unknown {
+  try {
+    return text === '' ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return text;
+  }
 }
 
 /** The gateway on 127.0.0.1 with a free port, a fresh state directory and the given environment. */
@@ -53,14 +64,21 @@ export async function startGatewayHarness(
         body = JSON.stringify(init.body);
       }
       const res = await fetch(url + path, { method, headers, ...(body === undefined ? {} : { body }) });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text === '' ? undefined : (JSON.parse(text) as unknown);
-      } catch {
-        // not JSON: keep the text
-      }
-      return { status: res.status, body: parsed, headers: res.headers };
+      return { status: res.status, body: parseJsonOrText(await res.text()), headers: res.headers };
+    },
+    requestRaw(path) {
+      return new Promise((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port: app.port, path }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, body: parseJsonOrText(Buffer.concat(chunks).toString()) }),
+          );
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end();
+      });
     },
     async close() {
       await app.close();

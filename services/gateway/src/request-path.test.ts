@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { parseRequestPath } from './request-path.js';
+
+function thrownBy(url: string): unknown {
+  try {
+    parseRequestPath(url, 'api');
+  } catch (err: unknown) {
+    return err;
+  }
+  return undefined;
+}
+
+describe('parseRequestPath', () => {
+  it.each([
+    { url: '/api', relPath: '', rawSegments: [] },
+    { url: '/api/v1/a%20b/?x=%2F', relPath: 'v1/a b', rawSegments: ['v1', 'a%20b'], search: '?x=%2F' },
+    { url: '/api/v1/x/../%2e%2e/y', relPath: 'y', rawSegments: ['y'] },
+    { url: '/api/%41%3F%23', relPath: 'A?#', rawSegments: ['%41%3F%23'] },
+  ])('splits $url', ({ url, relPath, rawSegments, search = '' }) => {
+    expect(parseRequestPath(url, 'api')).toEqual({ relPath, rawSegments, search });
+  });
+
+  it.each([
+    { url: '/api/../apix/y', status: 404, message: 'Route not found' },
+    { url: '/api/a%2fb', status: 400, message: 'path has an escaped "/" or "\\" in a segment' },
+    { url: '/api/a%5Cb', status: 400, message: 'path has an escaped "/" or "\\" in a segment' },
+    { url: '/api/%C0%AF', status: 400, message: 'path has an escape that is not UTF-8' },
+  ])('refuses $url with $status', ({ url, status, message }) => {
+    expect(thrownBy(url)).toMatchObject({ statusCode: status, message });
+  });
+});

@@ -1,0 +1,40 @@
+import { HttpError, RouteNotFoundError } from './errors.js';
+
+/** A request's path below the base path, as routes match it and as an upstream Service is sent it. */
+export interface RequestPath {
+  /** The segments, each decoded, joined by `/`; no leading or trailing `/`. */
+  relPath: string;
+  /** The same segments as the client escaped them. */
+  rawSegments: readonly string[];
+  /** The raw query: `?…` or empty. */
+  search: string;
+}
+
+/**
+ * Splits a request target under `/<basePath>` after resolving its dot segments (`..`, `%2e%2e`, …) as a URL
+ * parser does, so a path that leaves the base path is not under it: `RouteNotFoundError`. Each segment is
+ * decoded on its own, and one with an escaped `/` or `\` is refused (`HttpError` 400, `BAD_PATH`): decoded,
+ * it would be a separator to the router, or to a backend that decodes it and resolves `..` again. An escape
+ * that is not UTF-8 is refused the same way.
+ */
+export function parseRequestPath(url: string, basePath: string): RequestPath {
+  const { pathname, search } = new URL(url, 'http://gateway');
+  const base = `/${basePath}`;
+  if (pathname !== base && !pathname.startsWith(`${base}/`)) throw new RouteNotFoundError();
+  const rel = pathname.slice(base.length).replace(/^\/+|\/+$/g, '');
+  const rawSegments = rel === '' ? [] : rel.split('/');
+  return { relPath: rawSegments.map(decodeSegment).join('/'), rawSegments, search };
+}
+
+function decodeSegment(raw: string): string {
+  if (/%(2f|5c)/i.test(raw)) throw badPath('path has an escaped "/" or "\\" in a segment');
+  try {
+    return decodeURIComponent(raw);
+  } catch (err: unknown) {
+    throw badPath('path has an escape that is not UTF-8', err);
+  }
+}
+
+function badPath(message: string, cause?: unknown): HttpError {
+  return new HttpError(400, message, { code: 'BAD_PATH', cause });
+}
