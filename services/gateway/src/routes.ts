@@ -10,10 +10,10 @@ export const routes: RoutesDefinition = [
   ['GET', 'test', Example, 'test'],
   ['GET', 'ping', Example, 'ping', { auth: false }],
   ['POST', 'echo/{id}', Example, 'echo', { auth: false }],
-  ['GET', 'users', Example, 'getAllUsers', { auth: false }],
-  ['GET', 'users/{id}', Example, 'getUser', { auth: false, requiredParams: ['id|name'] }],
+  ['GET', 'users', Example, 'getAllUsers'],
+  ['GET', 'users/{id}', Example, 'getUser', { requiredParams: ['id|name'] }],
   {
     v1: [['GET', 'hello', Example, 'test']],
-    v2: [['GET', 'hello', Example, 'getAllUsers', { auth: false }]],
+    v2: [['GET', 'hello', Example, 'getAllUsers']],
   },
 ];

@@ -56,7 +56,20 @@ describe('gateway auth: jwt', () => {
       const ok = await g.request('GET', '/api/test', { headers: { authorization: header } });
       expect(ok.body).toMatchObject({ message: 'test successful', user: { username: 'alice' } });
     }
-    expect((await g.request('GET', '/api/users')).status).toBe(200);
+    expect((await g.request('GET', '/api/ping')).status).toBe(200);
+  });
+
+  it('issue 15: the example routes that show platform accounts answer 401 without credentials', async () => {
+    const { accounts } = await g.app.backend.accounts.list();
+    const id = accounts[0]?.id ?? 'none';
+    for (const path of ['/api/users', `/api/users/${id}`, '/api/v2/hello']) {
+      const r = await g.request('GET', path);
+      expect([path, r.status, r.body]).toEqual([
+        path,
+        401,
+        { error: 'No Authorization Header found', code: 'UNAUTHENTICATED' },
+      ]);
+    }
   });
 
   it('refuses alg none, a forged signature, a tampered payload and an expired token with 401, never 500', async () => {
@@ -147,7 +160,7 @@ describe('gateway auth: session', () => {
   });
 
   it('lets allowed cross-origin browsers send credentials', async () => {
-    const r = await fetch(`${g.url}/api/users`, { headers: { origin: 'https://app.example' } });
+    const r = await fetch(`${g.url}/api/ping`, { headers: { origin: 'https://app.example' } });
     expect(r.headers.get('access-control-allow-origin')).toBe('https://app.example');
     expect(r.headers.get('access-control-allow-credentials')).toBe('true');
   });

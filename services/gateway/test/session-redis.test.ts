@@ -32,7 +32,9 @@ describe('sessions shared through Redis', () => {
     expect((await b.request('GET', '/api/test', { headers: { cookie } })).body).toMatchObject({
       user: { username: 'carol' },
     });
-    expect((await b.request('GET', '/api/users')).body).toMatchObject({ users: [{ name: 'carol' }] });
+    expect((await b.request('GET', '/api/users', { headers: { cookie } })).body).toMatchObject({
+      users: [{ name: 'carol' }],
+    });
     await b.request('DELETE', '/api/auth', { headers: { cookie } });
     expect((await a.request('GET', '/api/test', { headers: { cookie } })).status).toBe(401);
   });

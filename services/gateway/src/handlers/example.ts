@@ -21,13 +21,13 @@ export class Example {
     return data;
   }
 
-  /** `GET /users` (open): the platform accounts, without secrets. */
+  /** `GET /users` (auth): the platform accounts, without secrets. */
   static async getAllUsers(_data: RequestData, ctx: HandlerContext): Promise<unknown> {
     const { accounts } = await ctx.accounts.list({ limit: 100 });
     return { users: accounts.map((a) => ({ id: a.id, name: a.username })) };
   }
 
-  /** `GET /users/{id}` (open): one account, or 404 `{"error":"user not found"}`. */
+  /** `GET /users/{id}` (auth): one account, or 404 `{"error":"user not found"}`. */
   static async getUser(data: RequestData, ctx: HandlerContext): Promise<unknown> {
     const account = typeof data.id === 'string' ? await ctx.accounts.getById(data.id) : undefined;
     if (!account) throw new HttpError(404, 'user not found');
