@@ -22,5 +22,6 @@ export {
 } from './lifecycle.js';
 export { withCallerContext, withSpan } from './tracing.js';
 export { createHttpApp, listenHttp, type ErrorMapper, type HttpApp, type RunningServer } from './http-app.js';
+export { isJsonDeeperThan } from './json-depth.js';
 export { readBody } from './read-body.js';
 export { HOP_BY_HOP_HEADERS } from './http-headers.js';

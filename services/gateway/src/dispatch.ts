@@ -90,7 +90,7 @@ export class Dispatcher {
       throw new HttpError(501, `handler ${route.target.handler} is not available`, {
         code: 'UNKNOWN_HANDLER',
       });
-    const body = await parseBody(request.headers['content-type'], await this.readBody(request));
+    const body = await this.readData(request);
     let data = mergeData({ query: at.query, body, params, userId: at.caller?.account.id });
     if (route.requiredParams.length > 0)
       data = checkAndSanitizeRequiredParameters(data, route.requiredParams);
@@ -177,7 +177,7 @@ export class Dispatcher {
       case 'OPTIONS':
         return reply.code(204).header('allow', AUTH_METHODS.join(', ')).send();
       case 'POST': {
-        const body = await parseBody(request.headers['content-type'], await this.readBody(request));
+        const body = await this.readData(request);
         const params = { ...parseQuery(search), ...body };
         // before the password is checked, so guessing gets 429 whether or not a guess is right
         const username = typeof params.username === 'string' ? params.username : '';
@@ -198,9 +198,11 @@ export class Dispatcher {
     }
   }
 
-  private readBody(request: FastifyRequest): Promise<Buffer> {
-    const max = this.o.settings.maxBodyBytes;
-    return readBody(request.raw, max, () => tooLarge(max));
+  /** The JSON, urlencoded or multipart body's data, within the body size and depth limits. */
+  private async readData(request: FastifyRequest): Promise<Record<string, unknown>> {
+    const { maxBodyBytes, maxBodyDepth } = this.o.settings;
+    const body = await readBody(request.raw, maxBodyBytes, () => tooLarge(maxBodyBytes));
+    return parseBody(request.headers['content-type'], body, maxBodyDepth);
   }
 
   private options(reply: FastifyReply, table: RouteTable, relPath: string): FastifyReply {

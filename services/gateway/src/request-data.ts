@@ -1,4 +1,5 @@
 import { Busboy } from '@fastify/busboy';
+import { isJsonDeeperThan } from '@portcullis/kit';
 import { HttpError } from './errors.js';
 import type { RequestData } from './handlers/types.js';
 
@@ -16,17 +17,24 @@ export function parseQuery(search: string): Record<string, unknown> {
   return fromPairs(new URLSearchParams(search));
 }
 
-/** A JSON object or urlencoded form body, for any method; other types contribute nothing. */
+/**
+ * A JSON object or urlencoded form body, for any method; other types contribute nothing. A JSON body
+ * nested deeper than `maxDepth` is a 400.
+ */
 export async function parseBody(
   contentType: string | undefined,
   body: Buffer,
+  maxDepth: number,
 ): Promise<Record<string, unknown>> {
   if (body.length === 0) return {};
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (type === 'application/json' || type.endsWith('+json')) {
+    const text = body.toString('utf8');
+    if (isJsonDeeperThan(text, maxDepth))
+      throw new HttpError(400, `body is nested deeper than ${maxDepth} levels`, { code: 'BODY_TOO_DEEP' });
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body.toString('utf8'));
+      parsed = JSON.parse(text);
     } catch (err: unknown) {
       throw new HttpError(400, `body is not valid JSON: ${(err as Error).message}`, { code: 'BAD_JSON' });
     }

@@ -45,6 +45,8 @@ export interface Settings {
   /** Host of a backend Service; `{service}` and `{namespace}` are replaced. */
   backendHostTemplate: string;
   maxBodyBytes: number;
+  /** How deep a JSON body may nest arrays and objects (`{}` is 1). */
+  maxBodyDepth: number;
   trustProxy: boolean;
   log: { level: LogLevel; format: LogFormat };
 }
@@ -97,6 +99,8 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       default: '{service}.{namespace}.svc.cluster.local',
     }),
     maxBodyBytes: env.int('GATEWAY_MAX_BODY_BYTES', { default: 1_048_576, min: 1 }),
+    // System.Text.Json's default: ample for real documents, far below what a handler's recursion survives
+    maxBodyDepth: env.int('GATEWAY_MAX_BODY_DEPTH', { default: 64, min: 1 }),
     trustProxy: env.bool('GATEWAY_TRUST_PROXY', { default: false }),
     log: readLogOptions(env, 'info'),
   };

@@ -159,4 +159,17 @@ describe('gateway routing (auth none)', () => {
     });
     expect(big.status).toBe(413);
   });
+
+  it('issue 15: refuses a JSON body nested deeper than GATEWAY_MAX_BODY_DEPTH with 400, takes one at it', async () => {
+    const nested = (depth: number): string => `{"a":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    const post = (body: string) =>
+      fetch(`${g.url}/api/echo/x`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const deep = await post(nested(10_000));
+    expect([deep.status, await deep.json()]).toEqual([
+      400,
+      { error: 'body is nested deeper than 64 levels', code: 'BODY_TOO_DEEP' },
+    ]);
+    const atLimit = await post(nested(64));
+    expect(atLimit.status).toBe(200);
+  });
 });
