@@ -1,5 +1,6 @@
 import Fastify, { LogController } from 'fastify';
 import type { Logger } from './log.js';
+import type { TrustProxy } from './trust-proxy.js';
 
 /** A listening server: the port it bound (useful when asked for port 0) and how to stop it. */
 export interface RunningServer {
@@ -17,11 +18,14 @@ export type ErrorMapper = (err: unknown) => {
 /**
  * A fastify app logging through the kit logger, without a line per request (that would cost more than
  * the request on hot paths; failures are logged by the error handler), answering every error and unknown
- * route as `{error, code}` JSON.
+ * route as `{error, code}` JSON. `request.protocol` and `request.ip` come from `X-Forwarded-*` only when
+ * the peer is one `trustProxy` names (see `readTrustProxy`).
  */
-export function createHttpApp(log: Logger, toHttpError: ErrorMapper) {
+export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: { trustProxy?: TrustProxy } = {}) {
+  const trustProxy = o.trustProxy ?? false;
   const app = Fastify({
     loggerInstance: log,
+    trustProxy: typeof trustProxy === 'boolean' ? trustProxy : [...trustProxy],
     logController: new LogController({ disableRequestLogging: true }),
   });
   app.setErrorHandler((err, request, reply) => {

@@ -22,36 +22,42 @@ export interface AccountGuards {
 export function registerAccountRoutes(app: HttpApp, ctx: InboxContext, g: AccountGuards): void {
   const { cookies } = g.sessions;
   const signIn = async (request: FastifyRequest, reply: FastifyReply, account: Account): Promise<void> => {
-    const https = request.protocol === 'https';
-    const prior = await g.sessions.signedIn(request);
-    if (prior) await cookies.end(prior.sessionId, { https });
-    const { setCookie } = await cookies.start(account.id, { https });
+    const { setCookie } = await cookies.start(account.id, {
+      https: request.protocol === 'https',
+      cookie: request.headers.cookie,
+    });
     void reply.header('set-cookie', setCookie).header('cache-control', 'no-store');
   };
 
-  app.post('/api/accounts', { bodyLimit: BODY_LIMIT_BYTES }, (request, reply) =>
-    withSpan('portcullis-inbox', 'inbox sign up', async () => {
-      const { username, password } = readCredentials(request.body);
-      await g.limiter.enforce({ action: 'sign_up', remoteAddress: request.ip }, reply);
-      const account = await g.backend.accounts.createUser({ username, password });
-      await signIn(request, reply, account);
-      ctx.log.info({ accountId: account.id }, 'account created');
-      return reply.code(201).send({ account: toAccountJson(account) });
-    }),
+  app.post(
+    '/api/accounts',
+    { bodyLimit: BODY_LIMIT_BYTES, config: { csrf: 'sets-cookie' } },
+    (request, reply) =>
+      withSpan('portcullis-inbox', 'inbox sign up', async () => {
+        const { username, password } = readCredentials(request.body);
+        await g.limiter.enforce({ action: 'sign_up', remoteAddress: request.ip }, reply);
+        const account = await g.backend.accounts.createUser({ username, password });
+        await signIn(request, reply, account);
+        ctx.log.info({ accountId: account.id }, 'account created');
+        return reply.code(201).send({ account: toAccountJson(account) });
+      }),
   );
 
-  app.post('/api/session', { bodyLimit: BODY_LIMIT_BYTES }, (request, reply) =>
-    withSpan('portcullis-inbox', 'inbox sign in', async () => {
-      const { username, password } = readCredentials(request.body);
-      await g.limiter.enforce({ action: 'sign_in', remoteAddress: request.ip, username }, reply);
-      const account = await g.backend.accounts.verifyCredentials(username, password);
-      if (!account) {
-        ctx.log.info({ remoteAddress: request.ip }, 'sign-in refused');
-        throw new AuthError('login_failed');
-      }
-      await signIn(request, reply, account);
-      return { account: toAccountJson(account) };
-    }),
+  app.post(
+    '/api/session',
+    { bodyLimit: BODY_LIMIT_BYTES, config: { csrf: 'sets-cookie' } },
+    (request, reply) =>
+      withSpan('portcullis-inbox', 'inbox sign in', async () => {
+        const { username, password } = readCredentials(request.body);
+        await g.limiter.enforce({ action: 'sign_in', remoteAddress: request.ip, username }, reply);
+        const account = await g.backend.accounts.verifyCredentials(username, password);
+        if (!account) {
+          ctx.log.info({ remoteAddress: request.ip }, 'sign-in refused');
+          throw new AuthError('login_failed');
+        }
+        await signIn(request, reply, account);
+        return { account: toAccountJson(account) };
+      }),
   );
 
   app.get('/api/session', async (request, reply) => {
