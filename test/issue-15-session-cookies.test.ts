@@ -1,14 +1,17 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createScryptHasher } from '@portcullis/accounts';
-import { quietLog as log, startRedis, type RedisServer } from '@portcullis/testing';
+import { startRedis, type RedisServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
-import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
-import { startInbox, type InboxApp } from '../services/inbox/src/app.js';
-import { loadSettings as loadInboxSettings } from '../services/inbox/src/settings.js';
-import { sendRaw, sessionCookie, type RawResponse } from '../services/inbox/test/harness.js';
+import type { GatewayApp } from '../services/gateway/src/app.js';
+import { startGatewayHarness } from '../services/gateway/test/harness.js';
+import type { InboxApp } from '../services/inbox/src/app.js';
+import {
+  sendRaw,
+  sessionCookie,
+  startInboxHarness,
+  type RawResponse,
+} from '../services/inbox/test/harness.js';
 
 // Issue 15, the CSRF and session-cookie findings of a black-box probe, against the gateway
 // (GATEWAY_AUTH=session) and the inbox on one account store: one CSRF rule for every cookie-setting or
@@ -76,35 +79,23 @@ describe('issue 15: one CSRF rule and safe session cookies, gateway and inbox', 
   const ports = { trusted: { gateway: 0, inbox: 0 }, untrusted: { gateway: 0, inbox: 0 } };
 
   const startPair = async (trustProxy: string): Promise<{ gateway: GatewayApp; inbox: InboxApp }> => {
-    const gateway = await startGateway(
-      loadGatewaySettings({
-        GATEWAY_HOST: '127.0.0.1',
-        GATEWAY_PORT: '0',
-        GATEWAY_AUTH: 'session',
-        GATEWAY_SESSION_KEYS: KEY,
-        GATEWAY_STATE_DIR: dir,
-        GATEWAY_CORS_ORIGINS: ALLOWED_ORIGIN,
-        GATEWAY_TRUST_PROXY: trustProxy,
-        GATEWAY_RATELIMIT_URL: '127.0.0.1:1',
-        REDIS_URL: `redis://${redis.address}`,
-      }),
-      { log },
-    );
+    const gateway = await startGatewayHarness({
+      GATEWAY_AUTH: 'session',
+      GATEWAY_SESSION_KEYS: KEY,
+      GATEWAY_CORS_ORIGINS: ALLOWED_ORIGIN,
+      GATEWAY_TRUST_PROXY: trustProxy,
+      REDIS_URL: `redis://${redis.address}`,
+    });
     apps.push(gateway);
-    const inbox = await startInbox(
-      loadInboxSettings({
-        INBOX_HOST: '127.0.0.1',
-        INBOX_PORT: '0',
-        INBOX_SESSION_KEYS: KEY,
-        INBOX_WEB_DIR: dir,
-        INBOX_PUBLIC_URL: ALLOWED_ORIGIN,
-        INBOX_TRUST_PROXY: trustProxy,
-        REDIS_URL: `redis://${redis.address}`,
-      }),
-      { log, passwordHasher: createScryptHasher({ ln: 10 }) },
-    );
+    const inbox = await startInboxHarness({
+      INBOX_SESSION_KEYS: KEY,
+      INBOX_WEB_DIR: dir,
+      INBOX_PUBLIC_URL: ALLOWED_ORIGIN,
+      INBOX_TRUST_PROXY: trustProxy,
+      REDIS_URL: `redis://${redis.address}`,
+    });
     apps.push(inbox);
-    return { gateway, inbox };
+    return { gateway: gateway.app, inbox: inbox.app };
   };
 
   beforeAll(async () => {

@@ -6,8 +6,8 @@ import { AuthError, InvalidRequestError } from '../errors.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
 import type { WebSessions } from './web-sessions.js';
 
-/** A user name and a password at most. */
-const BODY_LIMIT_BYTES = 4 * 1024;
+/** A user name and a password at most; the CSRF rule checks these even without a cookie (login CSRF). */
+const SIGN_IN_ROUTE = { bodyLimit: 4 * 1024, config: { csrf: 'sets-cookie' } } as const;
 
 export interface AccountGuards {
   backend: AccountsBackend;
@@ -29,35 +29,29 @@ export function registerAccountRoutes(app: HttpApp, ctx: InboxContext, g: Accoun
     void reply.header('set-cookie', setCookie).header('cache-control', 'no-store');
   };
 
-  app.post(
-    '/api/accounts',
-    { bodyLimit: BODY_LIMIT_BYTES, config: { csrf: 'sets-cookie' } },
-    (request, reply) =>
-      withSpan('portcullis-inbox', 'inbox sign up', async () => {
-        const { username, password } = readCredentials(request.body);
-        await g.limiter.enforce({ action: 'sign_up', remoteAddress: request.ip }, reply);
-        const account = await g.backend.accounts.createUser({ username, password });
-        await signIn(request, reply, account);
-        ctx.log.info({ accountId: account.id }, 'account created');
-        return reply.code(201).send({ account: toAccountJson(account) });
-      }),
+  app.post('/api/accounts', SIGN_IN_ROUTE, (request, reply) =>
+    withSpan('portcullis-inbox', 'inbox sign up', async () => {
+      const { username, password } = readCredentials(request.body);
+      await g.limiter.enforce({ action: 'sign_up', remoteAddress: request.ip }, reply);
+      const account = await g.backend.accounts.createUser({ username, password });
+      await signIn(request, reply, account);
+      ctx.log.info({ accountId: account.id }, 'account created');
+      return reply.code(201).send({ account: toAccountJson(account) });
+    }),
   );
 
-  app.post(
-    '/api/session',
-    { bodyLimit: BODY_LIMIT_BYTES, config: { csrf: 'sets-cookie' } },
-    (request, reply) =>
-      withSpan('portcullis-inbox', 'inbox sign in', async () => {
-        const { username, password } = readCredentials(request.body);
-        await g.limiter.enforce({ action: 'sign_in', remoteAddress: request.ip, username }, reply);
-        const account = await g.backend.accounts.verifyCredentials(username, password);
-        if (!account) {
-          ctx.log.info({ remoteAddress: request.ip }, 'sign-in refused');
-          throw new AuthError('login_failed');
-        }
-        await signIn(request, reply, account);
-        return { account: toAccountJson(account) };
-      }),
+  app.post('/api/session', SIGN_IN_ROUTE, (request, reply) =>
+    withSpan('portcullis-inbox', 'inbox sign in', async () => {
+      const { username, password } = readCredentials(request.body);
+      await g.limiter.enforce({ action: 'sign_in', remoteAddress: request.ip, username }, reply);
+      const account = await g.backend.accounts.verifyCredentials(username, password);
+      if (!account) {
+        ctx.log.info({ remoteAddress: request.ip }, 'sign-in refused');
+        throw new AuthError('login_failed');
+      }
+      await signIn(request, reply, account);
+      return { account: toAccountJson(account) };
+    }),
   );
 
   app.get('/api/session', async (request, reply) => {
