@@ -43,6 +43,17 @@ describe('cookie sessions', () => {
     });
   });
 
+  it('ends the session the request presented when it starts a new one; an unsigned cookie ends nothing', async () => {
+    const { cookies, account } = await setUp();
+    const first = await cookies.start(account.id, { https: false });
+    const other = await cookies.start(account.id, { https: false });
+    const second = await cookies.start(account.id, { https: false, cookie: `x=1; ${sent(first.setCookie)}` });
+    expect(await cookies.read(sent(first.setCookie))).toEqual({ kind: 'invalid' });
+    expect((await cookies.read(sent(second.setCookie))).kind).toBe('signed-in');
+    await cookies.start(account.id, { https: false, cookie: `sid=${other.sessionId}` });
+    expect((await cookies.read(sent(other.setCookie))).kind).toBe('signed-in');
+  });
+
   it('adds Secure over https in auto mode, always in always mode, never in never mode', async () => {
     const auto = await setUp();
     expect((await auto.cookies.start(auto.account.id, { https: true })).setCookie).toMatch(/; Secure$/);

@@ -58,11 +58,17 @@ export class CookieSessions {
     return { kind: 'signed-in', account, sessionId: session.id };
   }
 
-  /** A new session for the account and the `Set-Cookie` value that carries it. */
+  /**
+   * A new session for the account and the `Set-Cookie` value that carries it. The session named by the
+   * `Cookie` header in `request.cookie`, if any and validly signed, is ended first (no fixation; any account's).
+   */
   async start(
     accountId: string,
-    request: { https: boolean },
+    request: { https: boolean; cookie?: string | undefined },
   ): Promise<{ sessionId: string; setCookie: string }> {
+    const prior = readCookie(request.cookie, this.o.cookieName);
+    const priorId = prior === undefined ? undefined : unsignValue(prior, this.o.keys);
+    if (priorId !== undefined) await this.o.sessions.destroy(priorId);
     const session = await this.o.sessions.create(accountId, { ttlSeconds: this.o.ttlSeconds });
     const value = signValue(session.id, this.o.keys);
     return { sessionId: session.id, setCookie: this.cookie(value, this.o.ttlSeconds, request.https) };

@@ -44,3 +44,11 @@ export class InvalidArgumentError extends PortcullisError {
 export class AccountsBackendError extends PortcullisError {
   readonly code = 'ACCOUNTS_BACKEND_UNAVAILABLE';
 }
+
+/**
+ * A write that carries the session cookie, or signs in, sent from another site or without the header the
+ * service requires (`checkCsrf`). Both services answer it 403.
+ */
+export class CsrfError extends PortcullisError {
+  readonly code = 'CSRF_CHECK_FAILED';
+}

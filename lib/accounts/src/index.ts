@@ -1,5 +1,6 @@
 export {
   AccountsBackendError,
+  CsrfError,
   InvalidArgumentError,
   InvalidUsernameError,
   PasswordHashError,
@@ -36,6 +37,7 @@ export {
   type SecureCookieMode,
   type SignedIn,
 } from './cookie-sessions.js';
+export { checkCsrf, type CsrfPolicy } from './csrf-check.js';
 export { MIN_PASSWORD_CHARS, isValidUsername } from './account-rules.js';
 export { createMemoryAccountStore, type MemoryAccountStoreOptions } from './memory-accounts.js';
 export { createMemorySessionStore, type MemorySessionStoreOptions } from './memory-sessions.js';

@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from './log.js';
+import type { TrustProxy } from './trust-proxy.js';
 
 /** A listening server: the port it bound (useful when asked for port 0) and how to stop it. */
 export interface RunningServer {
@@ -17,9 +18,10 @@ export type ErrorMapper = (err: unknown) => {
 /**
  * A fastify app logging through the kit logger, without a line per request (that would cost more than
  * the request on hot paths; failures are logged by the error handler), answering every error and unknown
- * route as `{error, code}` JSON.
+ * route as `{error, code}` JSON. `request.protocol` and `request.ip` come from `X-Forwarded-*` only when
+ * the peer is one `trustProxy` names (see `readTrustProxy`).
  */
-export function createHttpApp(log: Logger, toHttpError: ErrorMapper) {
+export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: { trustProxy?: TrustProxy } = {}) {
   const answerError = (err: unknown, request: FastifyRequest, reply: FastifyReply): void => {
     const { statusCode, body, headers } = toHttpError(err);
     if (statusCode >= 500) request.log.error({ err, url: request.url }, 'request failed');
@@ -29,8 +31,10 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper) {
       .headers(headers ?? {})
       .send(body);
   };
+  const trustProxy = o.trustProxy ?? false;
   const app = Fastify({
     loggerInstance: log,
+    trustProxy: typeof trustProxy === 'boolean' ? trustProxy : [...trustProxy],
     logController: new LogController({ disableRequestLogging: true }),
     // a URL its router cannot decode (`%FF`, `%zz`): fastify's own body otherwise, not the service's
     frameworkErrors: answerError,

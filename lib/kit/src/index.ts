@@ -21,6 +21,7 @@ export {
   type Running,
 } from './lifecycle.js';
 export { withCallerContext, withSpan } from './tracing.js';
+export { readTrustProxy, type TrustProxy } from './trust-proxy.js';
 export { createHttpApp, listenHttp, type ErrorMapper, type HttpApp, type RunningServer } from './http-app.js';
 export { isJsonDeeperThan } from './json-depth.js';
 export { readBody } from './read-body.js';

@@ -1,5 +1,5 @@
 import { Counter, Histogram } from 'prom-client';
-import { CookieSessions, createAccountsBackend, type AccountsBackend } from '@portcullis/accounts';
+import { CookieSessions, CsrfError, createAccountsBackend, type AccountsBackend } from '@portcullis/accounts';
 import { ConfigError } from '@portcullis/config';
 import {
   createHttpApp,
@@ -41,6 +41,7 @@ export const toHttpError: ErrorMapper = (err) => {
   if (err instanceof HttpError) {
     return { statusCode: err.statusCode, body: { error: err.message, code: err.code }, headers: err.headers };
   }
+  if (err instanceof CsrfError) return { statusCode: 403, body: { error: err.message, code: err.code } };
   const status = (err as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return { statusCode: status, body: { error: (err as Error).message, code: 'BAD_REQUEST' } };
@@ -96,7 +97,18 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     return new RouteTable(all);
   };
   const dispatcher = new Dispatcher(
-    { settings, auth, accounts: backend.accounts, ratelimit, handlers, log },
+    {
+      settings,
+      auth,
+      accounts: backend.accounts,
+      ratelimit,
+      handlers,
+      log,
+      csrf:
+        settings.auth === 'session'
+          ? { cookieName: settings.session.cookieName, allowedOrigins: settings.corsOrigins }
+          : undefined,
+    },
     buildTable([]),
   );
 
@@ -134,7 +146,9 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     registers: [registry],
   });
   const base = `/${settings.basePath}`;
-  const app = createHttpApp(log.child({ component: 'http' }), toHttpError);
+  const app = createHttpApp(log.child({ component: 'http' }), toHttpError, {
+    trustProxy: settings.trustProxy,
+  });
   app.removeAllContentTypeParsers();
   // Bodies stay unread streams here: handlers read and parse them, upstream routes stream them on.
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));

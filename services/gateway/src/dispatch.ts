@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AccountStore } from '@portcullis/accounts';
+import { checkCsrf, type AccountStore, type CsrfPolicy } from '@portcullis/accounts';
 import { readBody, type Logger } from '@portcullis/kit';
 import { retryAfter, type DescriptorEntry, type RateLimitClient } from '@portcullis/ratelimit-client';
 import type { Authenticator, Caller } from './auth/authenticator.js';
@@ -22,6 +22,8 @@ export interface DispatcherOptions {
   ratelimit: RateLimitClient;
   handlers: HandlerClasses;
   log: Logger;
+  /** Session mode only: lib/accounts' CSRF rule for every cookie-authenticated write and the sign-in. */
+  csrf: CsrfPolicy | undefined;
 }
 
 const AUTH_METHODS = ['DELETE', 'OPTIONS', 'POST'];
@@ -55,6 +57,8 @@ export class Dispatcher {
     const { relPath, search } = path;
     const table = this.table;
     const method = request.method;
+    // on the decoded path the route is chosen by, so `/api/%61uth` is the sign-in it reaches
+    if (this.o.csrf) checkCsrf(request, this.o.csrf, { setsCookie: relPath === 'auth' });
     if (relPath === '') return { message: 'no endpoint defined' };
     if (relPath === 'auth') return this.handleAuth(request, reply, search);
     if (method === 'OPTIONS') return this.options(reply, table, relPath);
@@ -186,7 +190,7 @@ export class Dispatcher {
           signInDescriptors(request.ip, username),
           reply,
         );
-        return this.o.auth.login(params, reply, secure);
+        return this.o.auth.login(params, reply, { secure, cookie: request.headers.cookie });
       }
       case 'DELETE':
         return this.o.auth.logout(await this.o.auth.identify(request), reply, secure);

@@ -2,9 +2,11 @@ import { DEFAULT_SESSION_COOKIE, type SecureCookieMode } from '@portcullis/accou
 import {
   createEnvReader,
   readLogOptions,
+  readTrustProxy,
   type EnvSource,
   type LogFormat,
   type LogLevel,
+  type TrustProxy,
 } from '@portcullis/kit';
 import { readRateLimitTls } from '@portcullis/ratelimit-client';
 import type { ClientTlsOptions } from '@portcullis/xds';
@@ -47,7 +49,8 @@ export interface Settings {
   maxBodyBytes: number;
   /** How deep a JSON body may nest arrays and objects (`{}` is 1). */
   maxBodyDepth: number;
-  trustProxy: boolean;
+  /** Peers whose `X-Forwarded-Proto` (so `Secure` cookies) and `X-Forwarded-For` count. */
+  trustProxy: TrustProxy;
   log: { level: LogLevel; format: LogFormat };
 }
 
@@ -101,7 +104,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     maxBodyBytes: env.int('GATEWAY_MAX_BODY_BYTES', { default: 1_048_576, min: 1 }),
     // System.Text.Json's default: ample for real documents, far below what a handler's recursion survives
     maxBodyDepth: env.int('GATEWAY_MAX_BODY_DEPTH', { default: 64, min: 1 }),
-    trustProxy: env.bool('GATEWAY_TRUST_PROXY', { default: false }),
+    trustProxy: readTrustProxy(env, 'GATEWAY_TRUST_PROXY'),
     log: readLogOptions(env, 'info'),
   };
   if (settings.auth === 'session' && settings.corsOrigins.includes('*')) {

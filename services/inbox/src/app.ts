@@ -10,7 +10,7 @@ import {
 } from '@portcullis/kit';
 import { createSotwClient, type SotwClient } from '@portcullis/xds';
 import { registerAccountRoutes } from './accounts/account-routes.js';
-import { checkCsrf } from './accounts/csrf.js';
+import { CSRF_HEADER, checkInboxCsrf } from './accounts/csrf.js';
 import { createWebSessions } from './accounts/web-sessions.js';
 import { createAuthorize } from './api/access.js';
 import { registerEndpointRoutes } from './api/endpoint-routes.js';
@@ -85,11 +85,17 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
     log,
   });
   const sessions = createWebSessions({ backend, settings: settings.accounts, log });
-  const app = createHttpApp(log.child({ component: 'http' }), toHttpError);
-  const csrf = { cookieName: settings.accounts.cookieName, publicUrl: settings.publicUrl };
+  const app = createHttpApp(log.child({ component: 'http' }), toHttpError, {
+    trustProxy: settings.trustProxy,
+  });
+  const csrf = {
+    cookieName: settings.accounts.cookieName,
+    allowedOrigins: [new URL(settings.publicUrl).origin],
+    requiredHeader: CSRF_HEADER,
+  };
   app.addHook('onRequest', (request, _reply, done) => {
     try {
-      checkCsrf(request, csrf);
+      checkInboxCsrf(request, csrf);
       done();
     } catch (err: unknown) {
       done(err as Error);

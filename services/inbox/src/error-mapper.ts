@@ -1,5 +1,6 @@
 import {
   AccountsBackendError,
+  CsrfError,
   InvalidUsernameError,
   UsernameTakenError,
   WeakPasswordError,
@@ -13,6 +14,7 @@ const ACCOUNT_ERRORS = [
   [InvalidUsernameError, 400],
   [WeakPasswordError, 400],
   [AccountsBackendError, 503],
+  [CsrfError, 403],
 ] as const;
 
 /** fastify's own 4xx errors (a JSON body that does not parse, say), by status. */

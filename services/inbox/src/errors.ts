@@ -39,16 +39,6 @@ export class AuthError extends InboxError {
   }
 }
 
-/**
- * A write that carries the sign-in cookie (or signs in) without the inspector's `X-Inbox-CSRF` header, or
- * sent from another site: 403. Cross-site pages cannot add that header without a preflight the inbox never
- * grants.
- */
-export class CsrfError extends InboxError {
-  readonly code = 'CSRF_CHECK_FAILED';
-  readonly statusCode = 403;
-}
-
 /** A replay target the egress policy refuses (a private address, a bad scheme): 422. */
 export class EgressRefusedError extends InboxError {
   readonly code = 'EGRESS_REFUSED';

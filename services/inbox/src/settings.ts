@@ -4,9 +4,11 @@ import { DEFAULT_SESSION_COOKIE, MIN_SIGNING_KEY_CHARS, type SecureCookieMode } 
 import {
   createEnvReader,
   readLogOptions,
+  readTrustProxy,
   type EnvSource,
   type LogFormat,
   type LogLevel,
+  type TrustProxy,
 } from '@portcullis/kit';
 import { readRateLimitTls } from '@portcullis/ratelimit-client';
 import type { ClientTlsOptions } from '@portcullis/xds';
@@ -17,6 +19,8 @@ export interface Settings {
   /** Origin (and optional path) receive URLs are built on, without a trailing slash. */
   publicUrl: string;
   maxBodyBytes: number;
+  /** Peers whose `X-Forwarded-Proto` (so `Secure` cookies) and `X-Forwarded-For` count. */
+  trustProxy: TrustProxy;
   /** For endpoints created through the API; InboxEndpoint resources carry their own. */
   retention: { maxRequests: number; maxAgeMs: number };
   /** How often captures older than their endpoint's maximum age are trimmed. */
@@ -96,6 +100,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     port: env.int('INBOX_PORT', { default: 8089, min: 0, max: 65_535 }),
     publicUrl,
     maxBodyBytes: env.int('INBOX_MAX_BODY_BYTES', { default: 1_048_576, min: 1 }),
+    trustProxy: readTrustProxy(env, 'INBOX_TRUST_PROXY'),
     retention: {
       maxRequests: env.int('INBOX_RETENTION_MAX_REQUESTS', { default: 500, min: 1 }),
       maxAgeMs,

@@ -61,8 +61,15 @@ export class Authenticator {
       : new AuthError('user does not have authorization', { scheme: 'Cookie' });
   }
 
-  /** `POST /auth` with `username` and `password` (JSON or form). */
-  async login(params: Record<string, unknown>, reply: FastifyReply, secure: boolean): Promise<unknown> {
+  /**
+   * `POST /auth` with `username` and `password` (JSON or form). In session mode the session named by the
+   * request's `cookie` ends: a new sign-in replaces it (no fixation).
+   */
+  async login(
+    params: Record<string, unknown>,
+    reply: FastifyReply,
+    request: { secure: boolean; cookie: string | undefined },
+  ): Promise<unknown> {
     const username = typeof params.username === 'string' ? params.username : '';
     const password = typeof params.password === 'string' ? params.password : '';
     const account =
@@ -73,7 +80,10 @@ export class Authenticator {
       case 'jwt':
         return { jwt: (await this.o.jwt.sign(account)).token };
       case 'session': {
-        const { setCookie } = await this.o.cookies.start(account.id, { https: secure });
+        const { setCookie } = await this.o.cookies.start(account.id, {
+          https: request.secure,
+          cookie: request.cookie,
+        });
         void reply.header('set-cookie', setCookie);
         return { message: `logged in: ${account.username}` };
       }

@@ -6,8 +6,8 @@ import { AuthError, InvalidRequestError } from '../errors.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
 import type { WebSessions } from './web-sessions.js';
 
-/** A user name and a password at most. */
-const BODY_LIMIT_BYTES = 4 * 1024;
+/** A user name and a password at most; the CSRF rule checks these even without a cookie (login CSRF). */
+const SIGN_IN_ROUTE = { bodyLimit: 4 * 1024, config: { csrf: 'sets-cookie' } } as const;
 
 export interface AccountGuards {
   backend: AccountsBackend;
@@ -22,14 +22,14 @@ export interface AccountGuards {
 export function registerAccountRoutes(app: HttpApp, ctx: InboxContext, g: AccountGuards): void {
   const { cookies } = g.sessions;
   const signIn = async (request: FastifyRequest, reply: FastifyReply, account: Account): Promise<void> => {
-    const https = request.protocol === 'https';
-    const prior = await g.sessions.signedIn(request);
-    if (prior) await cookies.end(prior.sessionId, { https });
-    const { setCookie } = await cookies.start(account.id, { https });
+    const { setCookie } = await cookies.start(account.id, {
+      https: request.protocol === 'https',
+      cookie: request.headers.cookie,
+    });
     void reply.header('set-cookie', setCookie).header('cache-control', 'no-store');
   };
 
-  app.post('/api/accounts', { bodyLimit: BODY_LIMIT_BYTES }, (request, reply) =>
+  app.post('/api/accounts', SIGN_IN_ROUTE, (request, reply) =>
     withSpan('portcullis-inbox', 'inbox sign up', async () => {
       const { username, password } = readCredentials(request.body);
       await g.limiter.enforce({ action: 'sign_up', remoteAddress: request.ip }, reply);
@@ -40,7 +40,7 @@ export function registerAccountRoutes(app: HttpApp, ctx: InboxContext, g: Accoun
     }),
   );
 
-  app.post('/api/session', { bodyLimit: BODY_LIMIT_BYTES }, (request, reply) =>
+  app.post('/api/session', SIGN_IN_ROUTE, (request, reply) =>
     withSpan('portcullis-inbox', 'inbox sign in', async () => {
       const { username, password } = readCredentials(request.body);
       await g.limiter.enforce({ action: 'sign_in', remoteAddress: request.ip, username }, reply);

@@ -46,8 +46,9 @@ export async function registerCaptureRoutes(
       next();
     });
     const handler = (request: FastifyRequest, reply: FastifyReply) => capture(captureCtx, request, reply);
-    hook.route({ method: methods, url: '/api/hook/:endpointId', handler });
-    hook.route({ method: methods, url: '/api/hook/:endpointId/*', handler });
+    const config = { csrf: 'exempt' } as const;
+    hook.route({ method: methods, url: '/api/hook/:endpointId', handler, config });
+    hook.route({ method: methods, url: '/api/hook/:endpointId/*', handler, config });
     done();
   });
 }
