@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { answerClientError } from './client-error.js';
 import type { Logger } from './log.js';
 import type { TrustProxy } from './trust-proxy.js';
 
@@ -17,14 +19,20 @@ export type ErrorMapper = (err: unknown) => {
 
 /**
  * A fastify app logging through the kit logger, without a line per request (that would cost more than
- * the request on hot paths; failures are logged by the error handler), answering every error and unknown
- * route as `{error, code}` JSON. `request.protocol` and `request.ip` come from `X-Forwarded-*` only when
- * the peer is one `trustProxy` names (see `readTrustProxy`).
+ * the request on hot paths; failures are logged by the error handler), answering every error, unknown
+ * route and request the HTTP parser refuses as `{error, code}` JSON. fastify's own client errors (a JSON
+ * body that does not parse, say) keep their 4xx status when the service's mapper does not know them, and a
+ * client that went away mid-request is logged at info: neither is a server failure. `request.protocol` and
+ * `request.ip` come from `X-Forwarded-*` only when the peer is one `trustProxy` names (see `readTrustProxy`).
  */
 export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: { trustProxy?: TrustProxy } = {}) {
   const answerError = (err: unknown, request: FastifyRequest, reply: FastifyReply): void => {
-    const { statusCode, body, headers } = toHttpError(err);
-    if (statusCode >= 500) request.log.error({ err, url: request.url }, 'request failed');
+    const mapped = toHttpError(err);
+    const { statusCode, body, headers } =
+      mapped.statusCode >= 500 ? (toFrameworkError(err) ?? mapped) : mapped;
+    if (isClientGone(request.raw)) {
+      request.log.info({ method: request.method, url: request.url }, 'client went away');
+    } else if (statusCode >= 500) request.log.error({ err, url: request.url }, 'request failed');
     else request.log.debug({ err, url: request.url, statusCode }, 'request rejected');
     void reply
       .code(statusCode)
@@ -38,6 +46,7 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: { trustP
     logController: new LogController({ disableRequestLogging: true }),
     // a URL its router cannot decode (`%FF`, `%zz`): fastify's own body otherwise, not the service's
     frameworkErrors: answerError,
+    clientErrorHandler: answerClientError,
   });
   app.setErrorHandler(answerError);
   app.setNotFoundHandler((request, reply) => {
@@ -47,6 +56,20 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: { trustP
 }
 
 export type HttpApp = ReturnType<typeof createHttpApp>;
+
+/** The connection closed before the whole request arrived: whatever failed, no one waits for an answer. */
+function isClientGone(req: IncomingMessage): boolean {
+  return req.destroyed && !req.complete;
+}
+
+/** fastify's own errors carry a `FST_` code and their status. */
+function toFrameworkError(err: unknown): ReturnType<ErrorMapper> | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const { code, statusCode } = err as { code?: unknown; statusCode?: unknown };
+  if (typeof code !== 'string' || !code.startsWith('FST_')) return undefined;
+  if (typeof statusCode !== 'number' || statusCode < 400 || statusCode >= 500) return undefined;
+  return { statusCode, body: { error: err.message, code } };
+}
 
 export async function listenHttp(app: HttpApp, at: { host: string; port: number }): Promise<RunningServer> {
   await app.listen({ host: at.host, port: at.port });

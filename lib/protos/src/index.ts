@@ -5,6 +5,7 @@ export {
   SHIPPED_PROTO_DIRS,
   loadGrpcObject,
   loadProtoDefinition,
+  type LoadOptions,
 } from './load.js';
 export { createMessageCodec, type MessageCodec } from './codec.js';
 export { fromStruct, toStruct, type StructValue } from './struct.js';

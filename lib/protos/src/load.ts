@@ -32,7 +32,7 @@ export const PROTO_FILES = {
 
 /**
  * How every Portcullis process maps messages to JavaScript: camelCase fields, enums as their names,
- * 64-bit integers as numbers (counters never reach 2^53), unset fields left undefined.
+ * 64-bit integers as numbers (counters never reach 2^53; see `LoadOptions`), unset fields left undefined.
  */
 export const LOADER_OPTIONS: Options = {
   keepCase: false,
@@ -42,13 +42,21 @@ export const LOADER_OPTIONS: Options = {
   oneofs: true,
 };
 
-export function loadProtoDefinition(
-  files: readonly string[],
-  includeDirs: readonly string[] = [PORTCULLIS_PROTO_DIR, ...SHIPPED_PROTO_DIRS],
-): PackageDefinition {
-  return loadSync([...files], { ...LOADER_OPTIONS, includeDirs: [...includeDirs] });
+/** `longs: String` (instead of `Number`) keeps 64-bit integers exact, for a server that checks their range. */
+export interface LoadOptions {
+  includeDirs?: readonly string[];
+  longs?: typeof String | typeof Number;
 }
 
-export function loadGrpcObject(files: readonly string[]): GrpcObject {
-  return loadPackageDefinition(loadProtoDefinition(files));
+export function loadProtoDefinition(files: readonly string[], o: LoadOptions = {}): PackageDefinition {
+  const includeDirs = o.includeDirs ?? [PORTCULLIS_PROTO_DIR, ...SHIPPED_PROTO_DIRS];
+  return loadSync([...files], {
+    ...LOADER_OPTIONS,
+    ...(o.longs ? { longs: o.longs } : {}),
+    includeDirs: [...includeDirs],
+  });
+}
+
+export function loadGrpcObject(files: readonly string[], o: LoadOptions = {}): GrpcObject {
+  return loadPackageDefinition(loadProtoDefinition(files, o));
 }

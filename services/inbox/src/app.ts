@@ -58,6 +58,8 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   const registry = createMetricsRegistry({ component: 'inbox' });
   const ctx: InboxContext = { settings, store, hub, metrics: createInboxMetrics(registry), log, now };
   const sync: ManagedSync = createManagedSync({ store, log });
+  // a Redis restarted without persistence comes back without the managed endpoints: the last set is put back
+  const stopReapplying = store.onReconnect(() => void sync.reapply());
   const xds: SotwClient | undefined = settings.xds.serverUrl
     ? createSotwClient({
         serverUrl: settings.xds.serverUrl,
@@ -146,6 +148,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
           await xds.firstUpdate();
         },
         close: async () => {
+          stopReapplying();
           sync.close();
           await xds?.close();
         },

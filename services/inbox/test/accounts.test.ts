@@ -292,7 +292,8 @@ describeEachStore(
           body: { to: `http://127.0.0.1:${port}/hooks` },
         });
         expect(dead.status).toBe(502);
-        expect((dead.json as { code: string }).code).toBe('TARGET_UNREACHABLE');
+        // the reason, not the raw connect error with the address it tried
+        expect(dead.json).toEqual({ code: 'TARGET_UNREACHABLE', error: 'connection failed (ECONNREFUSED)' });
       } finally {
         target.close();
       }

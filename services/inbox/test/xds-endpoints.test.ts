@@ -1,8 +1,14 @@
-import { freePort, quietLog } from '@portcullis/testing';
+import { freePort, quietLog, startRedis } from '@portcullis/testing';
 import { createSotwServer, type SotwServer, type XdsResource } from '@portcullis/xds';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeInboxEndpoint, INBOX_ENDPOINT_TYPE } from '../src/endpoints/inbox-endpoint-resources.js';
-import { ADMIN_TOKEN, describeEachStore, waitUntil, type InboxHarness } from './harness.js';
+import {
+  ADMIN_TOKEN,
+  describeEachStore,
+  startInboxHarness,
+  waitUntil,
+  type InboxHarness,
+} from './harness.js';
 
 const PAYMENTS = 'payments-hooks-4f9c2a7d1e8b';
 const GITHUB = 'github-hooks-0123456789abcdef';
@@ -131,3 +137,33 @@ describeEachStore(
   },
   () => ({ INBOX_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`, INBOX_XDS_RETRY_INTERVAL: '100ms' }),
 );
+
+describe('InboxEndpoint resources after Redis restarts empty', () => {
+  it('applies the managed endpoints again once the connection is back, without a new config', async () => {
+    xds.setResources(INBOX_ENDPOINT_TYPE, INITIAL);
+    const redis = await startRedis();
+    const h = await startInboxHarness({
+      REDIS_URL: `redis://${redis.address}`,
+      INBOX_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`,
+      INBOX_XDS_RETRY_INTERVAL: '100ms',
+    });
+    try {
+      const capture = async () => (await h.send('POST', `/api/hook/${PAYMENTS}`, { body: 'x' })).status;
+      expect(await capture()).toBe(200);
+      await redis.kill();
+      // no persistence: the server comes back empty, where the inbox expects it
+      const again = await startRedis({ port: redis.port });
+      try {
+        await waitUntil(async () => (await capture()) === 200, 15_000);
+        expect((await h.app.store.listManagedEndpoints()).map((e) => e.id).sort()).toEqual([
+          GITHUB,
+          PAYMENTS,
+        ]);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await h.close();
+    }
+  });
+});

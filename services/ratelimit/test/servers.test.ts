@@ -76,6 +76,56 @@ describe.each([
     expect(r.statuses).toMatchObject([{ limitRemaining: 3 }, { limitRemaining: 0 }]);
   });
 
+  it.each([
+    ['2^64−1', '18446744073709551615'],
+    ['2^53+1', '9007199254740993'],
+    ['2^53', '9007199254740992'],
+  ])(
+    'refuses a hits_addend of %s, which no counter store adds exactly, as INVALID_ARGUMENT',
+    async (_n, value) => {
+      const err = await h.rls
+        .shouldRateLimit({
+          domain: 'web',
+          descriptors: [
+            { entries: entries(['client', 'huge']) },
+            { entries: entries(['client', 'huge']), hitsAddend: { value } },
+          ],
+        })
+        .catch((e: unknown) => e);
+      expect((err as ServiceError).code).toBe(GrpcStatus.INVALID_ARGUMENT);
+      expect((err as ServiceError).details).toBe(
+        'descriptors[1].hits_addend: expected an unsigned integer ≤ 9007199254740991',
+      );
+      for (const hitsAddend of [value, Number(value)]) {
+        const res = await h.json({
+          domain: 'web',
+          descriptors: [{ entries: entries(['client', 'huge']), hitsAddend }],
+        });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({
+          code: 'REQUEST_INVALID',
+          error: 'descriptors[0].hitsAddend: expected an unsigned integer ≤ 9007199254740991',
+        });
+      }
+    },
+  );
+
+  it('counts a hits_addend of 2^53−1 exactly', async () => {
+    const descriptors = [
+      { entries: entries(['client', 'largest']), hitsAddend: { value: '9007199254740991' } },
+    ];
+    const r = await h.rls.shouldRateLimit({ domain: 'web', descriptors });
+    expect(r).toMatchObject({
+      overallCode: 'OVER_LIMIT',
+      statuses: [{ code: 'OVER_LIMIT', limitRemaining: 0 }],
+    });
+    const json = await h.json({
+      domain: 'web',
+      descriptors: [{ entries: entries(['client', 'largest-json']), hitsAddend: '9007199254740991' }],
+    });
+    expect(json.status).toBe(429);
+  });
+
   it('applies a request-side limit override', async () => {
     const r = await h.rls.shouldRateLimit({
       domain: 'web',

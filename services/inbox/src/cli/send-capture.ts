@@ -50,7 +50,7 @@ export function describeCapture(d: Pick<CaptureDetail, 'method' | 'nestedPath' |
   return `${d.method} ${path}${d.url.includes('?') ? `?${d.query}` : ''}`;
 }
 
-/** `→ 200`, or `→ error: ECONNREFUSED: …`. */
+/** `→ 200`, or `→ error: connection failed (ECONNREFUSED)`. */
 export function describeResult(r: DeliveryResult): string {
   switch (r.kind) {
     case 'answered':

@@ -8,6 +8,8 @@ export interface ManagedSync {
    * accepted (ACKed) update is never lost to a Redis outage.
    */
   apply(endpoints: readonly ManagedEndpoint[]): Promise<void>;
+  /** Applies the last set again, as `apply` does: the store may have lost it (Redis restarted empty). */
+  reapply(): Promise<void>;
   close(): void;
 }
 
@@ -18,6 +20,8 @@ export function createManagedSync(o: { store: InboxStore; log: Logger; retryMs?:
   const firstRetryMs = o.retryMs ?? 1000;
   let desired: readonly ManagedEndpoint[] | undefined;
   let applied: readonly ManagedEndpoint[] | undefined;
+  // set by reapply: the applied set may be gone, even during an attempt that succeeds after the loss
+  let stale = false;
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let retryMs = firstRetryMs;
@@ -25,7 +29,8 @@ export function createManagedSync(o: { store: InboxStore; log: Logger; retryMs?:
 
   const attempt = async (): Promise<void> => {
     const wanted = desired;
-    if (wanted === undefined || wanted === applied || closed) return;
+    if (wanted === undefined || (wanted === applied && !stale) || closed) return;
+    stale = false;
     try {
       const { conflicts } = await o.store.syncManagedEndpoints(wanted);
       for (const id of conflicts) {
@@ -47,14 +52,22 @@ export function createManagedSync(o: { store: InboxStore; log: Logger; retryMs?:
     return running;
   };
 
+  const applyNow = async (): Promise<void> => {
+    clearTimeout(timer);
+    retryMs = firstRetryMs;
+    // one attempt at a time: a set arriving during one is applied right after it
+    if (running) await running;
+    await run();
+  };
+
   return {
-    async apply(endpoints) {
+    apply(endpoints) {
       desired = endpoints;
-      clearTimeout(timer);
-      retryMs = firstRetryMs;
-      // one attempt at a time: a set arriving during one is applied right after it
-      if (running) await running;
-      await run();
+      return applyNow();
+    },
+    reapply() {
+      stale = true;
+      return applyNow();
     },
     close() {
       closed = true;

@@ -200,6 +200,9 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
     listForwardAttempts(endpointId, requestId) {
       return Promise.resolve((forwarding.get(endpointId)?.get(requestId) ?? []).map((a) => ({ ...a })));
     },
+    onReconnect() {
+      return () => undefined;
+    },
     close() {
       for (const set of waiters.values()) for (const w of [...set]) w();
       return Promise.resolve();

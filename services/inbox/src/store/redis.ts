@@ -89,7 +89,13 @@ export function createRedisStore(o: RedisStoreOptions): InboxStore {
   const keys = createKeyLayout(o.prefix);
   const redis = new Redis(o.url, { maxRetriesPerRequest: 1 });
   let lastError = '';
-  redis.on('ready', () => (lastError = ''));
+  const reconnectListeners = new Set<() => void>();
+  let wasReady = false;
+  redis.on('ready', () => {
+    lastError = '';
+    if (wasReady) for (const l of [...reconnectListeners]) l();
+    wasReady = true;
+  });
   redis.on('error', (err: Error) => {
     if (err.message !== lastError) log.warn({ err }, 'redis connection error');
     lastError = err.message;
@@ -239,6 +245,10 @@ export function createRedisStore(o: RedisStoreOptions): InboxStore {
     },
     openTail(endpointId) {
       return openRedisTail(redis, tails, keys.captures(endpointId));
+    },
+    onReconnect(listener) {
+      reconnectListeners.add(listener);
+      return () => reconnectListeners.delete(listener);
     },
     async close() {
       for (const t of tails) t.disconnect();

@@ -149,5 +149,11 @@ export interface InboxStore {
   /** A capture's forwarding history, oldest first; `[]` when none. */
   listForwardAttempts(endpointId: string, requestId: string): Promise<ForwardAttempt[]>;
 
+  /**
+   * Calls `listener` each time the connection to the store comes back after it was lost (the server may
+   * have restarted empty, without its managed endpoints); returns how to stop listening. The memory store
+   * never loses its contents, so never calls it.
+   */
+  onReconnect(listener: () => void): () => void;
   close(): Promise<void>;
 }

@@ -119,7 +119,8 @@ function send(req: ForwardRequest, o: DeliverOptions, keepAlive: KeepAlive | und
     client.on('error', (err: NodeJS.ErrnoException) => {
       finish({
         kind: 'failed',
-        error: err.code ? `${err.code}: ${err.message}` : err.message,
+        // the code only: the message names the address connected to, which the caller must not learn
+        error: err.code ? `connection failed (${err.code})` : 'connection failed',
         // once answered the result is settled, so an error here means nothing came back
         staleConnection: client.reusedSocket && err.code === 'ECONNRESET',
       });

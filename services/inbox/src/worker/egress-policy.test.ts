@@ -21,6 +21,13 @@ describe('egress policy', () => {
     'fe80::1',
     'fd00:ec2::254',
     '::ffff:127.0.0.1',
+    '::ffff:7f00:1', // the same, in hexadecimal
+    '::ffff:10.0.0.1',
+    '::127.0.0.1', // IPv4-compatible (::/96, deprecated)
+    '::7f00:1',
+    '::93.184.216.34',
+    '64:ff9b::127.0.0.1', // NAT64
+    '64:ff9b::a00:1',
   ])('refuses a name resolving to %s', async (address) => {
     expect(
       await strict(resolveTo('93.184.216.34', address)).check(new URL('https://hooks.example/')),
@@ -33,6 +40,10 @@ describe('egress policy', () => {
   it('refuses literal private addresses, other schemes and credentials', async () => {
     const p = strict(resolveTo());
     expect((await p.check(new URL('http://[::1]:8080/'))).allowed).toBe(false);
+    expect(await p.check(new URL('http://[::127.0.0.1]:8080/'))).toEqual({
+      allowed: false,
+      reason: '::7f00:1 resolves to the non-public address ::7f00:1',
+    });
     expect(await p.check(new URL('ftp://93.184.216.34/'))).toEqual({
       allowed: false,
       reason: 'scheme ftp: is not http or https',

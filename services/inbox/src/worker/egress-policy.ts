@@ -32,9 +32,8 @@ const BLOCKED_V4 = [
 ] as const;
 
 const BLOCKED_V6 = [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96], // NAT64
+  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible form (::127.0.0.1), never routed
+  ['64:ff9b::', 96], // NAT64: every embedded IPv4 address, public ones too
   ['2001:db8::', 32],
   ['2002::', 16], // 6to4
   ['fc00::', 7], // unique local, including fd00:ec2::254 (metadata)
@@ -44,8 +43,8 @@ const BLOCKED_V6 = [
 
 /**
  * The addresses no target may reach unless private egress is allowed. IPv4-mapped IPv6 addresses
- * (`::ffff:127.0.0.1`) are checked against the IPv4 rules by BlockList itself; a `::ffff:0:0/96` rule would
- * match every IPv4 address.
+ * (`::ffff:127.0.0.1`, `::ffff:7f00:1`) are checked against the IPv4 rules by BlockList itself; a
+ * `::ffff:0:0/96` rule would match every IPv4 address.
  */
 export function createBlockList(): BlockList {
   const list = new BlockList();

@@ -1,15 +1,19 @@
 import type { RateLimitUnit } from '@portcullis/config';
 import { toStruct } from '@portcullis/protos';
 import type { RateLimitRequest, RateLimitResponse } from '../types.js';
+import { MAX_HITS_ADDEND, readUint } from './request-integer.js';
 
-/** `RateLimitRequest` as @grpc/proto-loader hands it over (camelCase, enums as names, unset fields absent). */
+/**
+ * `RateLimitRequest` as @grpc/proto-loader hands it over (camelCase, enums as names, unset fields absent,
+ * 64-bit integers as strings so that none is rounded before it is checked).
+ */
 export interface GrpcRateLimitRequest {
   domain?: string;
   descriptors?: Array<{
     entries?: Array<{ key?: string; value?: string }>;
     /** A number when the sender's enum has a value ours lacks. */
     limit?: { requestsPerUnit?: number; unit?: string | number };
-    hitsAddend?: { value?: number } | null;
+    hitsAddend?: { value?: string } | null;
   }>;
   hitsAddend?: number;
 }
@@ -23,11 +27,12 @@ function overrideUnit(unit: string | number | undefined): RateLimitUnit | undefi
   return typeof unit === 'string' && UNITS.has(unit) ? (unit as RateLimitUnit) : undefined;
 }
 
+/** Throws a `RequestError` naming the field for a `hits_addend` above `MAX_HITS_ADDEND`. */
 export function fromGrpcRequest(r: GrpcRateLimitRequest): RateLimitRequest {
   return {
     domain: r.domain ?? '',
     hitsAddend: r.hitsAddend ?? 0,
-    descriptors: (r.descriptors ?? []).map((d) => ({
+    descriptors: (r.descriptors ?? []).map((d, i) => ({
       entries: (d.entries ?? []).map((e) => ({ key: e.key ?? '', value: e.value ?? '' })),
       ...(d.limit
         ? {
@@ -37,7 +42,13 @@ export function fromGrpcRequest(r: GrpcRateLimitRequest): RateLimitRequest {
             },
           }
         : {}),
-      ...(d.hitsAddend ? { hitsAddend: d.hitsAddend.value ?? 0 } : {}),
+      ...(d.hitsAddend
+        ? {
+            hitsAddend:
+              readUint(d.hitsAddend.value, { path: `descriptors[${i}].hits_addend`, max: MAX_HITS_ADDEND }) ??
+              0,
+          }
+        : {}),
     })),
   };
 }

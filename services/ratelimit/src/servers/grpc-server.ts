@@ -6,7 +6,7 @@ import {
   type sendUnaryData,
 } from '@grpc/grpc-js';
 import { withCallerContext, type Health, type Logger, type RunningServer } from '@portcullis/kit';
-import { PROTO_FILES, loadGrpcObject } from '@portcullis/protos';
+import { PROTO_FILES, loadGrpcObject, type LoadOptions } from '@portcullis/protos';
 import type { RateLimitService } from '../service.js';
 import type { Settings } from '../settings.js';
 import type { Stats } from '../stats.js';
@@ -25,8 +25,8 @@ export interface GrpcServerOptions extends Readonly<Settings['grpc']> {
 /** How long a graceful shutdown waits for calls in flight before cutting them. */
 const DRAIN_TIMEOUT_MS = 5000;
 
-export function loadRateLimitServiceDefinition(): ServiceClientConstructor {
-  const root = loadGrpcObject([PROTO_FILES.rateLimitService]);
+export function loadRateLimitServiceDefinition(o: Pick<LoadOptions, 'longs'> = {}): ServiceClientConstructor {
+  const root = loadGrpcObject([PROTO_FILES.rateLimitService], o);
   const pkg = ((root.envoy as GrpcObject).service as GrpcObject).ratelimit as GrpcObject;
   return (pkg.v3 as GrpcObject).RateLimitService as ServiceClientConstructor;
 }
@@ -45,10 +45,10 @@ export async function startGrpcServer(o: GrpcServerOptions): Promise<RunningServ
   });
   const healthService = addHealthService(server, o.health);
   const callStats = o.stats.call('ShouldRateLimit');
-  server.addService(loadRateLimitServiceDefinition().service, {
+  server.addService(loadRateLimitServiceDefinition({ longs: String }).service, {
     ShouldRateLimit(call: ServerUnaryCall<GrpcRateLimitRequest, object>, callback: sendUnaryData<object>) {
       const started = performance.now();
-      withCallerContext(call.metadata.getMap(), () =>
+      withCallerContext(call.metadata.getMap(), async () =>
         o.service.shouldRateLimit(fromGrpcRequest(call.request)),
       )
         .then(

@@ -1,5 +1,6 @@
 import type { RateLimitUnit } from '@portcullis/config';
 import { RequestError } from '../errors.js';
+import { MAX_HITS_ADDEND, readUint } from './request-integer.js';
 import type {
   DescriptorStatus,
   Entry,
@@ -25,7 +26,7 @@ export function decodeJsonRequest(body: unknown): RateLimitRequest {
   return {
     domain: string(fields.domain, 'domain'),
     descriptors: list(fields.descriptors, 'descriptors').map((d, i) => descriptor(d, `descriptors[${i}]`)),
-    hitsAddend: uint(fields.hitsAddend, { path: 'hitsAddend', max: UINT32_MAX }) ?? 0,
+    hitsAddend: readUint(fields.hitsAddend, { path: 'hitsAddend', max: UINT32_MAX }) ?? 0,
   };
 }
 
@@ -38,11 +39,11 @@ function descriptor(v: unknown, path: string): RequestDescriptor {
     const l = pick(object(f.limit, `${path}.limit`), `${path}.limit`, ['requestsPerUnit', 'unit']);
     d.limit = {
       requestsPerUnit:
-        uint(l.requestsPerUnit, { path: `${path}.limit.requestsPerUnit`, max: UINT32_MAX }) ?? 0,
+        readUint(l.requestsPerUnit, { path: `${path}.limit.requestsPerUnit`, max: UINT32_MAX }) ?? 0,
       unit: unit(l.unit, `${path}.limit.unit`),
     };
   }
-  const hits = uint(f.hitsAddend, { path: `${path}.hitsAddend`, max: Number.MAX_SAFE_INTEGER });
+  const hits = readUint(f.hitsAddend, { path: `${path}.hitsAddend`, max: MAX_HITS_ADDEND });
   if (hits !== undefined) d.hitsAddend = hits;
   return d;
 }
@@ -78,13 +79,6 @@ function string(v: unknown, path: string): string {
   if (v === undefined || v === null) return '';
   if (typeof v === 'string') return v;
   throw new RequestError(`${path}: expected a string`);
-}
-
-function uint(v: unknown, at: { path: string; max: number }): number | undefined {
-  if (v === undefined || v === null) return undefined;
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN;
-  if (Number.isInteger(n) && n >= 0 && n <= at.max) return n;
-  throw new RequestError(`${at.path}: expected an unsigned integer ≤ ${at.max}`);
 }
 
 function unit(v: unknown, path: string): RateLimitUnit | undefined {
