@@ -138,7 +138,7 @@ describe('service bundles (what the images run)', () => {
       INBOX_XDS_SERVER_URL: xdsEnv.url,
       INBOX_XDS_RETRY_INTERVAL: xdsEnv.retry,
     });
-    await waitUntil(ok(`http://127.0.0.1:${opHealth}/healthz`), 20_000);
+    await waitUntil(ok(`http://127.0.0.1:${opHealth}/healthz`), 60_000);
     // the rate-limit service has its rules from the operator: the example's 10 a minute
     const decide = () =>
       fetch(`http://127.0.0.1:${rlHttp}/json`, {
@@ -148,7 +148,7 @@ describe('service bundles (what the images run)', () => {
           descriptors: [{ entries: [{ key: 'remote_address', value: '10.9.9.9' }] }],
         }),
       });
-    await waitUntil(async () => (await decide().catch(() => undefined))?.status === 200, 20_000);
+    await waitUntil(async () => (await decide().catch(() => undefined))?.status === 200, 60_000);
     expect(await (await decide()).json()).toMatchObject({
       overallCode: 'OK',
       statuses: [{ currentLimit: { requestsPerUnit: 10, unit: 'MINUTE' } }],
@@ -170,13 +170,13 @@ describe('service bundles (what the images run)', () => {
       { env: { PATH: process.env.PATH ?? '', PORTCULLIS_PROTO_DIR: join(repo, 'protos') }, cwd: outDir },
     );
     expect(JSON.parse(stdout)).toMatchObject({ overallCode: 'OK' });
-    await waitUntil(ok(`http://127.0.0.1:${gw}/api/ping`), 20_000);
-    await waitUntil(ok(`http://127.0.0.1:${ib}/healthz`), 20_000);
+    await waitUntil(ok(`http://127.0.0.1:${gw}/api/ping`), 60_000);
+    await waitUntil(ok(`http://127.0.0.1:${ib}/healthz`), 60_000);
     const page = await fetch(`http://127.0.0.1:${ib}/`);
     expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
     const created = await fetch(`http://127.0.0.1:${ib}/api/endpoints`, { method: 'POST' });
     expect(created.status).toBe(201);
-  }, 60_000);
+  }, 240_000);
 
   it('refuses to start the forwarding worker without Redis, naming the setting', async () => {
     const child = start('inbox-worker.mjs', {});
