@@ -10,13 +10,13 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createCertificates } from './certificates.js';
 import { freePort } from './free-port.js';
 import { spawnLogged, type LoggedProcess } from './logged-process.js';
 import { peerPath } from './peers.js';
+import { waitFor } from './wait.js';
 
 const run = promisify(execFile);
 
@@ -86,15 +86,18 @@ function callApi(url: string, opts: HttpsOptions): Promise<{ status: number; bod
   });
 }
 
+/** Waits (60 s at most) until `check` holds, failing at once, with the process's output, if it exits. */
 async function waitReady(what: string, check: () => Promise<boolean>, p: LoggedProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  const tail = (): string => p.output().slice(-3000);
-  for (;;) {
-    if (p.child.exitCode !== null) throw new Error(`${what} exited with ${p.child.exitCode}:\n${tail()}`);
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what} not ready within 60 s:\n${tail()}`);
-    await sleep(100);
-  }
+  const context = (): string => p.output().slice(-3000);
+  await waitFor(
+    async () => {
+      if (p.child.exitCode !== null)
+        throw new Error(`${what} exited with ${p.child.exitCode}:\n${context()}`);
+      return check().catch(() => false);
+    },
+    (ready) => ready,
+    { timeoutMs: 60_000, what: `${what} ready`, context },
+  );
 }
 
 function kubeconfigYaml(server: string, ca: Buffer, user: { name: string; token: string }): string {

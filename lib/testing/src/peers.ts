@@ -25,13 +25,18 @@ function listFiles(dir: string): string[] {
     .sort();
 }
 
-/** The folder the current pins build into (it may not exist yet). */
+let dir: string | undefined;
+
+/** The folder the current pins build into (it may not exist yet); hashed once per process. */
 export function peersDir(): string {
-  const hash = createHash('sha256');
-  for (const file of listFiles(PEERS_SOURCE)) {
-    hash.update(relative(PEERS_SOURCE, file)).update('\0').update(readFileSync(file)).update('\0');
+  if (dir === undefined) {
+    const hash = createHash('sha256');
+    for (const file of listFiles(PEERS_SOURCE)) {
+      hash.update(relative(PEERS_SOURCE, file)).update('\0').update(readFileSync(file)).update('\0');
+    }
+    dir = join(ROOT, '.cache/peers', hash.digest('hex').slice(0, 16));
   }
-  return join(ROOT, '.cache/peers', hash.digest('hex').slice(0, 16));
+  return dir;
 }
 
 /** The absolute path of a built peer; throws, saying what to run, when it has not been built. */
