@@ -37,6 +37,43 @@ describe('egress policy', () => {
     });
   });
 
+  // How a user types an internal address into a target URL: the WHATWG URL parser normalises the numeric
+  // IPv4 forms, and names resolve through the system resolver (localhost from /etc/hosts), no network.
+  it.each([
+    'http://127.0.0.1/',
+    'http://127.1/',
+    'http://2130706433/',
+    'http://0x7f000001/',
+    'http://0x7f.0.0.1/',
+    'http://0177.0.0.1/',
+    'http://017700000001/',
+    'http://127.000.000.001/',
+    'http://0/',
+    'http://0.0.0.0/',
+    'http://10.0.0.1/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[::1]/',
+    'http://[0:0:0:0:0:0:0:1]/',
+    'http://[::]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[::ffff:a9fe:a9fe]/',
+    'http://[0:0:0:0:0:ffff:127.0.0.1]/',
+    'http://[::127.0.0.1]/',
+    'http://[64:ff9b::7f00:1]/',
+    'http://[fd00:ec2::254]/',
+    'http://[fe80::1]/',
+    'http://localhost/',
+    'http://LOCALHOST/',
+    'https://127.0.0.1:443/',
+    'http://%31%32%37.0.0.1/',
+    'http://１２７.０.０.１/', // fullwidth digits, normalised by IDNA
+  ])('refuses %s with the system resolver', async (target) => {
+    expect(await createEgressPolicy({ allowPrivate: false }).check(new URL(target))).toEqual({
+      allowed: false,
+      reason: expect.stringMatching(/ resolves to the non-public address /) as unknown,
+    });
+  });
+
   it('refuses literal private addresses, other schemes and credentials', async () => {
     const p = strict(resolveTo());
     expect((await p.check(new URL('http://[::1]:8080/'))).allowed).toBe(false);
