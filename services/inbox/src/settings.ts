@@ -3,9 +3,13 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_SESSION_COOKIE, MIN_SIGNING_KEY_CHARS, type SecureCookieMode } from '@portcullis/accounts';
 import {
   createEnvReader,
+  DEFAULT_HTTP_TIMEOUTS,
+  DEFAULT_MAX_JSON_DEPTH,
+  readHttpTimeouts,
   readLogOptions,
   readTrustProxy,
   type EnvSource,
+  type HttpTimeouts,
   type LogFormat,
   type LogLevel,
   type TrustProxy,
@@ -19,6 +23,9 @@ export interface Settings {
   /** Origin (and optional path) receive URLs are built on, without a trailing slash. */
   publicUrl: string;
   maxBodyBytes: number;
+  /** How deep a JSON body may nest (`{}` is 1): management bodies, and captured bodies shown parsed. */
+  maxBodyDepth: number;
+  timeouts: HttpTimeouts;
   /** Peers whose `X-Forwarded-Proto` (so `Secure` cookies) and `X-Forwarded-For` count. */
   trustProxy: TrustProxy;
   /** For endpoints created through the API; InboxEndpoint resources carry their own. */
@@ -100,6 +107,13 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     port: env.int('INBOX_PORT', { default: 8089, min: 0, max: 65_535 }),
     publicUrl,
     maxBodyBytes: env.int('INBOX_MAX_BODY_BYTES', { default: 1_048_576, min: 1 }),
+    maxBodyDepth: env.int('INBOX_MAX_BODY_DEPTH', { default: DEFAULT_MAX_JSON_DEPTH, min: 1 }),
+    // senders' bodies may be large: 1 MiB (the default limit) in 60 s is 17 KB/s
+    timeouts: readHttpTimeouts(
+      env,
+      { requestMs: 'INBOX_REQUEST_TIMEOUT', headersMs: 'INBOX_HEADERS_TIMEOUT', idleMs: 'INBOX_IDLE_TIMEOUT' },
+      { ...DEFAULT_HTTP_TIMEOUTS, requestMs: 60_000 },
+    ),
     trustProxy: readTrustProxy(env, 'INBOX_TRUST_PROXY'),
     retention: {
       maxRequests: env.int('INBOX_RETENTION_MAX_REQUESTS', { default: 500, min: 1 }),
