@@ -74,7 +74,7 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
     logController: new LogController({ disableRequestLogging: true }),
     // a URL its router cannot decode (`%FF`, `%zz`): fastify's own body otherwise, not the service's
     frameworkErrors: answerError,
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (err, socket) => answerClientError(err, socket, log),
   });
   app.setErrorHandler(answerError);
   const parseJson = app.getDefaultJsonParser('error', 'error');
