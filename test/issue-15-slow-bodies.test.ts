@@ -30,7 +30,11 @@ const GIVE_UP_MS = 4_000;
 /** Each service's names for the same three timeouts. */
 const TIMEOUTS = {
   ratelimit: { HTTP_REQUEST_TIMEOUT: '800ms', HTTP_HEADERS_TIMEOUT: '400ms', HTTP_IDLE_TIMEOUT: '1500ms' },
-  gateway: { GATEWAY_REQUEST_TIMEOUT: '800ms', GATEWAY_HEADERS_TIMEOUT: '400ms', GATEWAY_IDLE_TIMEOUT: '1500ms' },
+  gateway: {
+    GATEWAY_REQUEST_TIMEOUT: '800ms',
+    GATEWAY_HEADERS_TIMEOUT: '400ms',
+    GATEWAY_IDLE_TIMEOUT: '1500ms',
+  },
   inbox: { INBOX_REQUEST_TIMEOUT: '800ms', INBOX_HEADERS_TIMEOUT: '400ms', INBOX_IDLE_TIMEOUT: '1500ms' },
 };
 
@@ -89,12 +93,13 @@ describe('issue 15: slow and idle clients on every public HTTP surface', () => {
   const closers: Array<() => Promise<void>> = [];
   let runtime: RuntimeRoot;
   let webDir: string;
-  const ports = { ratelimit: 0, gateway: 0, inbox: 0 };
+  const ports = { ratelimit: 0, ratelimitDebug: 0, gateway: 0, inbox: 0 };
   let endpointId = '';
 
   beforeAll(async () => {
     runtime = await createRuntimeRoot({
-      'slow.yaml': 'domain: slow\ndescriptors:\n  - key: k\n    rate_limit: { unit: minute, requests_per_unit: 1000 }\n',
+      'slow.yaml':
+        'domain: slow\ndescriptors:\n  - key: k\n    rate_limit: { unit: minute, requests_per_unit: 1000 }\n',
     });
     const ratelimit = await startRateLimit(
       loadRateLimitSettings({
@@ -107,6 +112,7 @@ describe('issue 15: slow and idle clients on every public HTTP surface', () => {
     );
     closers.push(() => ratelimit.close());
     ports.ratelimit = ratelimit.ports.http;
+    ports.ratelimitDebug = ratelimit.ports.debug;
 
     const stateDir = await mkdtemp(join(tmpdir(), 'issue-15-gateway-'));
     const gateway = await startGateway(
@@ -184,7 +190,10 @@ describe('issue 15: slow and idle clients on every public HTTP surface', () => {
     ]);
     expect({ partBody, partHeaders }).toEqual({
       partBody: { statusLine: 'HTTP/1.1 408 Request Timeout', closedAfterMs: expect.any(Number) as unknown },
-      partHeaders: { statusLine: 'HTTP/1.1 408 Request Timeout', closedAfterMs: expect.any(Number) as unknown },
+      partHeaders: {
+        statusLine: 'HTTP/1.1 408 Request Timeout',
+        closedAfterMs: expect.any(Number) as unknown,
+      },
     });
     expect(partBody.closedAfterMs).toBeLessThan(REQUEST_MS + SLACK_MS);
     expect(partHeaders.closedAfterMs).toBeLessThan(HEADERS_MS + SLACK_MS);
@@ -203,5 +212,13 @@ describe('issue 15: slow and idle clients on every public HTTP surface', () => {
     expect(lines).toContainEqual(
       expect.objectContaining({ level: 'debug', '@message': 'request refused', code: 'REQUEST_TIMEOUT' }),
     );
+  });
+
+  it.concurrent('ratelimit debug port: the same timeouts (HTTP_*_TIMEOUT)', async ({ expect }) => {
+    const port = ports.ratelimitDebug;
+    const partHeaders = await sendAndStall(port, `GET /stats HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAcc`);
+    expect(partHeaders.statusLine).toBe('HTTP/1.1 408 Request Timeout');
+    expect(partHeaders.closedAfterMs).toBeLessThan(HEADERS_MS + SLACK_MS);
+    expect((await fetch(`http://127.0.0.1:${port}/stats`)).status).toBe(200);
   });
 });

@@ -39,7 +39,7 @@ export function readHttpTimeouts(
     return ms;
   };
   const timeouts = { requestMs: read('requestMs'), headersMs: read('headersMs'), idleMs: read('idleMs') };
-  if (timeouts.headersMs > timeouts.requestMs) {
+  if (timeouts.requestMs >= 1 && timeouts.headersMs > timeouts.requestMs) {
     env.problem(`${names.headersMs}: at most ${names.requestMs}, which includes the headers`);
   }
   return timeouts;

@@ -111,7 +111,11 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     // senders' bodies may be large: 1 MiB (the default limit) in 60 s is 17 KB/s
     timeouts: readHttpTimeouts(
       env,
-      { requestMs: 'INBOX_REQUEST_TIMEOUT', headersMs: 'INBOX_HEADERS_TIMEOUT', idleMs: 'INBOX_IDLE_TIMEOUT' },
+      {
+        requestMs: 'INBOX_REQUEST_TIMEOUT',
+        headersMs: 'INBOX_HEADERS_TIMEOUT',
+        idleMs: 'INBOX_IDLE_TIMEOUT',
+      },
       { ...DEFAULT_HTTP_TIMEOUTS, requestMs: 60_000 },
     ),
     trustProxy: readTrustProxy(env, 'INBOX_TRUST_PROXY'),
@@ -155,6 +159,12 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     webDir: env.str('INBOX_WEB_DIR', { default: fileURLToPath(new URL('../web/dist', import.meta.url)) }),
     log: readLogOptions(env, 'info'),
   };
+  // a live stream is quiet between heartbeats: closed as idle if they are further apart
+  if (settings.sse.heartbeatMs >= settings.timeouts.idleMs) {
+    env.problem(
+      'INBOX_SSE_HEARTBEAT: must be shorter than INBOX_IDLE_TIMEOUT, or live streams are closed as idle',
+    );
+  }
   env.finish();
   return Object.freeze(settings);
 }

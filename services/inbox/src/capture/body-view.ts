@@ -16,11 +16,7 @@ export type BodyView =
   /** Not UTF-8, containing NUL, or compressed (`Content-Encoding` other than identity): bytes only. */
   | { kind: 'none'; reason: 'binary' | 'encoded' };
 
-export function buildBodyView(
-  body: Buffer,
-  rawHeaders: readonly string[],
-  maxJsonDepth: number,
-): BodyView {
+export function buildBodyView(body: Buffer, rawHeaders: readonly string[], maxJsonDepth: number): BodyView {
   if (body.length === 0) return { kind: 'empty' };
   const encoding = findHeader(rawHeaders, 'content-encoding')?.trim().toLowerCase() ?? '';
   if (encoding !== '' && encoding !== 'identity') return { kind: 'none', reason: 'encoded' };
