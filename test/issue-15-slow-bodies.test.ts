@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScryptHasher } from '@portcullis/accounts';
 import { createCollectingLog } from '@portcullis/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startGateway } from '../services/gateway/src/app.js';
 import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
 import { startInbox } from '../services/inbox/src/app.js';

@@ -87,7 +87,7 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
       done(err as Error, undefined);
       return;
     }
-    parseJson(request, text, done);
+    void parseJson(request, text, done);
   });
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: `no route for ${request.method} ${request.url}`, code: 'NOT_FOUND' });
