@@ -19,4 +19,28 @@ describe('createHttpApp', () => {
     }
     await app.close();
   });
+
+  it('issue 15: refuses a JSON body nested deeper than maxJsonDepth with 400, whatever the service maps', async () => {
+    const log = createLogger({ level: 'fatal', format: 'json' });
+    // the operator's mapping: everything is 500
+    const app = createHttpApp(
+      log,
+      () => ({ statusCode: 500, body: { error: 'internal', code: 'INTERNAL' } }),
+      {
+        maxJsonDepth: 3,
+      },
+    );
+    app.post('/x', (request) => ({ got: request.body }));
+    const post = (payload: string) =>
+      app.inject({ method: 'POST', url: '/x', headers: { 'content-type': 'application/json' }, payload });
+    const deep = await post('{"a":[[[1]]]}');
+    expect([deep.statusCode, deep.json()]).toEqual([
+      400,
+      { error: 'body is nested deeper than 3 levels', code: 'BODY_TOO_DEEP' },
+    ]);
+    expect((await post('{"a":[1]}')).json()).toEqual({ got: { a: [1] } });
+    // fastify's own parsing stays behind the depth check: poisoned prototypes are still refused
+    expect((await post('{"__proto__":{"x":1}}')).statusCode).toBe(400);
+    await app.close();
+  });
 });
