@@ -20,8 +20,10 @@ export type ErrorMapper = (err: unknown) => {
   headers?: Record<string, string>;
 };
 
-/** How deep a JSON body may nest (`{}` is 1): System.Text.Json's default, ample for real documents, far
- * below what recursion over the parsed value (serialising it, sanitising it) survives. */
+/**
+ * How deep a JSON body may nest (`{}` is 1): System.Text.Json's default, ample for real documents, far
+ * below what recursion over the parsed value (serialising it, sanitising it) survives.
+ */
 export const DEFAULT_MAX_JSON_DEPTH = 64;
 
 export interface HttpAppOptions {

@@ -149,7 +149,6 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
   const app = createHttpApp(log.child({ component: 'http' }), toHttpError, {
     trustProxy: settings.trustProxy,
     timeouts: settings.timeouts,
-    maxJsonDepth: settings.maxBodyDepth,
   });
   app.removeAllContentTypeParsers();
   // Bodies stay unread streams here: handlers read and parse them, upstream routes stream them on.

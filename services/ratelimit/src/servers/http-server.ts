@@ -28,10 +28,7 @@ const STATUS_BY_CODE = { OK: 200, OVER_LIMIT: 429, UNKNOWN: 500 } as const;
 
 /** `POST /json` (a decision in the proto3 JSON mapping) and `GET /healthcheck`. */
 export async function startHttpServer(o: HttpServerOptions): Promise<RunningServer> {
-  const app = createHttpApp(o.log.child({ component: 'http' }), toHttpError, {
-    timeouts: o.timeouts,
-    maxJsonDepth: o.maxBodyDepth,
-  });
+  const app = createHttpApp(o.log.child({ component: 'http' }), toHttpError, { timeouts: o.timeouts });
   // Any content type is JSON here: upstream never looked at it, and `curl -d` sends a form type.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
