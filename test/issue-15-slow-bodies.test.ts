@@ -134,6 +134,8 @@ describe('issue 15: slow and idle clients on every public HTTP surface', () => {
       loadInboxSettings({
         ...{ INBOX_HOST: '127.0.0.1', INBOX_PORT: '0', INBOX_WEB_DIR: webDir },
         ...TIMEOUTS.inbox,
+        // live streams must beat faster than the idle timeout
+        INBOX_SSE_HEARTBEAT: '500ms',
       }),
       { log, passwordHasher: createScryptHasher({ ln: 10 }) },
     );
