@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Logger } from './log.js';
 
 /** What the HTTP parser refuses before a route runs, by its error code; anything else is 400 `BAD_REQUEST`. */
 const REFUSALS: Readonly<Record<string, { statusCode: number; error: string; code: string }>> = {
@@ -16,11 +17,12 @@ const MALFORMED = { statusCode: 400, error: 'malformed HTTP request', code: 'BAD
 /**
  * fastify's `clientErrorHandler`: answers a request the HTTP parser refused with the `{error, code}` body every
  * answer has, then closes the connection (the parser cannot find where the next request starts). A reset
- * connection has no one to answer.
+ * connection has no one to answer. Logged at debug: a client's mistake or slowness, never a server failure.
  */
-export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+export function answerClientError(err: NodeJS.ErrnoException, socket: Socket, log: Logger): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { statusCode, ...body } = (err.code === undefined ? undefined : REFUSALS[err.code]) ?? MALFORMED;
+  log.debug({ code: body.code, statusCode, remoteAddress: socket.remoteAddress }, 'request refused');
   const json = JSON.stringify(body);
   if (socket.writable) {
     socket.write(

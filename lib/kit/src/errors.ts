@@ -19,3 +19,13 @@ export class SettingsError extends PortcullisError {
     super(`invalid settings:\n  ${problems.join('\n  ')}`);
   }
 }
+
+/** A JSON body nested deeper than the server allows: 400, whatever the service's own mapping. */
+export class BodyTooDeepError extends PortcullisError {
+  readonly code = 'BODY_TOO_DEEP';
+  readonly statusCode = 400;
+
+  constructor(readonly maxDepth: number) {
+    super(`body is nested deeper than ${maxDepth} levels`);
+  }
+}

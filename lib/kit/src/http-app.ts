@@ -1,6 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { answerClientError } from './client-error.js';
+import { BodyTooDeepError } from './errors.js';
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http-timeouts.js';
+import { checkJsonDepth } from './json-depth.js';
 import type { Logger } from './log.js';
 import type { TrustProxy } from './trust-proxy.js';
 
@@ -18,16 +21,32 @@ export type ErrorMapper = (err: unknown) => {
 };
 
 /**
+ * How deep a JSON body may nest (`{}` is 1): System.Text.Json's default, ample for real documents, far
+ * below what recursion over the parsed value (serialising it, sanitising it) survives.
+ */
+export const DEFAULT_MAX_JSON_DEPTH = 64;
+
+export interface HttpAppOptions {
+  trustProxy?: TrustProxy;
+  /** `DEFAULT_HTTP_TIMEOUTS` unless given. */
+  timeouts?: HttpTimeouts;
+  /** For `application/json` bodies fastify parses; a route reading its own body calls `checkJsonDepth`. */
+  maxJsonDepth?: number;
+}
+
+/**
  * A fastify app logging through the kit logger, without a line per request (that would cost more than
  * the request on hot paths; failures are logged by the error handler), answering every error, unknown
  * route and request the HTTP parser refuses as `{error, code}` JSON. fastify's own client errors (a JSON
  * body that does not parse, say) keep their 4xx status when the service's mapper does not know them, and a
  * client that went away mid-request is logged at info: neither is a server failure. `request.protocol` and
  * `request.ip` come from `X-Forwarded-*` only when the peer is one `trustProxy` names (see `readTrustProxy`).
+ * A client slower than `timeouts` gets 408 (logged at debug) or, idle, a closed connection; a JSON body
+ * deeper than `maxJsonDepth` gets 400 `BODY_TOO_DEEP`.
  */
-export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: { trustProxy?: TrustProxy } = {}) {
+export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppOptions = {}) {
   const answerError = (err: unknown, request: FastifyRequest, reply: FastifyReply): void => {
-    const mapped = toHttpError(err);
+    const mapped = toKitError(err) ?? toHttpError(err);
     const { statusCode, body, headers } =
       mapped.statusCode >= 500 ? (toFrameworkError(err) ?? mapped) : mapped;
     if (isClientGone(request.raw)) {
@@ -40,15 +59,38 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: { trustP
       .send(body);
   };
   const trustProxy = o.trustProxy ?? false;
+  const timeouts = o.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
+  const maxJsonDepth = o.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const app = Fastify({
     loggerInstance: log,
     trustProxy: typeof trustProxy === 'boolean' ? trustProxy : [...trustProxy],
+    // fastify's 0 would otherwise replace Node's default: a body that never ends held its socket for ever
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.idleMs,
+    connectionTimeout: timeouts.idleMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      // Node looks for late requests this often (30 s by default), which would stretch a 10 s limit to 40 s
+      connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs, timeouts.requestMs),
+    },
     logController: new LogController({ disableRequestLogging: true }),
     // a URL its router cannot decode (`%FF`, `%zz`): fastify's own body otherwise, not the service's
     frameworkErrors: answerError,
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (err, socket) => answerClientError(err, socket, log),
   });
   app.setErrorHandler(answerError);
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    try {
+      checkJsonDepth(text, maxJsonDepth);
+    } catch (err: unknown) {
+      done(err as Error, undefined);
+      return;
+    }
+    void parseJson(request, text, done);
+  });
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({ error: `no route for ${request.method} ${request.url}`, code: 'NOT_FOUND' });
   });
@@ -60,6 +102,12 @@ export type HttpApp = ReturnType<typeof createHttpApp>;
 /** The connection closed before the whole request arrived: whatever failed, no one waits for an answer. */
 function isClientGone(req: IncomingMessage): boolean {
   return req.destroyed && !req.complete;
+}
+
+/** The kit's own refusals, whatever the service's mapping. */
+function toKitError(err: unknown): ReturnType<ErrorMapper> | undefined {
+  if (!(err instanceof BodyTooDeepError)) return undefined;
+  return { statusCode: err.statusCode, body: { error: err.message, code: err.code } };
 }
 
 /** fastify's own errors carry a `FST_` code and their status. */

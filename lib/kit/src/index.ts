@@ -1,4 +1,4 @@
-export { PortcullisError, SettingsError } from './errors.js';
+export { BodyTooDeepError, PortcullisError, SettingsError } from './errors.js';
 export { parseDurationMs } from './duration.js';
 export { createEnvReader, parseBoolean, type EnvReader, type EnvSource } from './env.js';
 export {
@@ -22,7 +22,16 @@ export {
 } from './lifecycle.js';
 export { withCallerContext, withSpan } from './tracing.js';
 export { readTrustProxy, type TrustProxy } from './trust-proxy.js';
-export { createHttpApp, listenHttp, type ErrorMapper, type HttpApp, type RunningServer } from './http-app.js';
-export { isJsonDeeperThan } from './json-depth.js';
+export {
+  createHttpApp,
+  listenHttp,
+  DEFAULT_MAX_JSON_DEPTH,
+  type ErrorMapper,
+  type HttpApp,
+  type HttpAppOptions,
+  type RunningServer,
+} from './http-app.js';
+export { DEFAULT_HTTP_TIMEOUTS, readHttpTimeouts, type HttpTimeouts } from './http-timeouts.js';
+export { checkJsonDepth } from './json-depth.js';
 export { readBody } from './read-body.js';
 export { HOP_BY_HOP_HEADERS } from './http-headers.js';

@@ -1,3 +1,5 @@
+import { BodyTooDeepError } from './errors.js';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPENERS = new Set([0x5b, 0x7b]);
@@ -26,4 +28,12 @@ export function isJsonDeeperThan(text: string, maxDepth: number): boolean {
     }
   }
   return false;
+}
+
+/**
+ * The one depth check of every JSON body a server parses: throws `BodyTooDeepError` (400 `BODY_TOO_DEEP`)
+ * when `text` nests deeper than `maxDepth`. Call it before `JSON.parse`.
+ */
+export function checkJsonDepth(text: string, maxDepth: number): void {
+  if (isJsonDeeperThan(text, maxDepth)) throw new BodyTooDeepError(maxDepth);
 }

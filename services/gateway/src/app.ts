@@ -148,6 +148,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
   const base = `/${settings.basePath}`;
   const app = createHttpApp(log.child({ component: 'http' }), toHttpError, {
     trustProxy: settings.trustProxy,
+    timeouts: settings.timeouts,
   });
   app.removeAllContentTypeParsers();
   // Bodies stay unread streams here: handlers read and parse them, upstream routes stream them on.

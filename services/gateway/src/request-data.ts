@@ -1,5 +1,5 @@
 import { Busboy } from '@fastify/busboy';
-import { isJsonDeeperThan } from '@portcullis/kit';
+import { checkJsonDepth } from '@portcullis/kit';
 import { HttpError } from './errors.js';
 import type { RequestData } from './handlers/types.js';
 
@@ -30,8 +30,7 @@ export async function parseBody(
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (type === 'application/json' || type.endsWith('+json')) {
     const text = body.toString('utf8');
-    if (isJsonDeeperThan(text, maxDepth))
-      throw new HttpError(400, `body is nested deeper than ${maxDepth} levels`, { code: 'BODY_TOO_DEEP' });
+    checkJsonDepth(text, maxDepth);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

@@ -1,9 +1,12 @@
 import { DEFAULT_SESSION_COOKIE, type SecureCookieMode } from '@portcullis/accounts';
 import {
   createEnvReader,
+  DEFAULT_MAX_JSON_DEPTH,
+  readHttpTimeouts,
   readLogOptions,
   readTrustProxy,
   type EnvSource,
+  type HttpTimeouts,
   type LogFormat,
   type LogLevel,
   type TrustProxy,
@@ -49,6 +52,7 @@ export interface Settings {
   maxBodyBytes: number;
   /** How deep a JSON body may nest arrays and objects (`{}` is 1). */
   maxBodyDepth: number;
+  timeouts: HttpTimeouts;
   /** Peers whose `X-Forwarded-Proto` (so `Secure` cookies) and `X-Forwarded-For` count. */
   trustProxy: TrustProxy;
   log: { level: LogLevel; format: LogFormat };
@@ -102,8 +106,12 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       default: '{service}.{namespace}.svc.cluster.local',
     }),
     maxBodyBytes: env.int('GATEWAY_MAX_BODY_BYTES', { default: 1_048_576, min: 1 }),
-    // System.Text.Json's default: ample for real documents, far below what a handler's recursion survives
-    maxBodyDepth: env.int('GATEWAY_MAX_BODY_DEPTH', { default: 64, min: 1 }),
+    maxBodyDepth: env.int('GATEWAY_MAX_BODY_DEPTH', { default: DEFAULT_MAX_JSON_DEPTH, min: 1 }),
+    timeouts: readHttpTimeouts(env, {
+      requestMs: 'GATEWAY_REQUEST_TIMEOUT',
+      headersMs: 'GATEWAY_HEADERS_TIMEOUT',
+      idleMs: 'GATEWAY_IDLE_TIMEOUT',
+    }),
     trustProxy: readTrustProxy(env, 'GATEWAY_TRUST_PROXY'),
     log: readLogOptions(env, 'info'),
   };

@@ -89,6 +89,8 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   const sessions = createWebSessions({ backend, settings: settings.accounts, log });
   const app = createHttpApp(log.child({ component: 'http' }), toHttpError, {
     trustProxy: settings.trustProxy,
+    timeouts: settings.timeouts,
+    maxJsonDepth: settings.maxBodyDepth,
   });
   const csrf = {
     cookieName: settings.accounts.cookieName,

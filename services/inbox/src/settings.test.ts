@@ -10,6 +10,8 @@ describe('inbox settings', () => {
       port: 8089,
       publicUrl: 'http://localhost:8089',
       maxBodyBytes: 1_048_576,
+      maxBodyDepth: 64,
+      timeouts: { requestMs: 60_000, headersMs: 10_000, idleMs: 72_000 },
       retention: { maxRequests: 500, maxAgeMs: 168 * 3_600_000 },
       redisUrl: '',
       adminToken: '',
@@ -19,6 +21,12 @@ describe('inbox settings', () => {
     expect(Object.isFrozen(s)).toBe(true);
     expect(loadSettings({ INBOX_PUBLIC_URL: 'https://hooks.example/' }).publicUrl).toBe(
       'https://hooks.example',
+    );
+  });
+
+  it('issue 15: keeps live-stream heartbeats inside the idle timeout', () => {
+    expect(() => loadSettings({ INBOX_IDLE_TIMEOUT: '10s', INBOX_SSE_HEARTBEAT: '15s' })).toThrow(
+      'INBOX_SSE_HEARTBEAT: must be shorter than INBOX_IDLE_TIMEOUT, or live streams are closed as idle',
     );
   });
 

@@ -3,9 +3,13 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_SESSION_COOKIE, MIN_SIGNING_KEY_CHARS, type SecureCookieMode } from '@portcullis/accounts';
 import {
   createEnvReader,
+  DEFAULT_HTTP_TIMEOUTS,
+  DEFAULT_MAX_JSON_DEPTH,
+  readHttpTimeouts,
   readLogOptions,
   readTrustProxy,
   type EnvSource,
+  type HttpTimeouts,
   type LogFormat,
   type LogLevel,
   type TrustProxy,
@@ -19,6 +23,9 @@ export interface Settings {
   /** Origin (and optional path) receive URLs are built on, without a trailing slash. */
   publicUrl: string;
   maxBodyBytes: number;
+  /** How deep a JSON body may nest (`{}` is 1): management bodies, and captured bodies shown parsed. */
+  maxBodyDepth: number;
+  timeouts: HttpTimeouts;
   /** Peers whose `X-Forwarded-Proto` (so `Secure` cookies) and `X-Forwarded-For` count. */
   trustProxy: TrustProxy;
   /** For endpoints created through the API; InboxEndpoint resources carry their own. */
@@ -100,6 +107,17 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     port: env.int('INBOX_PORT', { default: 8089, min: 0, max: 65_535 }),
     publicUrl,
     maxBodyBytes: env.int('INBOX_MAX_BODY_BYTES', { default: 1_048_576, min: 1 }),
+    maxBodyDepth: env.int('INBOX_MAX_BODY_DEPTH', { default: DEFAULT_MAX_JSON_DEPTH, min: 1 }),
+    // senders' bodies may be large: 1 MiB (the default limit) in 60 s is 17 KB/s
+    timeouts: readHttpTimeouts(
+      env,
+      {
+        requestMs: 'INBOX_REQUEST_TIMEOUT',
+        headersMs: 'INBOX_HEADERS_TIMEOUT',
+        idleMs: 'INBOX_IDLE_TIMEOUT',
+      },
+      { ...DEFAULT_HTTP_TIMEOUTS, requestMs: 60_000 },
+    ),
     trustProxy: readTrustProxy(env, 'INBOX_TRUST_PROXY'),
     retention: {
       maxRequests: env.int('INBOX_RETENTION_MAX_REQUESTS', { default: 500, min: 1 }),
@@ -141,6 +159,12 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     webDir: env.str('INBOX_WEB_DIR', { default: fileURLToPath(new URL('../web/dist', import.meta.url)) }),
     log: readLogOptions(env, 'info'),
   };
+  // a live stream is quiet between heartbeats: closed as idle if they are further apart
+  if (settings.sse.heartbeatMs >= settings.timeouts.idleMs) {
+    env.problem(
+      'INBOX_SSE_HEARTBEAT: must be shorter than INBOX_IDLE_TIMEOUT, or live streams are closed as idle',
+    );
+  }
   env.finish();
   return Object.freeze(settings);
 }

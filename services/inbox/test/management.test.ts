@@ -19,6 +19,41 @@ describeEachStore(
       ((await h.send('POST', `/api/hook/${id}${path}`, { body: 'x' })).json as { requestId: string })
         .requestId;
 
+    it('issue 15: refuses a JSON body nested deeper than INBOX_MAX_BODY_DEPTH with 400', async () => {
+      // within the 4 KiB a sign-in body may have
+      const deep = `{"name":${'['.repeat(1_500)}${']'.repeat(1_500)}}`;
+      for (const [method, path] of [
+        ['POST', '/api/endpoints'],
+        ['POST', '/api/accounts'],
+      ] as const) {
+        const r = await h.send(method, path, {
+          body: deep,
+          headers: { 'content-type': 'application/json', 'x-inbox-csrf': '1' },
+        });
+        expect([r.status, r.json]).toEqual([
+          400,
+          { error: 'body is nested deeper than 64 levels', code: 'BODY_TOO_DEEP' },
+        ]);
+      }
+    });
+
+    it('issue 15: shows a captured JSON body nested too deep as text instead of failing to answer', async () => {
+      const ep = await h.createEndpoint();
+      const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+      const sent = await h.send('POST', `/api/hook/${ep.id}`, {
+        body: deep,
+        headers: { 'content-type': 'application/json' },
+      });
+      const { requestId } = sent.json as { requestId: string };
+      const r = await h.api('GET', `/api/endpoints/${ep.id}/requests/${requestId}`, { token: ep.token });
+      expect(r.status).toBe(200);
+      expect((r.json as { body: unknown }).body).toEqual({
+        kind: 'text',
+        text: deep,
+        jsonError: 'body is nested deeper than 64 levels',
+      });
+    });
+
     it('creates an anonymous endpoint: unguessable id, a token shown once, the receive URL', async () => {
       const r = await h.send('POST', '/api/endpoints', {
         body: JSON.stringify({ name: 'Stripe test' }),

@@ -145,7 +145,17 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
         close: () => config.close(),
       },
       serve('http', () => startHttpServer({ ...settings.http, service, health, log })),
-      serve('debug', () => startDebugServer({ ...settings.debug, service, stats, registry, health, log })),
+      serve('debug', () =>
+        startDebugServer({
+          ...settings.debug,
+          timeouts: settings.http.timeouts,
+          service,
+          stats,
+          registry,
+          health,
+          log,
+        }),
+      ),
       // last to start, first to close: while gRPC drains, /healthcheck still answers (unhealthy)
       serve('grpc', () => startGrpcServer({ ...settings.grpc, service, stats, health, log })),
     ],

@@ -5,7 +5,12 @@ import { configDirectory, loadSettings } from './settings.js';
 describe('loadSettings', () => {
   it('has the spec defaults', () => {
     const s = loadSettings({});
-    expect(s.http).toEqual({ host: '0.0.0.0', port: 8080 });
+    expect(s.http).toEqual({
+      host: '0.0.0.0',
+      port: 8080,
+      timeouts: { requestMs: 30_000, headersMs: 10_000, idleMs: 72_000 },
+      maxBodyDepth: 64,
+    });
     expect(s.grpc).toEqual({
       host: '0.0.0.0',
       port: 8081,

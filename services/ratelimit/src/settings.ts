@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import {
   createEnvReader,
+  DEFAULT_MAX_JSON_DEPTH,
+  readHttpTimeouts,
   readLogOptions,
   type EnvReader,
   type EnvSource,
+  type HttpTimeouts,
   type LogFormat,
   type LogLevel,
 } from '@portcullis/kit';
@@ -19,7 +22,14 @@ export const BACKEND_TYPES = ['redis', 'objcache', 'memory'] as const;
 export type BackendType = (typeof BACKEND_TYPES)[number];
 
 export interface Settings {
-  http: { host: string; port: number };
+  http: {
+    host: string;
+    port: number;
+    /** `HTTP_*_TIMEOUT`: for this port and the debug port. */
+    timeouts: HttpTimeouts;
+    /** `HTTP_MAX_BODY_DEPTH`: how deep a `/json` body may nest (`{}` is 1). */
+    maxBodyDepth: number;
+  };
   grpc: {
     host: string;
     port: number;
@@ -118,7 +128,16 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   }
 
   const settings: Settings = {
-    http: { host: env.str('HOST', { default: '0.0.0.0' }), port: port(env, 'PORT', 8080) },
+    http: {
+      host: env.str('HOST', { default: '0.0.0.0' }),
+      port: port(env, 'PORT', 8080),
+      timeouts: readHttpTimeouts(env, {
+        requestMs: 'HTTP_REQUEST_TIMEOUT',
+        headersMs: 'HTTP_HEADERS_TIMEOUT',
+        idleMs: 'HTTP_IDLE_TIMEOUT',
+      }),
+      maxBodyDepth: env.int('HTTP_MAX_BODY_DEPTH', { default: DEFAULT_MAX_JSON_DEPTH, min: 1 }),
+    },
     grpc: readGrpc(env),
     debug: { host: env.str('DEBUG_HOST', { default: '0.0.0.0' }), port: port(env, 'DEBUG_PORT', 6070) },
     log: readLogOptions(env, 'warn'),

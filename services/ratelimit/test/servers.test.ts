@@ -242,6 +242,24 @@ describe.each([
     expect((res.body as { error: string }).error).toMatch(message);
   });
 
+  it('issue 15: refuses a /json body nested deeper than HTTP_MAX_BODY_DEPTH with 400, whatever its type', async () => {
+    const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    for (const type of ['application/json', 'application/x-www-form-urlencoded']) {
+      const res = await fetch(`http://127.0.0.1:${h.app.ports.http}/json`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: deep,
+      });
+      expect([res.status, await res.json()]).toEqual([
+        400,
+        { error: 'body is nested deeper than 64 levels', code: 'BODY_TOO_DEEP' },
+      ]);
+    }
+    // 64 levels are parsed, then refused for what they hold
+    const atLimit = await h.json(`${'['.repeat(64)}${']'.repeat(64)}`);
+    expect([atLimit.status, (atLimit.body as { code: string }).code]).toEqual([400, 'REQUEST_INVALID']);
+  });
+
   it('answers 405 with Allow for other methods on /json', async () => {
     const res = await fetch(`http://127.0.0.1:${h.app.ports.http}/json`, { method: 'GET' });
     expect(res.status).toBe(405);

@@ -53,11 +53,13 @@ export function toCaptureSummary(c: Capture): CaptureSummary {
   };
 }
 
+/** `maxBodyDepth`: a JSON body nested deeper is shown as text, never parsed (`body.jsonError` says why). */
 export function toCaptureDetail(
   endpointId: string,
   c: Capture,
-  forwarding?: readonly ForwardAttempt[],
+  o: { maxBodyDepth: number; forwarding?: readonly ForwardAttempt[] },
 ): CaptureDetail {
+  const { forwarding } = o;
   const summary = toCaptureSummary(c);
   const q = c.url.indexOf('?');
   return {
@@ -69,7 +71,7 @@ export function toCaptureDetail(
     headers: toHeaderPairs(c.rawHeaders),
     bodySha256: c.bodySha256,
     bodyBase64: c.body.toString('base64'),
-    body: buildBodyView(c.body, c.rawHeaders),
+    body: buildBodyView(c.body, c.rawHeaders, o.maxBodyDepth),
     raw: formatRawRequest(c),
     ...(forwarding ? { forwarding: [...forwarding] } : {}),
   };

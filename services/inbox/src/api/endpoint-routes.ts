@@ -160,7 +160,10 @@ export function registerEndpointRoutes(
         const id = request.params.requestId;
         const capture = isStreamId(id) ? await store.getCapture(endpoint.id, id) : undefined;
         if (!capture) throw new NotFoundError('no such request');
-        return toCaptureDetail(endpoint.id, capture, await store.listForwardAttempts(endpoint.id, id));
+        return toCaptureDetail(endpoint.id, capture, {
+          maxBodyDepth: settings.maxBodyDepth,
+          forwarding: await store.listForwardAttempts(endpoint.id, id),
+        });
       }),
   );
 }

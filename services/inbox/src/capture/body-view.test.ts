@@ -3,9 +3,20 @@ import { buildBodyView, parseParams } from './body-view.js';
 import { formatRawRequest } from './raw-request.js';
 
 const view = (body: string | Buffer, headers: string[] = []) =>
-  buildBodyView(typeof body === 'string' ? Buffer.from(body) : body, headers);
+  buildBodyView(typeof body === 'string' ? Buffer.from(body) : body, headers, 64);
 
 describe('body view', () => {
+  it('issue 15: shows JSON nested deeper than the limit as text, so its answer can be serialised', () => {
+    const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    expect(view(deep, ['content-type', 'application/json'])).toEqual({
+      kind: 'text',
+      text: deep,
+      jsonError: 'body is nested deeper than 64 levels',
+    });
+    const atLimit = `${'['.repeat(64)}${']'.repeat(64)}`;
+    expect(view(atLimit, ['content-type', 'application/json'])).toMatchObject({ kind: 'json' });
+  });
+
   it('parses JSON, +json and forms, whatever the header case', () => {
     expect(view('{"a": [1]}\n', ['Content-Type', 'application/json; charset=utf-8'])).toEqual({
       kind: 'json',

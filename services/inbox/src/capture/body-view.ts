@@ -1,20 +1,22 @@
 import { isUtf8 } from 'node:buffer';
+import { checkJsonDepth } from '@portcullis/kit';
 import { findHeader } from './raw-headers.js';
 
 /**
  * A readable view of a captured body, built when it is read (the stored bytes stay authoritative and are
- * never transcoded): JSON and urlencoded forms parsed, other UTF-8 text as text, anything else none.
+ * never transcoded): JSON and urlencoded forms parsed, other UTF-8 text as text, anything else none. JSON
+ * nested deeper than `maxJsonDepth` stays text: the answer carrying the parsed value could not be serialised.
  */
 export type BodyView =
   | { kind: 'empty' }
   | { kind: 'json'; value: unknown }
   | { kind: 'form'; fields: Record<string, string | string[]> }
-  /** `jsonError` when the body claimed to be JSON and did not parse. */
+  /** `jsonError` when the body claimed to be JSON and did not parse, or nests too deep. */
   | { kind: 'text'; text: string; jsonError?: string }
   /** Not UTF-8, containing NUL, or compressed (`Content-Encoding` other than identity): bytes only. */
   | { kind: 'none'; reason: 'binary' | 'encoded' };
 
-export function buildBodyView(body: Buffer, rawHeaders: readonly string[]): BodyView {
+export function buildBodyView(body: Buffer, rawHeaders: readonly string[], maxJsonDepth: number): BodyView {
   if (body.length === 0) return { kind: 'empty' };
   const encoding = findHeader(rawHeaders, 'content-encoding')?.trim().toLowerCase() ?? '';
   if (encoding !== '' && encoding !== 'identity') return { kind: 'none', reason: 'encoded' };
@@ -23,6 +25,7 @@ export function buildBodyView(body: Buffer, rawHeaders: readonly string[]): Body
   const type = mediaType(findHeader(rawHeaders, 'content-type'));
   if (type === 'application/json' || type.endsWith('+json')) {
     try {
+      checkJsonDepth(text, maxJsonDepth);
       return { kind: 'json', value: JSON.parse(text) as unknown };
     } catch (err: unknown) {
       return { kind: 'text', text, jsonError: err instanceof Error ? err.message : String(err) };

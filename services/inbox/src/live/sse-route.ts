@@ -38,7 +38,10 @@ export function registerSseRoute(app: HttpApp, ctx: InboxContext, authorize: Aut
       endpointId: endpoint.id,
       maxPendingEvents: ctx.settings.sse.maxPendingEvents,
       heartbeatMs: ctx.settings.sse.heartbeatMs,
-      toEventData: (c) => (full ? toCaptureDetail(endpoint.id, c) : toCaptureSummary(c)),
+      toEventData: (c) =>
+        full
+          ? toCaptureDetail(endpoint.id, c, { maxBodyDepth: ctx.settings.maxBodyDepth })
+          : toCaptureSummary(c),
       readAfter: (afterId) =>
         ctx.store.listCapturesAfter(endpoint.id, { after: afterId, limit: REPLAY_PAGE_SIZE }),
       onClose: () => {

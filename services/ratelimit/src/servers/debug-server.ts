@@ -1,5 +1,12 @@
 import type { Registry } from 'prom-client';
-import { createHttpApp, listenHttp, type Health, type Logger, type RunningServer } from '@portcullis/kit';
+import {
+  createHttpApp,
+  listenHttp,
+  type Health,
+  type HttpTimeouts,
+  type Logger,
+  type RunningServer,
+} from '@portcullis/kit';
 import { describeRuleSet } from '../config/rule-set.js';
 import type { RateLimitService } from '../service.js';
 import { toHttpError } from './error-status.js';
@@ -8,6 +15,7 @@ import type { Stats } from '../stats.js';
 export interface DebugServerOptions {
   host: string;
   port: number;
+  timeouts: HttpTimeouts;
   service: RateLimitService;
   stats: Stats;
   registry: Registry;
@@ -24,7 +32,7 @@ const PATHS: Record<string, string> = {
 
 /** The debug port: an index, the loaded rules, the statistics and Prometheus metrics. */
 export async function startDebugServer(o: DebugServerOptions): Promise<RunningServer> {
-  const app = createHttpApp(o.log.child({ component: 'debug' }), toHttpError);
+  const app = createHttpApp(o.log.child({ component: 'debug' }), toHttpError, { timeouts: o.timeouts });
   const text = 'text/plain; charset=utf-8';
   app.get('/', (_req, reply) => {
     const lines = Object.entries(PATHS).map(([path, what]) => `${path}: ${what}`);

@@ -1,8 +1,10 @@
 import {
+  checkJsonDepth,
   createHttpApp,
   listenHttp,
   withCallerContext,
   type Health,
+  type HttpTimeouts,
   type Logger,
   type RunningServer,
 } from '@portcullis/kit';
@@ -14,6 +16,9 @@ import { decodeJsonRequest, encodeJsonResponse } from './json-codec.js';
 export interface HttpServerOptions {
   host: string;
   port: number;
+  timeouts: HttpTimeouts;
+  /** How deep a `/json` body may nest (`{}` is 1); deeper is 400 `BODY_TOO_DEEP`. */
+  maxBodyDepth: number;
   service: RateLimitService;
   health: Health;
   log: Logger;
@@ -23,12 +28,18 @@ const STATUS_BY_CODE = { OK: 200, OVER_LIMIT: 429, UNKNOWN: 500 } as const;
 
 /** `POST /json` (a decision in the proto3 JSON mapping) and `GET /healthcheck`. */
 export async function startHttpServer(o: HttpServerOptions): Promise<RunningServer> {
-  const app = createHttpApp(o.log.child({ component: 'http' }), toHttpError);
+  const app = createHttpApp(o.log.child({ component: 'http' }), toHttpError, { timeouts: o.timeouts });
   // Any content type is JSON here: upstream never looked at it, and `curl -d` sends a form type.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
     if (body === '') {
       done(null, undefined);
+      return;
+    }
+    try {
+      checkJsonDepth(body as string, o.maxBodyDepth);
+    } catch (err: unknown) {
+      done(err as Error, undefined);
       return;
     }
     try {
