@@ -1,6 +1,5 @@
 import { RateLimitClientClosedError } from './errors.js';
-import type { LocalLimiter } from './local-limiter.js';
-import type { RateLimitClient } from './types.js';
+import type { LocalLimiter, RateLimitClient } from './types.js';
 
 /** A `RateLimitClient` answered by `limiter` alone: for a service run without a ratelimit service. */
 export function createLocalRateLimitClient(limiter: LocalLimiter): RateLimitClient {

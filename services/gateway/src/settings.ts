@@ -34,6 +34,7 @@ export interface Settings {
   redisUrl: string;
   xds: { serverUrl: string; nodeId: string; retryIntervalMs: number };
   ratelimit: {
+    /** Empty: no ratelimit service; the in-process fallback limits answer every call. */
     target: string;
     xdsServerUri: string;
     domain: string;
@@ -43,7 +44,14 @@ export interface Settings {
     timeoutMs: number;
     /** `GATEWAY_RATELIMIT_TLS*`: TLS (or mTLS) to the service; plaintext when undefined. */
     tls: ClientTlsOptions | undefined;
+    /**
+     * Sign-in limits counted in this process when there is no service, or a call to it fails and the failure
+     * mode is `allow`; per minute, 0 for none.
+     */
+    fallback: { signInPerAddressPerMinute: number; signInPerUsernamePerMinute: number; maxKeys: number };
   };
+  /** scrypt hashes and verifications at once, and waiting; past both, sign-in answers 503. */
+  passwordChecks: { maxConcurrent: number; maxQueued: number };
   /** Host of a backend Service; `{service}` and `{namespace}` are replaced. */
   backendHostTemplate: string;
   maxBodyBytes: number;
@@ -97,6 +105,22 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       failureMode: env.oneOf('GATEWAY_RATELIMIT_FAILURE_MODE', ['allow', 'deny'], { default: 'allow' }),
       timeoutMs: env.durationMs('GATEWAY_RATELIMIT_TIMEOUT', { default: '200ms' }),
       tls: readRateLimitTls(env, 'GATEWAY_RATELIMIT'),
+      // examples/resources/ratelimit-gateway-auth.yaml's limits, so falling back changes nothing per replica
+      fallback: {
+        signInPerAddressPerMinute: env.int('GATEWAY_FALLBACK_SIGN_IN_PER_ADDRESS_PER_MINUTE', {
+          default: 10,
+          min: 0,
+        }),
+        signInPerUsernamePerMinute: env.int('GATEWAY_FALLBACK_SIGN_IN_PER_USERNAME_PER_MINUTE', {
+          default: 5,
+          min: 0,
+        }),
+        maxKeys: env.int('GATEWAY_FALLBACK_MAX_KEYS', { default: 10_000, min: 1 }),
+      },
+    },
+    passwordChecks: {
+      maxConcurrent: env.int('GATEWAY_PASSWORD_CHECKS_MAX_CONCURRENT', { default: 2, min: 1 }),
+      maxQueued: env.int('GATEWAY_PASSWORD_CHECKS_MAX_QUEUED', { default: 8, min: 0 }),
     },
     backendHostTemplate: env.str('GATEWAY_BACKEND_HOST', {
       default: '{service}.{namespace}.svc.cluster.local',
