@@ -1,24 +1,38 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
-export const CAPTURE_OUTCOMES = ['stored', 'unknown_endpoint', 'too_large', 'unavailable', 'failed'] as const;
+export const CAPTURE_OUTCOMES = [
+  'stored',
+  'unknown_endpoint',
+  'too_large',
+  'store_full',
+  'unavailable',
+  'failed',
+] as const;
 export type CaptureOutcome = (typeof CAPTURE_OUTCOMES)[number];
 
 export interface InboxMetrics {
   captures: Counter<'outcome'>;
   sseSubscribers: Gauge;
+  memoryStoreFull: Counter<'what'>;
 }
 
 export function createInboxMetrics(registry: Registry): InboxMetrics {
   return {
     captures: new Counter({
       name: 'portcullis_inbox_captures_total',
-      help: 'Requests to receive URLs, by outcome: stored, unknown_endpoint, too_large, unavailable, failed.',
+      help: 'Requests to receive URLs, by outcome: stored, unknown_endpoint, too_large, store_full, unavailable, failed.',
       labelNames: ['outcome'],
       registers: [registry],
     }),
     sseSubscribers: new Gauge({
       name: 'portcullis_inbox_sse_subscribers',
       help: 'Open Server-Sent Events streams in this process.',
+      registers: [registry],
+    }),
+    memoryStoreFull: new Counter({
+      name: 'portcullis_inbox_memory_store_full_total',
+      help: 'Captures (what="capture") and endpoints (what="endpoint") the memory store refused at its bounds.',
+      labelNames: ['what'],
       registers: [registry],
     }),
   };
@@ -29,6 +43,7 @@ export function toCaptureOutcome(statusCode: number): CaptureOutcome {
   if (statusCode < 300) return 'stored';
   if (statusCode === 404) return 'unknown_endpoint';
   if (statusCode === 413) return 'too_large';
+  if (statusCode === 507) return 'store_full';
   if (statusCode === 503) return 'unavailable';
   return 'failed';
 }
