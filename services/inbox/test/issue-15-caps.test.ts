@@ -1,3 +1,4 @@
+import { createScryptHasher, type PasswordHasher } from '@portcullis/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInboxHarness, type InboxHarness } from './harness.js';
 
@@ -74,5 +75,40 @@ describe('issue 15: inbox limits without a ratelimit service, and memory bounds'
     expect(await metrics()).toContain(
       'portcullis_inbox_memory_store_full_total{what="endpoint",component="inbox"} 1\n',
     );
+  });
+
+  it('answers sign-in 503 with Retry-After at once, without hashing, when every password check slot and queue place is taken', async () => {
+    const release: Array<() => void> = [];
+    let verifies = 0;
+    const cheap = createScryptHasher({ ln: 10 });
+    // holds each verification until the test lets it finish: a slow scrypt, deterministically
+    const held: PasswordHasher = {
+      hash: (p) => cheap.hash(p),
+      verify: async (p, stored) => {
+        verifies++;
+        await new Promise<void>((resolve) => release.push(resolve));
+        return cheap.verify(p, stored);
+      },
+      needsRehash: (stored) => cheap.needsRehash(stored),
+    };
+    h = await startInboxHarness(
+      { INBOX_PASSWORD_CHECKS_MAX_CONCURRENT: '1', INBOX_PASSWORD_CHECKS_MAX_QUEUED: '0' },
+      { passwordHasher: held },
+    );
+    await h.signUp('carol', 'open sesame 123');
+    const signIn = () =>
+      h!.send('POST', '/api/session', {
+        body: JSON.stringify({ username: 'carol', password: 'open sesame 123' }),
+        headers: JSON_CSRF,
+      });
+    const running = signIn();
+    while (verifies < 1) await new Promise((r) => setTimeout(r, 5));
+    const busy = await signIn();
+    expect(busy.status).toBe(503);
+    expect(busy.json).toMatchObject({ code: 'PASSWORD_CHECKS_BUSY' });
+    expect(busy.headers['retry-after']).toBe('1');
+    expect(verifies).toBe(1);
+    release.shift()?.();
+    expect((await running).status).toBe(200);
   });
 });
