@@ -34,7 +34,7 @@ export interface Settings {
   redisUrl: string;
   xds: { serverUrl: string; nodeId: string; retryIntervalMs: number };
   ratelimit: {
-    /** Empty: no ratelimit service; the in-process fallback limits answer every call. */
+    /** Empty (`GATEWAY_RATELIMIT_URL=none`): no ratelimit service; the in-process fallback limits answer every call. */
     target: string;
     xdsServerUri: string;
     domain: string;
@@ -72,6 +72,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   const jwtSecret = env.str('GATEWAY_JWT_SECRET');
   if (jwtSecret !== '' && Buffer.byteLength(jwtSecret) < 32)
     env.problem('GATEWAY_JWT_SECRET: at least 32 bytes');
+  const ratelimitTarget = env.str('GATEWAY_RATELIMIT_URL', { default: 'localhost:8081' });
   const settings: Settings = {
     host: env.str('GATEWAY_HOST', { default: '0.0.0.0' }),
     port: env.int('GATEWAY_PORT', { default: 8088, min: 0, max: 65_535 }),
@@ -98,7 +99,8 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       retryIntervalMs: env.durationMs('GATEWAY_XDS_RETRY_INTERVAL', { default: '3s' }),
     },
     ratelimit: {
-      target: env.str('GATEWAY_RATELIMIT_URL', { default: 'localhost:8081' }),
+      // an empty variable reads as unset (the default), so "no service" needs a word of its own
+      target: ratelimitTarget === 'none' ? '' : ratelimitTarget,
       xdsServerUri: env.str('GATEWAY_RATELIMIT_XDS_SERVER', { default: env.str('GATEWAY_XDS_SERVER_URL') }),
       domain: env.str('GATEWAY_RATELIMIT_DOMAIN', { default: 'gateway' }),
       authDomain: env.str('GATEWAY_RATELIMIT_AUTH_DOMAIN', { default: 'gateway-auth' }),

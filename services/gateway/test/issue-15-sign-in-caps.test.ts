@@ -25,7 +25,7 @@ describe('issue 15: sign-in limits without a ratelimit service', () => {
 
   it.each([
     ['unreachable (failure mode allow)', '127.0.0.1:1'],
-    ['not configured', ''],
+    ['not configured (none)', 'none'],
   ])('counts per user name in process when the service is %s', async (_name, target) => {
     g = await startGatewayHarness({ ...FALLBACK_ON, GATEWAY_RATELIMIT_URL: target }, deps);
     await g.app.backend.accounts.createUser({ username: 'alice', password: 'correct horse' });
@@ -39,7 +39,7 @@ describe('issue 15: sign-in limits without a ratelimit service', () => {
   });
 
   it('counts per address: the eleventh sign-in from one address in a minute is refused', async () => {
-    g = await startGatewayHarness({ ...FALLBACK_ON, GATEWAY_RATELIMIT_URL: '' }, deps);
+    g = await startGatewayHarness({ ...FALLBACK_ON, GATEWAY_RATELIMIT_URL: 'none' }, deps);
     await g.app.backend.accounts.createUser({ username: 'bob', password: 'battery staple' });
     for (let i = 0; i < 10; i++) expect((await signIn(`user${i}`, 'wrong')).status).toBe(401);
     const refused = await signIn('bob', 'battery staple');
