@@ -182,6 +182,15 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
     registers: [registry],
   });
+  new Counter({
+    name: 'portcullis_gateway_fallback_limiter_evictions_total',
+    help: 'Sign-in counters the in-process fallback limiter dropped before their window ended, GATEWAY_FALLBACK_MAX_KEYS being reached.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(fallback.stats().evictions);
+    },
+  });
   const base = `/${settings.basePath}`;
   const app = createHttpApp(log.child({ component: 'http' }), toHttpError, {
     trustProxy: settings.trustProxy,

@@ -47,6 +47,20 @@ describe('issue 15: sign-in limits without a ratelimit service', () => {
     expect(refused.headers.get('ratelimit-limit')).toBe('10');
   });
 
+  it('holds at most GATEWAY_FALLBACK_MAX_KEYS counters, counting early evictions on /metrics', async () => {
+    g = await startGatewayHarness(
+      { ...FALLBACK_ON, GATEWAY_RATELIMIT_URL: 'none', GATEWAY_FALLBACK_MAX_KEYS: '2' },
+      deps,
+    );
+    // the address's counter and alice's fill it; bob's pushes out the oldest, still in its window
+    expect((await signIn('alice', 'wrong')).status).toBe(401);
+    expect((await signIn('bob', 'wrong')).status).toBe(401);
+    const metrics = await fetch(`${g.url}/metrics`).then((r) => r.text());
+    expect(metrics).toMatch(
+      /^portcullis_gateway_fallback_limiter_evictions_total\{component="gateway"\} 1$/m,
+    );
+  });
+
   it('answers 503 with Retry-After at once, without hashing, when every password check slot and queue place is taken', async () => {
     const release: Array<() => void> = [];
     let verifies = 0;

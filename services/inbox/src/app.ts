@@ -22,7 +22,7 @@ import { createManagedSync, type ManagedSync } from './endpoints/managed-sync.js
 import { toHttpError } from './error-mapper.js';
 import { createFeedHub, type FeedHub } from './live/feed-hub.js';
 import { registerSseRoute } from './live/sse-route.js';
-import { createInboxMetrics } from './metrics.js';
+import { createInboxMetrics, registerFallbackEvictions } from './metrics.js';
 import { createInboxRateLimiter } from './rate-limit.js';
 import type { Settings } from './settings.js';
 import { createInboxStore } from './store/factory.js';
@@ -111,6 +111,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   });
   const authorize = createAuthorize({ store, adminToken: settings.adminToken, sessions });
   const limiter = createInboxRateLimiter(settings.ratelimit, { log, now });
+  registerFallbackEvictions(registry, () => limiter.fallbackEvictions());
   const egress = createEgressPolicy({ allowPrivate: settings.egressAllowPrivate });
   await registerCaptureRoutes(app, ctx, limiter);
   registerEndpointRoutes(app, ctx, { authorize, limiter, sessions });

@@ -38,6 +38,19 @@ export function createInboxMetrics(registry: Registry): InboxMetrics {
   };
 }
 
+/** `read` at each scrape: the fallback limiter's evictions, kept by the limiter itself. */
+export function registerFallbackEvictions(registry: Registry, read: () => number): void {
+  new Counter({
+    name: 'portcullis_inbox_fallback_limiter_evictions_total',
+    help: 'Counters the in-process fallback limiter dropped before their window ended, INBOX_FALLBACK_MAX_KEYS being reached.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
+}
+
 /** The outcome a capture response's status stands for. */
 export function toCaptureOutcome(statusCode: number): CaptureOutcome {
   if (statusCode < 300) return 'stored';

@@ -27,6 +27,8 @@ export interface InboxRateLimiter {
    * asked and the failure mode is `deny`.
    */
   enforce(limit: InboxLimit, reply: FastifyReply): Promise<void>;
+  /** Counters the fallback limiter dropped before their window ended (`INBOX_FALLBACK_MAX_KEYS`). */
+  fallbackEvictions(): number;
   close(): void;
 }
 
@@ -68,6 +70,7 @@ export function createInboxRateLimiter(
       if (decision.failedOpen) throw new RateLimitUnavailableError();
       throw new RateLimitedError(toLimitedHeaders(decision.headers));
     },
+    fallbackEvictions: () => fallback.stats().evictions,
     close: () => client.close(),
   };
 }
