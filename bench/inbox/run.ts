@@ -66,6 +66,8 @@ async function main(onCleanup: OnCleanup): Promise<void> {
       REDIS_URL: redisUrl,
       // enough for the whole run: the count trim keeps the stream small
       INBOX_RETENTION_MAX_REQUESTS: '1000',
+      // no ratelimit service here: the in-process fallback (600 a minute per endpoint) would cap the run
+      INBOX_FALLBACK_CAPTURE_PER_MINUTE: '0',
       INBOX_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`,
       LOG_LEVEL: 'warn',
     },

@@ -3,6 +3,11 @@ import type { Logger } from '@portcullis/kit';
 import { createMemoryAccountStore } from './memory-accounts.js';
 import { createMemoryTokenDenylist } from './memory-denylist.js';
 import { createMemorySessionStore } from './memory-sessions.js';
+import {
+  DEFAULT_PASSWORD_CHECK_LIMITS,
+  limitPasswordChecks,
+  type PasswordCheckLimits,
+} from './password-check-limit.js';
 import { createScryptHasher, type PasswordHasher } from './password-hasher.js';
 import { createRedisAccountStore } from './redis-accounts.js';
 import { createRedisTokenDenylist } from './redis-denylist.js';
@@ -18,6 +23,8 @@ export interface AccountsBackendOptions {
   prefix?: string;
   /** scrypt with the production parameters (ln=17, r=8, p=1) by default. */
   hasher?: PasswordHasher;
+  /** How many hashes and verifications run and wait at once (`DEFAULT_PASSWORD_CHECK_LIMITS` by default). */
+  passwordChecks?: PasswordCheckLimits;
   /** Receives Redis connection errors (once per distinct message); calls fail with `AccountsBackendError`. */
   log?: Logger;
   now?: Clock;
@@ -34,7 +41,10 @@ export interface AccountsBackend {
 
 /** Redis stores sharing one connection when `redisUrl` is given, else memory stores. */
 export function createAccountsBackend(options: AccountsBackendOptions = {}): AccountsBackend {
-  const hasher = options.hasher ?? createScryptHasher();
+  const hasher = limitPasswordChecks(
+    options.hasher ?? createScryptHasher(),
+    options.passwordChecks ?? DEFAULT_PASSWORD_CHECK_LIMITS,
+  );
   const now = options.now ?? Date.now;
   if (options.redisUrl === undefined || options.redisUrl === '') {
     return {

@@ -52,3 +52,18 @@ export class AccountsBackendError extends PortcullisError {
 export class CsrfError extends PortcullisError {
   readonly code = 'CSRF_CHECK_FAILED';
 }
+
+/**
+ * Every password-check slot is busy and the wait queue is full: refused at once, without hashing. Both
+ * services answer it 503 with `Retry-After`: the process is briefly out of capacity, which is not the
+ * caller's doing (a 429 would tell this client it sent too much).
+ */
+export class PasswordChecksBusyError extends PortcullisError {
+  readonly code = 'PASSWORD_CHECKS_BUSY';
+  /** What `Retry-After` says: about two scrypt derivations at the default parameters. */
+  readonly retryAfterSeconds = 1;
+
+  constructor() {
+    super('too many password checks in progress, retry shortly');
+  }
+}

@@ -3,6 +3,7 @@ export {
   CsrfError,
   InvalidArgumentError,
   InvalidUsernameError,
+  PasswordChecksBusyError,
   PasswordHashError,
   UsernameTakenError,
   WeakPasswordError,
@@ -26,6 +27,11 @@ export {
   type PasswordHasher,
   type ScryptHasherOptions,
 } from './password-hasher.js';
+export {
+  DEFAULT_PASSWORD_CHECK_LIMITS,
+  limitPasswordChecks,
+  type PasswordCheckLimits,
+} from './password-check-limit.js';
 export { formatScryptHash, parseScryptHash, type ScryptHash, type ScryptParams } from './scrypt-phc.js';
 export { signValue, unsignValue, MIN_SIGNING_KEY_CHARS } from './signed-value.js';
 export {

@@ -1,4 +1,6 @@
 export { createRateLimitClient } from './rate-limit-client.js';
+export { createLocalRateLimitClient } from './local-client.js';
+export { createLocalLimiter, LOCAL_LIMIT_UNITS } from './local-limiter.js';
 export { LIMIT_HEADER_NAMES, retryAfter } from './limit-headers.js';
 export { readRateLimitTls } from './tls-settings.js';
 export { RateLimitClientClosedError, RateLimitClientOptionsError, UndecidedResponseError } from './errors.js';
@@ -8,6 +10,10 @@ export type {
   DescriptorEntry,
   DescriptorStatus,
   FailureReason,
+  LocalLimiter,
+  LocalLimiterOptions,
+  LocalLimitRule,
+  LocalLimitUnit,
   RateLimitClient,
   RateLimitClientOptions,
   RateLimitClientStats,

@@ -73,6 +73,7 @@ export function createRateLimitClient(o: RateLimitClientOptions): RateLimitClien
         return decision;
       } catch (err: unknown) {
         tracker.recordFailure(err);
+        if (o.fallback && o.failureMode === 'allow') return o.fallback.decide(request);
         return toFailureDecision(o.failureMode);
       }
     },

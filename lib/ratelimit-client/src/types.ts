@@ -17,6 +17,11 @@ export interface RateLimitClientOptions {
   timeoutMs: number;
   /** What `decide()` answers when the service cannot be reached, errors or cannot decide. */
   failureMode: 'allow' | 'deny';
+  /**
+   * Answers in place of `failureMode: 'allow'`: a failed call is decided by this in-process limiter rather
+   * than allowed outright. Unused with `deny`.
+   */
+  fallback?: LocalLimiter | undefined;
   log: Logger;
 }
 
@@ -55,6 +60,8 @@ export interface Decision {
   overLimit: boolean;
   /** True when the answer came from `failureMode` (`allow` or `deny`), not from the service. */
   failedOpen: boolean;
+  /** True when the in-process fallback limiter answered (no service, or a failed call), not the service. */
+  local?: boolean;
   /** `response_headers_to_add`, plus `RateLimit-Limit`, `-Remaining` and `-Reset` when the service sent none. */
   headers: DescriptorEntry[];
   statuses: DescriptorStatus[];
@@ -87,4 +94,34 @@ export interface RateLimitClient {
   stats(): RateLimitClientStats;
   /** Closes the channel; calls in flight finish. */
   close(): void;
+}
+
+export type LocalLimitUnit = 'second' | 'minute' | 'hour' | 'day';
+
+/**
+ * A limit on the descriptors of `domain` whose entries have exactly these keys, in this order, and these
+ * values where one is given; an entry without `value` matches any value and each value counts apart (as an
+ * upstream rule's key without a value does).
+ */
+export interface LocalLimitRule {
+  domain: string;
+  entries: ReadonlyArray<{ key: string; value?: string }>;
+  /** 0 turns the rule off (not limited): how a setting of 0 disables one fallback limit. */
+  requestsPerUnit: number;
+  unit: LocalLimitUnit;
+}
+
+export interface LocalLimiterOptions {
+  rules: readonly LocalLimitRule[];
+  /** Counters held at once; when a new one is needed and this many exist, the oldest goes. */
+  maxKeys: number;
+  now?: () => number;
+}
+
+/** Counts hits in this process, by the same descriptors the ratelimit service is asked with. */
+export interface LocalLimiter {
+  /** Never throws for a request: a descriptor no rule matches is not limited. */
+  decide(request: DecideRequest): Decision;
+  /** Counters held now (at most `maxKeys`), and counters dropped before their window ended. */
+  stats(): { keys: number; evictions: number };
 }

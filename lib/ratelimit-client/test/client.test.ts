@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { ServerCredentials } from '@grpc/grpc-js';
 import { createEnvReader } from '@portcullis/kit';
 import {
+  createLocalLimiter,
+  createLocalRateLimitClient,
   createRateLimitClient,
   readRateLimitTls,
   RateLimitClientClosedError,
@@ -151,6 +153,40 @@ describe('createRateLimitClient against a real RateLimitService', () => {
       ]);
     },
   );
+
+  it('asks the fallback limiter instead of allowing when the service cannot be asked (mode allow only)', async () => {
+    const fallback = () =>
+      createLocalLimiter({
+        rules: [{ domain: 'web', entries: [{ key: 'user' }], requestsPerUnit: 2, unit: 'hour' }],
+        maxKeys: 10,
+      });
+    const target = `127.0.0.1:${await freePort()}`;
+    const allow = open({ target, failureMode: 'allow', fallback: fallback() });
+    const ask = (c: RateLimitClient) => c.decide({ domain: 'web', descriptors: [user('alice')] });
+    expect(await ask(allow)).toMatchObject({ allowed: true, local: true });
+    expect(await ask(allow)).toMatchObject({ allowed: true, local: true });
+    expect(await ask(allow)).toMatchObject({
+      allowed: false,
+      overLimit: true,
+      failedOpen: false,
+      local: true,
+    });
+    expect(allow.stats()).toMatchObject({ calls: 3, failures: 3, failedOpen: 3 });
+    const deny = open({ target, failureMode: 'deny', fallback: fallback() });
+    expect(await ask(deny)).toEqual({
+      allowed: false,
+      overLimit: false,
+      failedOpen: true,
+      headers: [],
+      statuses: [],
+    });
+
+    const local = createLocalRateLimitClient(fallback());
+    for (let i = 0; i < 2; i++) expect((await ask(local)).allowed).toBe(true);
+    expect(await ask(local)).toMatchObject({ allowed: false, overLimit: true, local: true });
+    local.close();
+    await expect(ask(local)).rejects.toBeInstanceOf(RateLimitClientClosedError);
+  });
 
   it('answers a call past its deadline by the failure mode, and recovers once the service is fast again', async () => {
     const { log, lines } = createCollectingLog();

@@ -1,5 +1,12 @@
 import { Counter, Histogram } from 'prom-client';
-import { CookieSessions, CsrfError, createAccountsBackend, type AccountsBackend } from '@portcullis/accounts';
+import {
+  CookieSessions,
+  CsrfError,
+  PasswordChecksBusyError,
+  createAccountsBackend,
+  type AccountsBackend,
+  type PasswordHasher,
+} from '@portcullis/accounts';
 import { ConfigError } from '@portcullis/config';
 import {
   createHttpApp,
@@ -11,7 +18,12 @@ import {
   type Logger,
   type RunningServer,
 } from '@portcullis/kit';
-import { createRateLimitClient, type RateLimitClient } from '@portcullis/ratelimit-client';
+import {
+  createLocalLimiter,
+  createLocalRateLimitClient,
+  createRateLimitClient,
+  type RateLimitClient,
+} from '@portcullis/ratelimit-client';
 import { createSotwClient, type SotwClient } from '@portcullis/xds';
 import { Authenticator } from './auth/authenticator.js';
 import { createJwt } from './auth/jwt.js';
@@ -19,6 +31,7 @@ import { applyCors } from './cors.js';
 import { Dispatcher } from './dispatch.js';
 import { HttpError } from './errors.js';
 import { loadKeys } from './keys.js';
+import { signInFallbackRules } from './rate-limit.js';
 import { API_ROUTE_TYPE, routesFromApiRoutes } from './router/api-routes.js';
 import { parseRequestPath } from './request-path.js';
 import { RouteTable } from './router/route-table.js';
@@ -42,6 +55,13 @@ export const toHttpError: ErrorMapper = (err) => {
     return { statusCode: err.statusCode, body: { error: err.message, code: err.code }, headers: err.headers };
   }
   if (err instanceof CsrfError) return { statusCode: 403, body: { error: err.message, code: err.code } };
+  if (err instanceof PasswordChecksBusyError) {
+    return {
+      statusCode: 503,
+      body: { error: err.message, code: err.code },
+      headers: { 'retry-after': String(err.retryAfterSeconds) },
+    };
+  }
   const status = (err as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return { statusCode: status, body: { error: (err as Error).message, code: 'BAD_REQUEST' } };
@@ -54,6 +74,10 @@ export interface GatewayDeps {
   /** The routes module and handler classes; the shipped ones unless given (tests add their own). */
   routes?: RoutesDefinition;
   handlers?: HandlerClasses;
+  /** Production scrypt parameters unless given (tests pass cheap ones). */
+  passwordHasher?: PasswordHasher;
+  /** The fallback limiter's clock. */
+  now?: () => number;
 }
 
 export async function startGateway(settings: Readonly<Settings>, deps: GatewayDeps): Promise<GatewayApp> {
@@ -65,7 +89,11 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     stateDir: settings.stateDir,
     log,
   });
-  const backend = createAccountsBackend(settings.redisUrl ? { redisUrl: settings.redisUrl } : {});
+  const backend = createAccountsBackend({
+    ...(settings.redisUrl ? { redisUrl: settings.redisUrl } : {}),
+    ...(deps.passwordHasher ? { hasher: deps.passwordHasher } : {}),
+    passwordChecks: settings.passwordChecks,
+  });
   const auth = new Authenticator({
     mode: settings.auth,
     jwt: createJwt({ ...settings.jwt, secret: keys.jwtSecret }),
@@ -80,16 +108,25 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     }),
     denylist: backend.denylist,
   });
-  const ratelimit: RateLimitClient = createRateLimitClient({
-    target: settings.ratelimit.target,
-    ...(settings.ratelimit.target.startsWith('xds:')
-      ? { xds: { serverUri: settings.ratelimit.xdsServerUri, nodeId: settings.xds.nodeId } }
-      : {}),
-    timeoutMs: settings.ratelimit.timeoutMs,
-    failureMode: settings.ratelimit.failureMode,
-    tls: settings.ratelimit.tls,
-    log,
+  const fallback = createLocalLimiter({
+    rules: signInFallbackRules(settings.ratelimit),
+    maxKeys: settings.ratelimit.fallback.maxKeys,
+    ...(deps.now ? { now: deps.now } : {}),
   });
+  const ratelimit: RateLimitClient =
+    settings.ratelimit.target === ''
+      ? createLocalRateLimitClient(fallback)
+      : createRateLimitClient({
+          target: settings.ratelimit.target,
+          ...(settings.ratelimit.target.startsWith('xds:')
+            ? { xds: { serverUri: settings.ratelimit.xdsServerUri, nodeId: settings.xds.nodeId } }
+            : {}),
+          timeoutMs: settings.ratelimit.timeoutMs,
+          failureMode: settings.ratelimit.failureMode,
+          fallback,
+          tls: settings.ratelimit.tls,
+          log,
+        });
   const code = routesFromModule(deps.routes ?? codeRoutes, handlers);
   const buildTable = (dynamic: readonly GatewayRoute[]): RouteTable => {
     const all = [...code, ...dynamic];
@@ -144,6 +181,15 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     help: 'Time to answer a request under the base path.',
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
     registers: [registry],
+  });
+  new Counter({
+    name: 'portcullis_gateway_fallback_limiter_evictions_total',
+    help: 'Sign-in counters the in-process fallback limiter dropped before their window ended, GATEWAY_FALLBACK_MAX_KEYS being reached.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(fallback.stats().evictions);
+    },
   });
   const base = `/${settings.basePath}`;
   const app = createHttpApp(log.child({ component: 'http' }), toHttpError, {

@@ -1,6 +1,7 @@
 import type { RouteRateLimit } from '@portcullis/config';
-import type { DescriptorEntry } from '@portcullis/ratelimit-client';
+import type { DescriptorEntry, LocalLimitRule } from '@portcullis/ratelimit-client';
 import type { GatewayRoute } from './router/route-types.js';
+import type { Settings } from './settings.js';
 
 export interface DescriptorSources {
   ip: string;
@@ -66,5 +67,27 @@ export function signInDescriptors(ip: string, username: string): DescriptorEntry
   return [
     [action, { key: 'remote_address', value: ip }],
     [action, { key: 'username', value: username.toLowerCase() }],
+  ];
+}
+
+/**
+ * The in-process limits of sign-in, on the descriptors of `signInDescriptors`. Route limits have no fallback:
+ * they live in ApiRoutes the operator turns into the service's rules.
+ */
+export function signInFallbackRules(s: Readonly<Settings>['ratelimit']): LocalLimitRule[] {
+  const action = { key: 'action', value: 'sign_in' };
+  return [
+    {
+      domain: s.authDomain,
+      entries: [action, { key: 'remote_address' }],
+      requestsPerUnit: s.fallback.signInPerAddressPerMinute,
+      unit: 'minute',
+    },
+    {
+      domain: s.authDomain,
+      entries: [action, { key: 'username' }],
+      requestsPerUnit: s.fallback.signInPerUsernamePerMinute,
+      unit: 'minute',
+    },
   ];
 }

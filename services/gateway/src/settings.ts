@@ -37,6 +37,7 @@ export interface Settings {
   redisUrl: string;
   xds: { serverUrl: string; nodeId: string; retryIntervalMs: number };
   ratelimit: {
+    /** Empty (`GATEWAY_RATELIMIT_URL=none`): no ratelimit service; the in-process fallback limits answer every call. */
     target: string;
     xdsServerUri: string;
     domain: string;
@@ -46,7 +47,14 @@ export interface Settings {
     timeoutMs: number;
     /** `GATEWAY_RATELIMIT_TLS*`: TLS (or mTLS) to the service; plaintext when undefined. */
     tls: ClientTlsOptions | undefined;
+    /**
+     * Sign-in limits counted in this process when there is no service, or a call to it fails and the failure
+     * mode is `allow`; per minute, 0 for none.
+     */
+    fallback: { signInPerAddressPerMinute: number; signInPerUsernamePerMinute: number; maxKeys: number };
   };
+  /** scrypt hashes and verifications at once, and waiting; past both, sign-in answers 503. */
+  passwordChecks: { maxConcurrent: number; maxQueued: number };
   /** Host of a backend Service; `{service}` and `{namespace}` are replaced. */
   backendHostTemplate: string;
   maxBodyBytes: number;
@@ -68,6 +76,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   const jwtSecret = env.str('GATEWAY_JWT_SECRET');
   if (jwtSecret !== '' && Buffer.byteLength(jwtSecret) < 32)
     env.problem('GATEWAY_JWT_SECRET: at least 32 bytes');
+  const ratelimitTarget = env.str('GATEWAY_RATELIMIT_URL', { default: 'localhost:8081' });
   const settings: Settings = {
     host: env.str('GATEWAY_HOST', { default: '0.0.0.0' }),
     port: env.int('GATEWAY_PORT', { default: 8088, min: 0, max: 65_535 }),
@@ -94,13 +103,30 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       retryIntervalMs: env.durationMs('GATEWAY_XDS_RETRY_INTERVAL', { default: '3s' }),
     },
     ratelimit: {
-      target: env.str('GATEWAY_RATELIMIT_URL', { default: 'localhost:8081' }),
+      // an empty variable reads as unset (the default), so "no service" needs a word of its own
+      target: ratelimitTarget === 'none' ? '' : ratelimitTarget,
       xdsServerUri: env.str('GATEWAY_RATELIMIT_XDS_SERVER', { default: env.str('GATEWAY_XDS_SERVER_URL') }),
       domain: env.str('GATEWAY_RATELIMIT_DOMAIN', { default: 'gateway' }),
       authDomain: env.str('GATEWAY_RATELIMIT_AUTH_DOMAIN', { default: 'gateway-auth' }),
       failureMode: env.oneOf('GATEWAY_RATELIMIT_FAILURE_MODE', ['allow', 'deny'], { default: 'allow' }),
       timeoutMs: env.durationMs('GATEWAY_RATELIMIT_TIMEOUT', { default: '200ms' }),
       tls: readRateLimitTls(env, 'GATEWAY_RATELIMIT'),
+      // examples/resources/ratelimit-gateway-auth.yaml's limits, so falling back changes nothing per replica
+      fallback: {
+        signInPerAddressPerMinute: env.int('GATEWAY_FALLBACK_SIGN_IN_PER_ADDRESS_PER_MINUTE', {
+          default: 10,
+          min: 0,
+        }),
+        signInPerUsernamePerMinute: env.int('GATEWAY_FALLBACK_SIGN_IN_PER_USERNAME_PER_MINUTE', {
+          default: 5,
+          min: 0,
+        }),
+        maxKeys: env.int('GATEWAY_FALLBACK_MAX_KEYS', { default: 10_000, min: 1 }),
+      },
+    },
+    passwordChecks: {
+      maxConcurrent: env.int('GATEWAY_PASSWORD_CHECKS_MAX_CONCURRENT', { default: 2, min: 1 }),
+      maxQueued: env.int('GATEWAY_PASSWORD_CHECKS_MAX_QUEUED', { default: 8, min: 0 }),
     },
     backendHostTemplate: env.str('GATEWAY_BACKEND_HOST', {
       default: '{service}.{namespace}.svc.cluster.local',

@@ -45,6 +45,10 @@ export async function startGatewayHarness(
       GATEWAY_PORT: '0',
       GATEWAY_STATE_DIR: stateDir,
       GATEWAY_RATELIMIT_URL: '127.0.0.1:1',
+      // no ratelimit service here, so the in-process sign-in limits would count every test's sign-ins;
+      // test/issue-15-sign-in-caps.test.ts turns them on
+      GATEWAY_FALLBACK_SIGN_IN_PER_ADDRESS_PER_MINUTE: '0',
+      GATEWAY_FALLBACK_SIGN_IN_PER_USERNAME_PER_MINUTE: '0',
       ...env,
     }),
     { log: quietLog, ...deps },

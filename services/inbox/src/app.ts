@@ -22,7 +22,7 @@ import { createManagedSync, type ManagedSync } from './endpoints/managed-sync.js
 import { toHttpError } from './error-mapper.js';
 import { createFeedHub, type FeedHub } from './live/feed-hub.js';
 import { registerSseRoute } from './live/sse-route.js';
-import { createInboxMetrics } from './metrics.js';
+import { createInboxMetrics, registerFallbackEvictions } from './metrics.js';
 import { createInboxRateLimiter } from './rate-limit.js';
 import type { Settings } from './settings.js';
 import { createInboxStore } from './store/factory.js';
@@ -47,16 +47,21 @@ export interface InboxDeps {
 }
 
 /**
- * Store → accounts → live feed → rate limiter → retention → managed endpoints (xDS) → HTTP server; closed
+ * Metrics → store → accounts → live feed → rate limiter → retention → managed endpoints (xDS) → HTTP server; closed
  * in reverse.
  */
 export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps): Promise<InboxApp> {
   const { log } = deps;
   const now = deps.now ?? Date.now;
-  const store = createInboxStore(settings, { log, now });
-  const hub = createFeedHub({ store, log, ...(deps.liveBlockMs ? { blockMs: deps.liveBlockMs } : {}) });
   const registry = createMetricsRegistry({ component: 'inbox' });
-  const ctx: InboxContext = { settings, store, hub, metrics: createInboxMetrics(registry), log, now };
+  const metrics = createInboxMetrics(registry);
+  const store = createInboxStore(settings, {
+    log,
+    now,
+    onFull: (what) => metrics.memoryStoreFull.inc({ what }),
+  });
+  const hub = createFeedHub({ store, log, ...(deps.liveBlockMs ? { blockMs: deps.liveBlockMs } : {}) });
+  const ctx: InboxContext = { settings, store, hub, metrics, log, now };
   const sync: ManagedSync = createManagedSync({ store, log });
   // a Redis restarted without persistence comes back without the managed endpoints: the last set is put back
   const stopReapplying = store.onReconnect(() => void sync.reapply());
@@ -84,6 +89,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   const backend = createAccountsBackend({
     ...(settings.redisUrl ? { redisUrl: settings.redisUrl } : {}),
     ...(deps.passwordHasher ? { hasher: deps.passwordHasher } : {}),
+    passwordChecks: settings.passwordChecks,
     log,
   });
   const sessions = createWebSessions({ backend, settings: settings.accounts, log });
@@ -106,7 +112,8 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
     }
   });
   const authorize = createAuthorize({ store, adminToken: settings.adminToken, sessions });
-  const limiter = createInboxRateLimiter(settings.ratelimit, log);
+  const limiter = createInboxRateLimiter(settings.ratelimit, { log, now });
+  registerFallbackEvictions(registry, () => limiter.fallbackEvictions());
   const egress = createEgressPolicy({ allowPrivate: settings.egressAllowPrivate });
   await registerCaptureRoutes(app, ctx, limiter);
   registerEndpointRoutes(app, ctx, { authorize, limiter, sessions });

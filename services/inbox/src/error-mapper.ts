@@ -2,6 +2,7 @@ import {
   AccountsBackendError,
   CsrfError,
   InvalidUsernameError,
+  PasswordChecksBusyError,
   UsernameTakenError,
   WeakPasswordError,
 } from '@portcullis/accounts';
@@ -34,6 +35,14 @@ export const toHttpError: ErrorMapper = (err) => {
       statusCode: err.statusCode,
       body: { error: err.message, code: err.code },
       headers: { ...err.headers },
+    };
+  }
+  // the process is briefly out of password-check capacity: a retry soon succeeds
+  if (err instanceof PasswordChecksBusyError) {
+    return {
+      statusCode: 503,
+      body: { error: err.message, code: err.code },
+      headers: { 'retry-after': String(err.retryAfterSeconds) },
     };
   }
   for (const [type, statusCode] of ACCOUNT_ERRORS) {

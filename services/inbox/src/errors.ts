@@ -85,6 +85,24 @@ export class StoreUnavailableError extends InboxError {
 }
 
 /**
+ * The memory store holds as many capture bytes (`INBOX_MEMORY_MAX_BYTES`) or endpoints
+ * (`INBOX_MEMORY_MAX_ENDPOINTS`) as it may: 507, nothing stored. Room comes back as retention trims by age,
+ * or endpoints are deleted; stored captures are never evicted to make it.
+ */
+export class StoreFullError extends InboxError {
+  readonly code = 'STORE_FULL';
+  readonly statusCode = 507;
+
+  constructor(what: 'capture' | 'endpoint') {
+    super(
+      what === 'capture'
+        ? 'the inbox store is full: capture not stored'
+        : 'the inbox store is full: no more endpoints',
+    );
+  }
+}
+
+/**
  * The ratelimit service answered OVER_LIMIT: 429 with `Retry-After` (seconds until the window resets) and
  * the `RateLimit-*` headers.
  */

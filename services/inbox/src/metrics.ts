@@ -1,18 +1,26 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
-export const CAPTURE_OUTCOMES = ['stored', 'unknown_endpoint', 'too_large', 'unavailable', 'failed'] as const;
+export const CAPTURE_OUTCOMES = [
+  'stored',
+  'unknown_endpoint',
+  'too_large',
+  'store_full',
+  'unavailable',
+  'failed',
+] as const;
 export type CaptureOutcome = (typeof CAPTURE_OUTCOMES)[number];
 
 export interface InboxMetrics {
   captures: Counter<'outcome'>;
   sseSubscribers: Gauge;
+  memoryStoreFull: Counter<'what'>;
 }
 
 export function createInboxMetrics(registry: Registry): InboxMetrics {
   return {
     captures: new Counter({
       name: 'portcullis_inbox_captures_total',
-      help: 'Requests to receive URLs, by outcome: stored, unknown_endpoint, too_large, unavailable, failed.',
+      help: 'Requests to receive URLs, by outcome: stored, unknown_endpoint, too_large, store_full, unavailable, failed.',
       labelNames: ['outcome'],
       registers: [registry],
     }),
@@ -21,7 +29,26 @@ export function createInboxMetrics(registry: Registry): InboxMetrics {
       help: 'Open Server-Sent Events streams in this process.',
       registers: [registry],
     }),
+    memoryStoreFull: new Counter({
+      name: 'portcullis_inbox_memory_store_full_total',
+      help: 'Captures (what="capture") and endpoints (what="endpoint") the memory store refused at its bounds.',
+      labelNames: ['what'],
+      registers: [registry],
+    }),
   };
+}
+
+/** `read` at each scrape: the fallback limiter's evictions, kept by the limiter itself. */
+export function registerFallbackEvictions(registry: Registry, read: () => number): void {
+  new Counter({
+    name: 'portcullis_inbox_fallback_limiter_evictions_total',
+    help: 'Counters the in-process fallback limiter dropped before their window ended, INBOX_FALLBACK_MAX_KEYS being reached.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
 }
 
 /** The outcome a capture response's status stands for. */
@@ -29,6 +56,7 @@ export function toCaptureOutcome(statusCode: number): CaptureOutcome {
   if (statusCode < 300) return 'stored';
   if (statusCode === 404) return 'unknown_endpoint';
   if (statusCode === 413) return 'too_large';
+  if (statusCode === 507) return 'store_full';
   if (statusCode === 503) return 'unavailable';
   return 'failed';
 }

@@ -1,9 +1,12 @@
 import type { FastifyReply } from 'fastify';
 import type { Logger } from '@portcullis/kit';
 import {
+  createLocalLimiter,
+  createLocalRateLimitClient,
   createRateLimitClient,
   retryAfter,
   type DescriptorEntry,
+  type LocalLimitRule,
   type RateLimitClient,
 } from '@portcullis/ratelimit-client';
 import { RateLimitedError, RateLimitUnavailableError } from './errors.js';
@@ -24,19 +27,35 @@ export interface InboxRateLimiter {
    * asked and the failure mode is `deny`.
    */
   enforce(limit: InboxLimit, reply: FastifyReply): Promise<void>;
+  /** Counters the fallback limiter dropped before their window ended (`INBOX_FALLBACK_MAX_KEYS`). */
+  fallbackEvictions(): number;
   close(): void;
 }
 
-/** Without `INBOX_RATELIMIT_URL` (local mode) every request is served and nothing is asked. */
-export function createInboxRateLimiter(s: Readonly<Settings>['ratelimit'], log: Logger): InboxRateLimiter {
-  if (s.url === '') return { enforce: () => Promise.resolve(), close: () => undefined };
-  const client: RateLimitClient = createRateLimitClient({
-    target: s.url,
-    timeoutMs: s.timeoutMs,
-    failureMode: s.failureMode,
-    tls: s.tls,
-    log,
+/**
+ * Without `INBOX_RATELIMIT_URL` (local mode), and when a call fails with failure mode `allow`, the
+ * in-process fallback limits (`INBOX_FALLBACK_*`) answer instead of the service.
+ */
+export function createInboxRateLimiter(
+  s: Readonly<Settings>['ratelimit'],
+  deps: { log: Logger; now?: () => number },
+): InboxRateLimiter {
+  const fallback = createLocalLimiter({
+    rules: fallbackRules(s),
+    maxKeys: s.fallback.maxKeys,
+    ...(deps.now ? { now: deps.now } : {}),
   });
+  const client: RateLimitClient =
+    s.url === ''
+      ? createLocalRateLimitClient(fallback)
+      : createRateLimitClient({
+          target: s.url,
+          timeoutMs: s.timeoutMs,
+          failureMode: s.failureMode,
+          fallback,
+          tls: s.tls,
+          log: deps.log,
+        });
   return {
     async enforce(limit, reply) {
       const decision = await client.decide({
@@ -51,6 +70,7 @@ export function createInboxRateLimiter(s: Readonly<Settings>['ratelimit'], log: 
       if (decision.failedOpen) throw new RateLimitUnavailableError();
       throw new RateLimitedError(toLimitedHeaders(decision.headers));
     },
+    fallbackEvictions: () => fallback.stats().evictions,
     close: () => client.close(),
   };
 }
@@ -79,6 +99,24 @@ export function toDescriptors(limit: InboxLimit): DescriptorEntry[][] {
       return unknown;
     }
   }
+}
+
+/** The fallback limits, on the descriptors of `toDescriptors`. */
+export function fallbackRules(s: Readonly<Settings>['ratelimit']): LocalLimitRule[] {
+  const f = s.fallback;
+  const rule = (
+    action: InboxLimit['action'],
+    key: string,
+    limit: Pick<LocalLimitRule, 'requestsPerUnit' | 'unit'>,
+  ): LocalLimitRule => ({ domain: s.domain, entries: [{ key: 'action', value: action }, { key }], ...limit });
+  return [
+    rule('create_endpoint', 'remote_address', { requestsPerUnit: f.createEndpointPerMinute, unit: 'minute' }),
+    rule('capture', 'endpoint', { requestsPerUnit: f.capturePerMinute, unit: 'minute' }),
+    rule('replay', 'endpoint', { requestsPerUnit: f.replayPerMinute, unit: 'minute' }),
+    rule('sign_up', 'remote_address', { requestsPerUnit: f.signUpPerHour, unit: 'hour' }),
+    rule('sign_in', 'remote_address', { requestsPerUnit: f.signInPerAddressPerMinute, unit: 'minute' }),
+    rule('sign_in', 'username', { requestsPerUnit: f.signInPerUsernamePerMinute, unit: 'minute' }),
+  ];
 }
 
 /** The service's headers plus `Retry-After`: the seconds until the window resets (`RateLimit-Reset`). */

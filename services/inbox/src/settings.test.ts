@@ -17,6 +17,19 @@ describe('inbox settings', () => {
       adminToken: '',
       xds: { serverUrl: '', nodeId: 'inbox' },
       sse: { heartbeatMs: 15_000, maxPendingEvents: 256 },
+      ratelimit: {
+        fallback: {
+          createEndpointPerMinute: 10,
+          capturePerMinute: 600,
+          replayPerMinute: 60,
+          signUpPerHour: 20,
+          signInPerAddressPerMinute: 10,
+          signInPerUsernamePerMinute: 5,
+          maxKeys: 10_000,
+        },
+      },
+      passwordChecks: { maxConcurrent: 2, maxQueued: 8 },
+      memoryStore: { maxBytes: 256 * 1024 * 1024, maxEndpoints: 10_000 },
     });
     expect(Object.isFrozen(s)).toBe(true);
     expect(loadSettings({ INBOX_PUBLIC_URL: 'https://hooks.example/' }).publicUrl).toBe(
@@ -41,6 +54,9 @@ describe('inbox settings', () => {
         INBOX_MAX_BODY_BYTES: '0',
         INBOX_RATELIMIT_TLS: 'true',
         INBOX_RATELIMIT_TLS_CACERT: '/nonexistent/ca.pem',
+        INBOX_FALLBACK_SIGN_IN_PER_USERNAME_PER_MINUTE: '-1',
+        INBOX_PASSWORD_CHECKS_MAX_CONCURRENT: '0',
+        INBOX_MEMORY_MAX_BYTES: 'lots',
       });
     } catch (err: unknown) {
       if (err instanceof SettingsError) problems = err.problems;
@@ -52,6 +68,9 @@ describe('inbox settings', () => {
       'INBOX_PORT="ten": expected an integer ≥ 0 ≤ 65535',
       'INBOX_MAX_BODY_BYTES="0": expected an integer ≥ 1',
       'INBOX_RATELIMIT_TLS_CACERT="/nonexistent/ca.pem": cannot read (ENOENT)',
+      'INBOX_FALLBACK_SIGN_IN_PER_USERNAME_PER_MINUTE="-1": expected an integer ≥ 0',
+      'INBOX_PASSWORD_CHECKS_MAX_CONCURRENT="0": expected an integer ≥ 1',
+      'INBOX_MEMORY_MAX_BYTES="lots": expected an integer ≥ 1',
     ]);
   });
 });

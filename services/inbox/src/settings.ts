@@ -50,7 +50,25 @@ export interface Settings {
     timeoutMs: number;
     /** `INBOX_RATELIMIT_TLS*`: TLS (or mTLS) to the service; plaintext when undefined. */
     tls: ClientTlsOptions | undefined;
+    /**
+     * Limits counted in this process when there is no service, or a call to it fails and the failure mode is
+     * `allow`: the same descriptors, 0 for none.
+     */
+    fallback: {
+      createEndpointPerMinute: number;
+      capturePerMinute: number;
+      replayPerMinute: number;
+      signUpPerHour: number;
+      signInPerAddressPerMinute: number;
+      signInPerUsernamePerMinute: number;
+      /** Counters held at once. */
+      maxKeys: number;
+    };
   };
+  /** scrypt hashes and verifications at once, and waiting; past both, sign-in and sign-up answer 503. */
+  passwordChecks: { maxConcurrent: number; maxQueued: number };
+  /** Bounds of the memory store (no `REDIS_URL`); past them captures and endpoint creation answer 507. */
+  memoryStore: { maxBytes: number; maxEndpoints: number };
   /** The forwarding worker (`src/worker-main.ts`); it needs Redis. */
   worker: {
     /** Its consumer name in the forwarders group: unique per worker, stable across restarts (the pod name). */
@@ -142,6 +160,33 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       failureMode: env.oneOf('INBOX_RATELIMIT_FAILURE_MODE', ['allow', 'deny'], { default: 'allow' }),
       timeoutMs: ratelimitTimeoutMs,
       tls: readRateLimitTls(env, 'INBOX_RATELIMIT'),
+      // examples/resources/ratelimit-inbox.yaml's limits, so falling back changes nothing per replica
+      fallback: {
+        createEndpointPerMinute: env.int('INBOX_FALLBACK_CREATE_ENDPOINT_PER_MINUTE', {
+          default: 10,
+          min: 0,
+        }),
+        capturePerMinute: env.int('INBOX_FALLBACK_CAPTURE_PER_MINUTE', { default: 600, min: 0 }),
+        replayPerMinute: env.int('INBOX_FALLBACK_REPLAY_PER_MINUTE', { default: 60, min: 0 }),
+        signUpPerHour: env.int('INBOX_FALLBACK_SIGN_UP_PER_HOUR', { default: 20, min: 0 }),
+        signInPerAddressPerMinute: env.int('INBOX_FALLBACK_SIGN_IN_PER_ADDRESS_PER_MINUTE', {
+          default: 10,
+          min: 0,
+        }),
+        signInPerUsernamePerMinute: env.int('INBOX_FALLBACK_SIGN_IN_PER_USERNAME_PER_MINUTE', {
+          default: 5,
+          min: 0,
+        }),
+        maxKeys: env.int('INBOX_FALLBACK_MAX_KEYS', { default: 10_000, min: 1 }),
+      },
+    },
+    passwordChecks: {
+      maxConcurrent: env.int('INBOX_PASSWORD_CHECKS_MAX_CONCURRENT', { default: 2, min: 1 }),
+      maxQueued: env.int('INBOX_PASSWORD_CHECKS_MAX_QUEUED', { default: 8, min: 0 }),
+    },
+    memoryStore: {
+      maxBytes: env.int('INBOX_MEMORY_MAX_BYTES', { default: 256 * 1024 * 1024, min: 1 }),
+      maxEndpoints: env.int('INBOX_MEMORY_MAX_ENDPOINTS', { default: 10_000, min: 1 }),
     },
     worker: {
       consumerName: env.str('INBOX_WORKER_NAME', { default: hostname() }),

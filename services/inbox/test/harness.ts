@@ -2,7 +2,7 @@ import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { createScryptHasher } from '@portcullis/accounts';
 import { quietLog, startRedis, waitUntil, type RedisServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { startInbox, type InboxApp } from '../src/app.js';
+import { startInbox, type InboxApp, type InboxDeps } from '../src/app.js';
 import { loadSettings } from '../src/settings.js';
 
 export { quietLog, waitUntil };
@@ -41,11 +41,33 @@ export interface InboxHarness {
 }
 
 /** An inbox app on 127.0.0.1 with a free port and the given environment. */
-export async function startInboxHarness(env: Record<string, string> = {}): Promise<InboxHarness> {
+/**
+ * The in-process fallback limits off: tests create endpoints, accounts and captures far faster than they
+ * allow; test/issue-15-caps.test.ts turns them on.
+ */
+export const NO_FALLBACK_LIMITS = {
+  INBOX_FALLBACK_CREATE_ENDPOINT_PER_MINUTE: '0',
+  INBOX_FALLBACK_CAPTURE_PER_MINUTE: '0',
+  INBOX_FALLBACK_REPLAY_PER_MINUTE: '0',
+  INBOX_FALLBACK_SIGN_UP_PER_HOUR: '0',
+  INBOX_FALLBACK_SIGN_IN_PER_ADDRESS_PER_MINUTE: '0',
+  INBOX_FALLBACK_SIGN_IN_PER_USERNAME_PER_MINUTE: '0',
+} as const;
+
+export async function startInboxHarness(
+  env: Record<string, string> = {},
+  deps: Partial<InboxDeps> = {},
+): Promise<InboxHarness> {
   const app = await startInbox(
-    loadSettings({ INBOX_HOST: '127.0.0.1', INBOX_PORT: '0', INBOX_ADMIN_TOKEN: ADMIN_TOKEN, ...env }),
+    loadSettings({
+      INBOX_HOST: '127.0.0.1',
+      INBOX_PORT: '0',
+      INBOX_ADMIN_TOKEN: ADMIN_TOKEN,
+      ...NO_FALLBACK_LIMITS,
+      ...env,
+    }),
     // cheap scrypt parameters: sign-ups and sign-ins are many here
-    { log: quietLog, liveBlockMs: 200, passwordHasher: createScryptHasher({ ln: 10 }) },
+    { log: quietLog, liveBlockMs: 200, passwordHasher: createScryptHasher({ ln: 10 }), ...deps },
   );
   const port = app.port;
   const send = (method: string, path: string, o: SendOptions = {}): Promise<RawResponse> =>

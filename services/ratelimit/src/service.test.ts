@@ -26,7 +26,7 @@ type SetupOptions = Partial<
 function createService(stats: Stats, opts: SetupOptions = {}): RateLimitService {
   return new RateLimitService({
     limiter: new Limiter({
-      store: opts.store ?? createMemoryStore(() => NOW_MS),
+      store: opts.store ?? createMemoryStore({ now: () => NOW_MS }),
       now: () => NOW_MS,
       nearLimitRatio: 0.8,
       cacheKeyPrefix: '',
@@ -52,7 +52,7 @@ function setup(yaml: string, opts: SetupOptions = {}): Setup {
 
 /** A memory store that records the keys it was asked to increment. */
 function spyStore(): { spy: CounterStore; seen: string[] } {
-  const store = createMemoryStore(() => NOW_MS);
+  const store = createMemoryStore({ now: () => NOW_MS });
   const seen: string[] = [];
   const spy: CounterStore = {
     ...store,

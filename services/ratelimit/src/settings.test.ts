@@ -11,6 +11,7 @@ describe('loadSettings', () => {
       timeouts: { requestMs: 30_000, headersMs: 10_000, idleMs: 72_000 },
       maxBodyDepth: 64,
     });
+    expect(s.limiter.memoryMaxKeys).toBe(250_000);
     expect(s.grpc).toEqual({
       host: '0.0.0.0',
       port: 8081,
@@ -86,6 +87,7 @@ describe('loadSettings', () => {
         NEAR_LIMIT_RATIO: '2',
         BACKEND_TYPE: 'mongo',
         LOG_LEVEL: 'loud',
+        MEMORY_MAX_KEYS: '0',
       });
     } catch (e: unknown) {
       error = e;
@@ -96,6 +98,7 @@ describe('loadSettings', () => {
       'PORT="http": expected an integer ≥ 0 ≤ 65535',
       'LOG_LEVEL="loud": expected one of trace, debug, info, warn, error, fatal',
       'NEAR_LIMIT_RATIO="2": expected a number ≥ 0 ≤ 1',
+      'MEMORY_MAX_KEYS="0": expected an integer ≥ 1',
       'KVSTORE_POOL_SIZE="ten": expected an integer ≥ 1 ≤ 1024',
     ]);
   });

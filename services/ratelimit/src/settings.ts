@@ -16,6 +16,7 @@ import {
   type KvstoreSettings,
   type ObjcacheSettings,
 } from './backend-settings.js';
+import { DEFAULT_MEMORY_MAX_KEYS } from './backends/memory.js';
 import { DEFAULT_MAX_DYNAMIC_KEYS } from './stats.js';
 
 export const BACKEND_TYPES = ['redis', 'objcache', 'memory'] as const;
@@ -84,6 +85,8 @@ export interface Settings {
     responseHeaders: { enabled: boolean; limit: string; remaining: string; reset: string };
     /** Bytes for keys known to be over limit in their window, answered without the backend; 0 = off. */
     localCacheSizeBytes: number;
+    /** `BACKEND_TYPE=memory`: keys held at once; past it, calls needing new keys fail as a dead backend does. */
+    memoryMaxKeys: number;
     /** Once one limit of a request is over, the others count no hits (a read round trip first). */
     stopIncrementWhenOverLimit: boolean;
   };
@@ -183,6 +186,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
         reset: env.str('LIMIT_RESET_HEADER', { default: 'RateLimit-Reset' }),
       },
       localCacheSizeBytes: env.int('LOCAL_CACHE_SIZE_IN_BYTES', { default: 0, min: 0 }),
+      memoryMaxKeys: env.int('MEMORY_MAX_KEYS', { default: DEFAULT_MEMORY_MAX_KEYS, min: 1 }),
       stopIncrementWhenOverLimit: env.bool('STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT', { default: false }),
     },
     kvstore: readKvstore(env),

@@ -1,8 +1,38 @@
+import { StoreFullError } from '../errors.js';
 import { compareStreamIds, parseStreamId, ZERO_STREAM_ID } from './stream-id.js';
-import type { Capture, CaptureTail, EndpointRecord, ForwardAttempt, InboxStore } from './types.js';
+import type {
+  Capture,
+  CaptureInput,
+  CaptureTail,
+  EndpointRecord,
+  ForwardAttempt,
+  InboxStore,
+} from './types.js';
 
 export interface MemoryStoreOptions {
   now?: () => number;
+  /** Captures held at once, by `captureBytes`, across every endpoint; 256 MiB by default. */
+  maxBytes?: number;
+  /** Endpoints created through the API (managed ones count but are never refused); 10,000 by default. */
+  maxEndpoints?: number;
+  /** Called each time a capture or an endpoint is refused for a bound: the metric's hook. */
+  onFull?: (what: 'capture' | 'endpoint') => void;
+}
+
+/** What one capture is charged: its bytes, plus a flat share for the object and its strings. */
+export const CAPTURE_OVERHEAD_BYTES = 256;
+
+export function captureBytes(c: CaptureInput): number {
+  const strings = [
+    c.method,
+    c.url,
+    c.nestedPath,
+    c.httpVersion,
+    c.remoteAddress,
+    c.bodySha256,
+    ...c.rawHeaders,
+  ];
+  return c.body.byteLength + strings.reduce((n, v) => n + Buffer.byteLength(v), 0) + CAPTURE_OVERHEAD_BYTES;
 }
 
 interface Stream {
@@ -15,9 +45,24 @@ interface Stream {
  * The store in process memory, for local mode: the Redis store's behaviour (ids like `XADD *`, trimming
  * by count and age, detached captures of removed managed endpoints), with exact trimming where Redis
  * trims approximately. Its tails wake on an in-process notifier.
+ *
+ * Bounded: a capture that would take the held bytes past `maxBytes`, or an endpoint past `maxEndpoints`,
+ * is refused with `StoreFullError` (507) and nothing changes. Stored captures are never dropped to make room:
+ * each was acknowledged to its sender, who can retry a refusal but would never learn of an eviction.
  */
 export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
   const now = o.now ?? Date.now;
+  const maxBytes = o.maxBytes ?? 256 * 1024 * 1024;
+  const maxEndpoints = o.maxEndpoints ?? 10_000;
+  /** `captureBytes` of every capture held, detached ones included. */
+  let heldBytes = 0;
+  const release = (entries: readonly Capture[]): void => {
+    for (const c of entries) heldBytes -= captureBytes(c);
+  };
+  const refuse = (what: 'capture' | 'endpoint'): Promise<never> => {
+    o.onFull?.(what);
+    return Promise.reject(new StoreFullError(what));
+  };
   const endpoints = new Map<string, EndpointRecord>();
   const streams = new Map<string, Stream>();
   /** Captures of removed managed endpoints: dropped at `expiresAt` unless the resource comes back. */
@@ -55,6 +100,7 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
   return {
     kind: 'memory',
     createEndpoint(endpoint) {
+      if (endpoints.size >= maxEndpoints) return refuse('endpoint');
       const kind = endpoint.ownerId === '' ? 'anonymous' : 'account';
       endpoints.set(endpoint.id, copy({ ...endpoint, kind, resource: '', forward: [] }));
       if (kind === 'account') own(endpoint.ownerId, endpoint.id);
@@ -89,6 +135,7 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
           (owned.get(ownerId) ?? []).filter((i) => i !== id),
         );
       const existed = endpoints.delete(id);
+      release(streams.get(id)?.entries ?? []);
       streams.delete(id);
       forwarding.delete(id);
       if (existed) wake(id);
@@ -116,6 +163,7 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
         const back = detached.get(e.id);
         detached.delete(e.id);
         if (back && !streams.has(e.id)) streams.set(e.id, back.stream);
+        else if (back) release(back.stream.entries);
       }
       return Promise.resolve({ conflicts });
     },
@@ -125,10 +173,15 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
     appendCapture(endpointId, capture, maxRequests) {
       if (!endpoints.has(endpointId)) return Promise.resolve(undefined);
       const s = streamOf(endpointId);
+      const trimmed = s.entries.slice(0, Math.max(0, s.entries.length + 1 - maxRequests));
+      const bytes = captureBytes(capture);
+      if (heldBytes + bytes - trimmed.reduce((n, c) => n + captureBytes(c), 0) > maxBytes)
+        return refuse('capture');
       const id = nextId(s);
       s.lastId = id;
       s.entries.push({ ...capture, rawHeaders: [...capture.rawHeaders], id });
-      if (s.entries.length > maxRequests) s.entries.splice(0, s.entries.length - maxRequests);
+      heldBytes += bytes;
+      if (s.entries.length > maxRequests) release(s.entries.splice(0, s.entries.length - maxRequests));
       wake(endpointId);
       return Promise.resolve(id);
     },
@@ -155,9 +208,15 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
       for (const [id, s] of streams) {
         const maxAgeMs = endpoints.get(id)?.retention.maxAgeMs;
         if (maxAgeMs === undefined) continue;
-        s.entries = s.entries.filter((c) => parseStreamId(c.id)[0] >= nowMs - maxAgeMs);
+        const isOld = (c: Capture): boolean => parseStreamId(c.id)[0] < nowMs - maxAgeMs;
+        release(s.entries.filter(isOld));
+        s.entries = s.entries.filter((c) => !isOld(c));
       }
-      for (const [id, d] of detached) if (d.expiresAt <= nowMs) detached.delete(id);
+      for (const [id, d] of detached) {
+        if (d.expiresAt > nowMs) continue;
+        release(d.stream.entries);
+        detached.delete(id);
+      }
       return Promise.resolve();
     },
     openTail(endpointId): CaptureTail {

@@ -23,8 +23,15 @@ export function createCounterStore(
 ): CounterStore {
   const backend = settings.limiter.backendType;
   switch (backend) {
-    case 'memory':
-      return createMemoryStore();
+    case 'memory': {
+      const refused = deps.stats.namedCounter('ratelimit.memory.new_keys_refused');
+      const store = createMemoryStore({
+        maxKeys: settings.limiter.memoryMaxKeys,
+        onFull: () => refused.value++,
+      });
+      deps.stats.gauge('ratelimit.memory.keys', () => store.size());
+      return store;
+    }
     case 'redis': {
       const { perSecond } = settings.kvstore;
       if (!perSecond) return createKvstore(settings.kvstore, deps, 'redis_pool');

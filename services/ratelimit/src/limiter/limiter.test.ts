@@ -26,7 +26,7 @@ export function limitOf(o: Partial<Limit> & Pick<Limit, 'requestsPerUnit'>): Lim
 
 function harness(ratio = 0.8, overLimitCache?: OverLimitCache, stopIncrementWhenOverLimit = false) {
   const clock = { nowMs: NOW_MS };
-  const store = createMemoryStore(() => clock.nowMs);
+  const store = createMemoryStore({ now: () => clock.nowMs });
   const ops: CounterOp[] = [];
   const roundTrips: number[] = [];
   const limiter = new Limiter({
