@@ -8,7 +8,7 @@ describe('the OpenAPI document', () => {
 
   it('is a valid OpenAPI 3.1 document whose every $ref resolves', async () => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(doc) as Record<string, unknown>);
+    const result = await validator.validate(structuredClone(doc));
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');

@@ -335,7 +335,7 @@ const paths: Record<string, PathItem> = {
       tags: ['accounts'],
       summary: 'Create an account, and sign in',
       security: [{ csrfHeader: [] }],
-      requestBody: body('Credentials'),
+      requestBody: body('NewAccount'),
       responses: {
         '201': answer('Signed up and in: the session cookie is set.', 'AccountAnswer', {
           headers: { 'Set-Cookie': { required: true, schema: { type: 'string' } } },

@@ -1,3 +1,4 @@
+import { MIN_PASSWORD_CHARS } from '@portcullis/accounts';
 import { MAX_FORWARD_TARGETS } from '@portcullis/config';
 
 // The JSON Schemas (2020-12, as OpenAPI 3.1 has them) of what the management API reads and answers, for
@@ -172,6 +173,14 @@ export const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     required: ['to'],
   },
   ReplayResult: obj({ target: str({ format: 'uri' }), path: str(), status: int(), at: iso }),
+  NewAccount: {
+    type: 'object',
+    properties: {
+      username: str({ pattern: '^[A-Za-z0-9_.@-]{1,64}$' }),
+      password: str({ minLength: MIN_PASSWORD_CHARS, description: 'At least 8 characters (graphemes).' }),
+    },
+    required: ['username', 'password'],
+  },
   Credentials: {
     type: 'object',
     properties: { username: str(), password: str() },
