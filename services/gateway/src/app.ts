@@ -1,5 +1,11 @@
 import { Counter, Histogram } from 'prom-client';
-import { CookieSessions, CsrfError, createAccountsBackend, type AccountsBackend } from '@portcullis/accounts';
+import {
+  AccountsBackendError,
+  CookieSessions,
+  CsrfError,
+  createAccountsBackend,
+  type AccountsBackend,
+} from '@portcullis/accounts';
 import { ConfigError } from '@portcullis/config';
 import {
   createHttpApp,
@@ -42,6 +48,10 @@ export const toHttpError: ErrorMapper = (err) => {
     return { statusCode: err.statusCode, body: { error: err.message, code: err.code }, headers: err.headers };
   }
   if (err instanceof CsrfError) return { statusCode: 403, body: { error: err.message, code: err.code } };
+  // the sessions' Redis is down: a dead backend is 503, as the inbox answers it
+  if (err instanceof AccountsBackendError) {
+    return { statusCode: 503, body: { error: err.message, code: err.code } };
+  }
   const status = (err as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return { statusCode: status, body: { error: (err as Error).message, code: 'BAD_REQUEST' } };
