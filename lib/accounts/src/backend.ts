@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '@portcullis/kit';
+import { FAIL_FAST_OPTIONS } from '@portcullis/redis';
 import { createMemoryAccountStore } from './memory-accounts.js';
 import { createMemoryTokenDenylist } from './memory-denylist.js';
 import { createMemorySessionStore } from './memory-sessions.js';
@@ -8,9 +9,6 @@ import { createRedisAccountStore } from './redis-accounts.js';
 import { createRedisTokenDenylist } from './redis-denylist.js';
 import { createRedisSessionStore } from './redis-sessions.js';
 import type { AccountStore, Clock, SessionStore, TokenDenylist } from './types.js';
-
-/** The longest wait between two attempts to reconnect to Redis. */
-export const MAX_RECONNECT_DELAY_MS = 250;
 
 export const DEFAULT_KEY_PREFIX = 'acct:';
 
@@ -48,13 +46,7 @@ export function createAccountsBackend(options: AccountsBackendOptions = {}): Acc
       close: () => Promise.resolve(),
     };
   }
-  // One retry, not ioredis' twenty: a dead Redis should fail a login quickly (503), not hang it. A command
-  // waits for up to two reconnection attempts, so their delay is capped too: with ioredis' own, which grows
-  // to 2 s, a request waited longer for its 503 the longer Redis was down (gateway's faults-redis test).
-  const redis = new Redis(options.redisUrl, {
-    maxRetriesPerRequest: 1,
-    retryStrategy: (attempt) => Math.min(attempt * 50, MAX_RECONNECT_DELAY_MS),
-  });
+  const redis = new Redis(options.redisUrl, { ...FAIL_FAST_OPTIONS });
   const log = options.log?.child({ component: 'accounts-redis' });
   let lastError = '';
   redis.on('ready', () => (lastError = ''));
