@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, startInboxHarness, type InboxHarness } from './harness.js';
+import { startRedis, type RedisServer } from '@portcullis/testing';
+import { ADMIN_TOKEN, STORE_KINDS, startInboxHarness, type InboxHarness } from './harness.js';
 import { schemathesisPath } from './schemathesis.js';
 
 /** Fixed: a failure prints it, and the same run reproduces it. */
@@ -27,15 +28,18 @@ const CHECKS = [
  * Left out: the live stream (an answer that never ends). Replay runs only against ids that do not exist
  * (no link leads to it), so no generated URL is ever sent to.
  */
-describe('the inbox against its OpenAPI document (Schemathesis)', () => {
+describe.each(STORE_KINDS)('the inbox against its OpenAPI document (Schemathesis, %s store)', (kind) => {
+  let redis: RedisServer | undefined;
   let h: InboxHarness;
   let work: string;
   beforeAll(async () => {
-    h = await startInboxHarness();
+    if (kind === 'redis') redis = await startRedis();
+    h = await startInboxHarness(redis ? { REDIS_URL: `redis://${redis.address}` } : {});
     work = mkdtempSync(join(tmpdir(), 'inbox-schemathesis-'));
   });
   afterAll(async () => {
     await h.close();
+    await redis?.stop();
     rmSync(work, { recursive: true, force: true });
   });
 
