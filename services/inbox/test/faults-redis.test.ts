@@ -16,7 +16,7 @@ interface Outcome {
 /**
  * The inbox under captures and API reads while its Redis is SIGKILLed for ten seconds and brought back on
  * its port. Redis keeps an append-only file, fsynced on every write, so what it acknowledged survives the
- * kill: every capture the inbox answered 200 is there afterwards, and none it refused.
+ * kill: every capture the inbox answered 200 is there afterwards.
  */
 describe('inbox: Redis killed and restarted under load', () => {
   let redisDir: string;
@@ -93,7 +93,10 @@ describe('inbox: Redis killed and restarted under load', () => {
         before = json.nextBefore;
       } while (before !== null);
       expect([...acknowledged].filter((id) => !stored.has(id))).toEqual([]);
-      expect(stored.size).toBe(acknowledged.size);
+      // a capture whose write reached Redis as it died got a 503 all the same (the outcome was unknown): at
+      // most one per capture loop in flight at the kill is stored without having been acknowledged
+      expect(stored.size - acknowledged.size).toBeGreaterThanOrEqual(0);
+      expect(stored.size - acknowledged.size).toBeLessThanOrEqual(3);
     },
   );
 });
