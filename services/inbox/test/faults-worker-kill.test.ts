@@ -96,44 +96,48 @@ describe('the forwarding worker killed mid-delivery (SIGKILL)', () => {
     await redis.stop();
   });
 
-  it('loses no acknowledged capture, and sends again only what was in flight at the kill', async () => {
-    const first = runWorker('w-killed');
-    const acknowledged = new Map<number, string>();
-    const send = async (n: number): Promise<void> => {
-      const r = await h.send('POST', `/api/hook/${ENDPOINT_ID}/n`, {
-        rawHeaders: ['Content-Type', 'application/json'],
-        body: JSON.stringify({ n }),
-      });
-      if (r.status === 200) acknowledged.set(n, (r.json as { requestId: string }).requestId);
-    };
-    let killedAt = 0;
-    const sending = (async () => {
-      for (let n = 0; n < CAPTURES; n += 4) {
-        await Promise.all([n, n + 1, n + 2, n + 3].map(send));
-        await sleep(5);
-      }
-    })();
-    await waitUntil(() => target.received.size >= CAPTURES / 4, 20_000);
-    first.child.kill('SIGKILL');
-    expect(await first.exited).toBeNull(); // killed by the signal, not exited by itself
-    // what it wrote just before may still be in the target's socket; the next worker starts seconds later
-    killedAt = Date.now() + 500;
-    await sending;
-    expect(acknowledged.size).toBe(CAPTURES);
+  it(
+    'loses no acknowledged capture, and sends again only what was in flight at the kill',
+    { timeout: 90_000 },
+    async () => {
+      const first = runWorker('w-killed');
+      const acknowledged = new Map<number, string>();
+      const send = async (n: number): Promise<void> => {
+        const r = await h.send('POST', `/api/hook/${ENDPOINT_ID}/n`, {
+          rawHeaders: ['Content-Type', 'application/json'],
+          body: JSON.stringify({ n }),
+        });
+        if (r.status === 200) acknowledged.set(n, (r.json as { requestId: string }).requestId);
+      };
+      let killedAt = 0;
+      const sending = (async () => {
+        for (let n = 0; n < CAPTURES; n += 4) {
+          await Promise.all([n, n + 1, n + 2, n + 3].map(send));
+          await sleep(5);
+        }
+      })();
+      await waitUntil(() => target.received.size >= CAPTURES / 4, 20_000);
+      first.child.kill('SIGKILL');
+      expect(await first.exited).toBeNull(); // killed by the signal, not exited by itself
+      // what it wrote just before may still be in the target's socket; the next worker starts seconds later
+      killedAt = Date.now() + 500;
+      await sending;
+      expect(acknowledged.size).toBe(CAPTURES);
 
-    runWorker('w-second');
-    const key = `inbox:ep:{${ENDPOINT_ID}}:req`;
-    await waitUntil(
-      async () =>
-        target.received.size === CAPTURES &&
-        ((await client.xpending(key, 'forwarders')) as [number])[0] === 0,
-      20_000,
-    );
-    const twice = [...target.received].filter(([, at]) => at.length > 1);
-    expect([...acknowledged.keys()].filter((n) => !target.received.has(n))).toEqual([]);
-    expect(twice.filter(([, at]) => at.length > 2)).toEqual([]);
-    // only deliveries that had reached the target before the kill are repeated, at most one window's worth
-    expect(twice.filter(([, at]) => (at[0] ?? 0) > killedAt)).toEqual([]);
-    expect(twice.length).toBeLessThanOrEqual(MAX_IN_FLIGHT);
-  });
+      runWorker('w-second');
+      const key = `inbox:ep:{${ENDPOINT_ID}}:req`;
+      await waitUntil(
+        async () =>
+          target.received.size === CAPTURES &&
+          ((await client.xpending(key, 'forwarders')) as [number])[0] === 0,
+        40_000,
+      );
+      const twice = [...target.received].filter(([, at]) => at.length > 1);
+      expect([...acknowledged.keys()].filter((n) => !target.received.has(n))).toEqual([]);
+      expect(twice.filter(([, at]) => at.length > 2)).toEqual([]);
+      // only deliveries that had reached the target before the kill are repeated, at most one window's worth
+      expect(twice.filter(([, at]) => (at[0] ?? 0) > killedAt)).toEqual([]);
+      expect(twice.length).toBeLessThanOrEqual(MAX_IN_FLIGHT);
+    },
+  );
 });
