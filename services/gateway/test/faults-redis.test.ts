@@ -95,7 +95,7 @@ describe('gateway: Redis killed and restarted under load', () => {
 
   it(
     'answers fast 503s while Redis is gone, never crashes, and serves the same session once it is back',
-    { timeout: 60_000 },
+    { timeout: 90_000 },
     async () => {
       const login = await g.request('POST', '/api/auth', {
         body: { username: 'dora', password: 'open sesame' },
@@ -103,6 +103,7 @@ describe('gateway: Redis killed and restarted under load', () => {
       const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
       await waitUntil(
         async () => (await g.request('GET', '/api/limited', { headers: { cookie } })).status === 200,
+        20_000,
       );
       const first = await g.request('GET', '/api/limited', { headers: { cookie } });
       expect(first.headers.get('ratelimit-limit')).not.toBeNull(); // the ratelimit service was asked
@@ -122,7 +123,7 @@ describe('gateway: Redis killed and restarted under load', () => {
       };
       const loops = [load(), load(), load(), load()];
       try {
-        await waitUntil(() => outcomes.filter((o) => o.status === 200).length >= 50);
+        await waitUntil(() => outcomes.filter((o) => o.status === 200).length >= 50, 15_000);
         await redis.kill();
         const killedAt = outcomes.length;
         // ten seconds: long enough for ioredis' default reconnection delay to grow past a second

@@ -40,7 +40,7 @@ describe('inbox: Redis killed and restarted under load', () => {
 
   it(
     'answers fast 503s while Redis is gone, loses no acknowledged capture, and recovers without a restart',
-    { timeout: 60_000 },
+    { timeout: 90_000 },
     async () => {
       const ep = await h.createEndpoint('fault');
       const acknowledged = new Set<string>();
@@ -66,7 +66,7 @@ describe('inbox: Redis killed and restarted under load', () => {
       };
       const loops = [capture(), capture(), capture(), read()];
       try {
-        await waitUntil(() => acknowledged.size >= 100);
+        await waitUntil(() => acknowledged.size >= 100, 15_000);
         await redis.kill();
         // ten seconds: long enough for ioredis' default reconnection delay to grow past a second
         await sleep(10_000);
