@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '@portcullis/kit';
+import { FAIL_FAST_OPTIONS } from '@portcullis/redis';
 import { createMemoryAccountStore } from './memory-accounts.js';
 import { createMemoryTokenDenylist } from './memory-denylist.js';
 import { createMemorySessionStore } from './memory-sessions.js';
@@ -55,8 +56,7 @@ export function createAccountsBackend(options: AccountsBackendOptions = {}): Acc
       close: () => Promise.resolve(),
     };
   }
-  // One retry, not ioredis' twenty: a dead Redis should fail a login quickly (503), not hang it.
-  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
+  const redis = new Redis(options.redisUrl, { ...FAIL_FAST_OPTIONS });
   const log = options.log?.child({ component: 'accounts-redis' });
   let lastError = '';
   redis.on('ready', () => (lastError = ''));

@@ -1,5 +1,6 @@
 import { Counter, Histogram } from 'prom-client';
 import {
+  AccountsBackendError,
   CookieSessions,
   CsrfError,
   PasswordChecksBusyError,
@@ -61,6 +62,10 @@ export const toHttpError: ErrorMapper = (err) => {
       body: { error: err.message, code: err.code },
       headers: { 'retry-after': String(err.retryAfterSeconds) },
     };
+  }
+  // the sessions' Redis is down: a dead backend is 503, as the inbox answers it
+  if (err instanceof AccountsBackendError) {
+    return { statusCode: 503, body: { error: err.message, code: err.code } };
   }
   const status = (err as { statusCode?: unknown } | null)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -14,6 +14,8 @@ import { CSRF_HEADER, checkInboxCsrf } from './accounts/csrf.js';
 import { createWebSessions } from './accounts/web-sessions.js';
 import { createAuthorize } from './api/access.js';
 import { registerEndpointRoutes } from './api/endpoint-routes.js';
+import { buildOpenApiDocument } from './api/openapi-document.js';
+import { recordRoutes, registerOpenApiRoute } from './api/openapi-route.js';
 import { registerRequestActions } from './api/request-actions.js';
 import { registerCaptureRoutes } from './capture/capture-routes.js';
 import type { InboxContext } from './context.js';
@@ -34,6 +36,8 @@ export interface InboxApp {
   port: number;
   store: InboxStore;
   hub: FeedHub;
+  /** Every route served, as `METHOD /url` in fastify's spelling (the OpenAPI document is checked against it). */
+  routes: readonly string[];
   close(): Promise<void>;
 }
 
@@ -98,6 +102,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
     timeouts: settings.timeouts,
     maxJsonDepth: settings.maxBodyDepth,
   });
+  const routes = recordRoutes(app);
   const csrf = {
     cookieName: settings.accounts.cookieName,
     allowedOrigins: [new URL(settings.publicUrl).origin],
@@ -120,6 +125,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   registerRequestActions(app, ctx, { authorize, limiter, egress });
   registerAccountRoutes(app, ctx, { backend, sessions, limiter });
   registerWebRoutes(app, { webDir: settings.webDir, log });
+  registerOpenApiRoute(app, buildOpenApiDocument({ cookieName: settings.accounts.cookieName }));
   const closeStreams = registerSseRoute(app, ctx, authorize);
   // fastify's close waits for open requests, and a live stream never ends by itself
   app.addHook('preClose', (done) => {
@@ -173,5 +179,5 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
     ],
     log,
   );
-  return { port: server?.port ?? 0, store, hub, close: () => running.close() };
+  return { port: server?.port ?? 0, store, hub, routes, close: () => running.close() };
 }

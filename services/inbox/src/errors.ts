@@ -78,7 +78,10 @@ export class BodyTooLargeError extends InboxError {
   }
 }
 
-/** The store (Redis) did not answer or failed: 503. Nothing was stored; the sender should retry. */
+/**
+ * The store (Redis) did not answer or failed: 503; the sender should retry. Nothing was stored, unless the
+ * write reached a Redis that died before replying: then a retry stores the capture twice (at-least-once).
+ */
 export class StoreUnavailableError extends InboxError {
   readonly code = 'UNAVAILABLE';
   readonly statusCode = 503;

@@ -132,6 +132,19 @@ describeEachStore(
       expect(none.status).toBe(400);
     });
 
+    // issue 15, found by Schemathesis: `null` created an endpoint although the document (and PATCH) say object
+    it('creates with no body or an object, and refuses a JSON body that is not an object', async () => {
+      for (const body of [null, [], 1, 'name']) {
+        const bad = await h.api('POST', '/api/endpoints', { body });
+        expect([body, bad.status, (bad.json as { code: string }).code]).toEqual([
+          body,
+          400,
+          'INVALID_ARGUMENT',
+        ]);
+      }
+      expect((await h.api('POST', '/api/endpoints', { body: {} })).status).toBe(201);
+    });
+
     it('pages through requests newest first with a before cursor, without gaps or repeats', async () => {
       const ep = await h.createEndpoint();
       const ids: string[] = [];

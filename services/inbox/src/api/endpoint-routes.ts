@@ -168,13 +168,16 @@ export function registerEndpointRoutes(
   );
 }
 
-/** `{name}`: a string of at most 200 characters without control characters; absent means empty. */
+/**
+ * `{name}`: a string of at most 200 characters without control characters; no body means empty. A JSON
+ * `null` is a body that is not an object, like `[]` or `1`.
+ */
 function readName(body: unknown, o: { required: boolean }): string {
-  if (body === undefined || body === null) {
+  if (body === undefined) {
     if (o.required) throw new InvalidRequestError('expected a JSON body {"name": "…"}');
     return '';
   }
-  if (typeof body !== 'object' || Array.isArray(body)) {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new InvalidRequestError('expected a JSON object {"name": "…"}');
   }
   const name = (body as { name?: unknown }).name;

@@ -8,7 +8,7 @@ import {
   encodeEndpointFields,
 } from './redis-entry.js';
 import { createKeyLayout, FORWARD_GROUP } from './redis-keys.js';
-import { defineScript } from '@portcullis/redis';
+import { FAIL_FAST_OPTIONS, defineScript } from '@portcullis/redis';
 import { callRedis, execRedis } from './redis-script.js';
 import { ZERO_STREAM_ID } from './stream-id.js';
 import type {
@@ -81,13 +81,13 @@ const TRIM_BATCH = 200;
 
 /**
  * The store in Redis (see redis-keys.ts for the layout). One connection for everything but the tails,
- * which block (XREAD BLOCK) and so each get a dedicated one. One retry per command, not ioredis' twenty:
+ * which block (XREAD BLOCK) and so each get a dedicated one. lib/redis's `FAIL_FAST_OPTIONS`:
  * with Redis down a capture fails fast with 503 instead of hanging.
  */
 export function createRedisStore(o: RedisStoreOptions): InboxStore {
   const log = o.log.child({ component: 'inbox-redis' });
   const keys = createKeyLayout(o.prefix);
-  const redis = new Redis(o.url, { maxRetriesPerRequest: 1 });
+  const redis = new Redis(o.url, { ...FAIL_FAST_OPTIONS });
   let lastError = '';
   const reconnectListeners = new Set<() => void>();
   let wasReady = false;

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '@portcullis/kit';
+import { FAIL_FAST_OPTIONS } from '@portcullis/redis';
 import { StoreUnavailableError } from '../errors.js';
 import { decodeCaptureEntry } from '../store/redis-entry.js';
 import { createKeyLayout, FORWARD_GROUP } from '../store/redis-keys.js';
@@ -42,7 +43,7 @@ export function createForwardQueue(o: {
 }): ForwardQueue {
   const keys = createKeyLayout(o.prefix);
   const log = o.log.child({ component: 'forward-queue' });
-  const redis = new Redis(o.url, { maxRetriesPerRequest: 1 });
+  const redis = new Redis(o.url, { ...FAIL_FAST_OPTIONS });
   // XREADGROUP BLOCK holds its connection: the other commands must not wait behind it
   const reader = redis.duplicate();
   let lastError = '';
