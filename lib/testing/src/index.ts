@@ -26,3 +26,22 @@ export {
   type XdsControlPlane,
   type XdsControlPlaneEvent,
 } from './xds-control-plane.js';
+export {
+  DEFAULT_FUZZ_SEED,
+  INTERNAL_DETAIL_PATTERNS,
+  checkAnswer,
+  findInternalDetail,
+  fuzz,
+  fuzzSeed,
+  type AnswerRules,
+  type FuzzAnswer,
+  type FuzzRunOptions,
+} from './fuzz.js';
+export {
+  createHttpClient,
+  sendRawBytes,
+  type HttpAnswer,
+  type HttpClient,
+  type HttpRequestSpec,
+  type RawAnswer,
+} from './raw-http.js';
