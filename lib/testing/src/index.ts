@@ -45,3 +45,14 @@ export {
   type HttpRequestSpec,
   type RawAnswer,
 } from './raw-http.js';
+export {
+  FUZZ_METHODS,
+  describeRequest,
+  headerValue,
+  httpBody,
+  httpHeaders,
+  httpPath,
+  httpRequest,
+  pathSegment,
+  rawRequestBytes,
+} from './fuzz-http.js';

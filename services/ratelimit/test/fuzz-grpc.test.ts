@@ -1,0 +1,244 @@
+import { connect, constants, type ClientHttp2Session } from 'node:http2';
+import fc from 'fast-check';
+import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
+import { findInternalDetail, fuzz } from '@portcullis/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from './harness.js';
+
+// issue 15: gRPC frames as no well-behaved client sends them, on raw HTTP/2 streams. A message that
+// decodes gets a decision or a client-error status; one that does not decode gets the gRPC library's own
+// status for it; nothing hangs, nothing leaks, and the server keeps serving the well-formed call after.
+
+const CONFIG = `domain: fuzz
+descriptors:
+  - key: client
+    rate_limit: {unit: second, requests_per_unit: 2}
+  - key: free
+    rate_limit: {unlimited: true}
+`;
+const METHOD = '/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit';
+const codec = createMessageCodec(PROTO_FILES.rateLimitService, 'envoy.service.ratelimit.v3.RateLimitRequest');
+/** grpc-js's limit on a received message (4 MiB), so a prefix above it is refused on sight. */
+const MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
+
+/** Statuses a decodable request may get: a decision, a refused field, a missing config, a limit. */
+const DECODED_STATUSES = new Set(['0', '3', '8', '14']);
+/** What grpc-js answers a frame it cannot read: INTERNAL (undecodable, bad compression), RESOURCE_EXHAUSTED. */
+const FRAME_STATUSES = new Set(['0', '3', '8', '12', '13', '14']);
+
+interface GrpcAnswer {
+  httpStatus: number;
+  grpcStatus: string | undefined;
+  message: string;
+}
+
+/** One call on its own stream: the given headers, then `payload` as written, then end of stream. */
+function call(
+  session: ClientHttp2Session,
+  payload: Buffer,
+  headers: Record<string, string> = {},
+): Promise<GrpcAnswer> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': METHOD,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      ...headers,
+    });
+    let httpStatus = 0;
+    let grpcStatus: string | undefined;
+    let message = '';
+    const read = (h: Record<string, unknown>): void => {
+      if (typeof h['grpc-status'] === 'string') grpcStatus = h['grpc-status'];
+      if (typeof h['grpc-message'] === 'string') message = decodeURIComponent(h['grpc-message']);
+    };
+    const timer = setTimeout(() => {
+      stream.close(constants.NGHTTP2_CANCEL);
+      reject(new Error('no answer within 5 s'));
+    }, 5000);
+    stream.on('response', (h) => {
+      httpStatus = Number(h[':status']);
+      read(h);
+    });
+    stream.on('trailers', read);
+    stream.on('data', () => undefined);
+    stream.on('close', () => {
+      clearTimeout(timer);
+      resolve({ httpStatus, grpcStatus, message });
+    });
+    stream.on('error', () => undefined);
+    stream.end(payload);
+  });
+}
+
+/** The 5-byte gRPC message prefix: compressed flag and big-endian length. */
+function frame(body: Buffer, o: { compressed?: number; length?: number } = {}): Buffer {
+  const prefix = Buffer.alloc(5);
+  prefix.writeUInt8(o.compressed ?? 0, 0);
+  prefix.writeUInt32BE(o.length ?? body.length, 1);
+  return Buffer.concat([prefix, body]);
+}
+
+const entry = fc.record(
+  { key: fc.constantFrom('client', 'free', 'other', ''), value: fc.string({ maxLength: 20 }) },
+  { requiredKeys: [] },
+);
+const uint64 = fc.oneof(
+  fc.nat(),
+  fc.constantFrom('9007199254740991', '9007199254740993', '18446744073709551615'),
+);
+const rateLimitRequest = fc.record(
+  {
+    domain: fc.constantFrom('fuzz', 'other', ''),
+    descriptors: fc.array(
+      fc.record(
+        {
+          entries: fc.array(entry, { maxLength: 3 }),
+          limit: fc.record({
+            requestsPerUnit: fc.nat(),
+            unit: fc.constantFrom('SECOND', 'MINUTE', 'HOUR', 'DAY', 'UNKNOWN', 7, 42),
+          }),
+          hitsAddend: fc.record({ value: uint64 }),
+        },
+        { requiredKeys: ['entries'] },
+      ),
+      { maxLength: 3 },
+    ),
+    hitsAddend: fc.nat(),
+  },
+  { requiredKeys: [] },
+);
+const encoded = rateLimitRequest.map((r) => Buffer.from(codec.encode(r)));
+
+type Shape =
+  | { kind: 'valid'; body: Buffer }
+  | { kind: 'bytes'; body: Buffer }
+  | { kind: 'truncated'; body: Buffer }
+  | { kind: 'flipped'; body: Buffer }
+  | { kind: 'compressed'; body: Buffer; encoding: string | undefined }
+  | { kind: 'long prefix'; body: Buffer; length: number }
+  | { kind: 'short prefix'; body: Buffer; cut: number }
+  | { kind: 'two messages'; body: Buffer }
+  | { kind: 'bare bytes'; body: Buffer };
+
+const shapes: fc.Arbitrary<Shape> = fc.oneof(
+  encoded.map((body) => ({ kind: 'valid' as const, body })),
+  fc.uint8Array({ maxLength: 200 }).map((a) => ({ kind: 'bytes' as const, body: Buffer.from(a) })),
+  fc.tuple(encoded, fc.nat()).map(([b, n]) => ({
+    kind: 'truncated' as const,
+    body: b.subarray(0, b.length === 0 ? 0 : n % b.length),
+  })),
+  fc.tuple(encoded, fc.nat(), fc.integer({ min: 1, max: 255 })).map(([b, n, x]) => {
+    const copy = Buffer.from(b);
+    if (copy.length > 0) copy[n % copy.length] = (copy[n % copy.length] ?? 0) ^ x;
+    return { kind: 'flipped' as const, body: copy };
+  }),
+  fc
+    .tuple(encoded, fc.constantFrom(undefined, 'identity', 'gzip', 'deflate', 'snappy'))
+    .map(([body, encoding]) => ({ kind: 'compressed' as const, body, encoding })),
+  fc
+    .tuple(encoded, fc.constantFrom(MAX_RECEIVE_BYTES + 1, 0xffffffff, 1000))
+    .map(([body, length]) => ({ kind: 'long prefix' as const, body, length })),
+  fc
+    .tuple(encoded, fc.integer({ min: 1, max: 5 }))
+    .map(([body, cut]) => ({ kind: 'short prefix' as const, body, cut })),
+  fc
+    .tuple(encoded, encoded)
+    .map(([a, b]) => ({ kind: 'two messages' as const, body: Buffer.concat([frame(a), frame(b)]) })),
+  fc.uint8Array({ maxLength: 4 }).map((a) => ({ kind: 'bare bytes' as const, body: Buffer.from(a) })),
+);
+
+function payloadOf(s: Shape): { payload: Buffer; headers: Record<string, string> } {
+  switch (s.kind) {
+    case 'valid':
+    case 'bytes':
+    case 'truncated':
+    case 'flipped':
+      return { payload: frame(s.body), headers: {} };
+    case 'compressed':
+      return {
+        payload: frame(s.body, { compressed: 1 }),
+        headers: s.encoding === undefined ? {} : { 'grpc-encoding': s.encoding },
+      };
+    case 'long prefix':
+      return { payload: frame(s.body, { length: s.length }), headers: {} };
+    case 'short prefix':
+      return { payload: frame(s.body).subarray(0, s.cut), headers: {} };
+    case 'two messages':
+    case 'bare bytes':
+      return { payload: s.body, headers: {} };
+    default: {
+      const unknown: never = s;
+      throw new Error(`unknown shape ${String(unknown)}`);
+    }
+  }
+}
+
+describe('ratelimit gRPC frame fuzz (issue 15)', () => {
+  let h: Harness;
+  let session: ClientHttp2Session;
+
+  beforeAll(async () => {
+    h = await startHarness({ 'fuzz.yaml': CONFIG });
+    session = connect(`http://127.0.0.1:${h.app.ports.grpc}`);
+  });
+  afterAll(async () => {
+    session.close();
+    await h.close();
+  });
+
+  it('answers every frame with a defined status, no leak, and never INTERNAL for a message that decodes', async () => {
+    await fuzz(
+      shapes,
+      async (shape) => {
+        const { payload, headers } = payloadOf(shape);
+        const a = await call(session, payload, headers);
+        if (a.httpStatus !== 200) return `HTTP status ${a.httpStatus}`;
+        if (a.grpcStatus === undefined) return 'no grpc-status';
+        const allowed = shape.kind === 'valid' ? DECODED_STATUSES : FRAME_STATUSES;
+        if (!allowed.has(a.grpcStatus)) return `grpc-status ${a.grpcStatus}: ${a.message}`;
+        const leak = findInternalDetail(a.message);
+        return leak === undefined ? undefined : `grpc-message leaks ${leak}: ${a.message}`;
+      },
+      { numRuns: 1500 },
+    );
+  });
+
+  it('refuses other paths, content types and methods with a gRPC or HTTP status, not a hang', async () => {
+    await fuzz(
+      fc.record({
+        ':path': fc.constantFrom(
+          METHOD,
+          '/envoy.service.ratelimit.v3.RateLimitService/Other',
+          // not Watch: a server stream that stays open by design
+          '/grpc.health.v1.Health/Check',
+          '/',
+          '/%2e%2e/x',
+        ),
+        'content-type': fc.constantFrom(
+          'application/grpc',
+          'application/grpc+proto',
+          'application/json',
+          'text/plain',
+        ),
+        ':method': fc.constantFrom('POST', 'GET', 'PUT'),
+      }),
+      async (headers) => {
+        const a = await call(session, frame(Buffer.alloc(0)), headers);
+        if (a.httpStatus >= 500) return `HTTP status ${a.httpStatus}`;
+        const leak = findInternalDetail(a.message);
+        return leak === undefined ? undefined : `grpc-message leaks ${leak}: ${a.message}`;
+      },
+      { numRuns: 200 },
+    );
+  });
+
+  it('serves a well-formed call on the same connection and a new one afterwards', async () => {
+    const request = { domain: 'fuzz', descriptors: [{ entries: [{ key: 'free', value: 'x' }] }] };
+    const same = await call(session, frame(Buffer.from(codec.encode(request))));
+    expect(same.grpcStatus).toBe('0');
+    expect(await h.rls.shouldRateLimit(request)).toMatchObject({ overallCode: 'OK' });
+    expect(await h.get('/healthcheck')).toEqual({ status: 200, text: 'OK' });
+  });
+});
