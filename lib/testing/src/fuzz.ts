@@ -80,6 +80,8 @@ export function checkAnswer(answer: FuzzAnswer, rules: AnswerRules = {}): string
     : `status ${answer.status} leaks ${leak}: ${answer.body.slice(0, 300)}`;
 }
 
+const MAX_SHOWN_CHARS = 4000;
+
 export interface FuzzRunOptions {
   /** How many generated inputs; each is one request (or a few) on a real socket. */
   numRuns: number;
@@ -107,9 +109,11 @@ export async function fuzz<T>(
   );
   if (details.failed) {
     const reason = details.errorInstance instanceof Error ? details.errorInstance.message : 'failed';
+    const shown = fc.stringify(details.counterexample);
     throw new Error(
       `fuzz failed (FUZZ_SEED=${seed}, path ${String(details.counterexamplePath)}): ${reason}\n` +
-        `counterexample: ${fc.stringify(details.counterexample)}`,
+        // a generated header of kilobytes would drown the report
+        `counterexample: ${shown.length > MAX_SHOWN_CHARS ? `${shown.slice(0, MAX_SHOWN_CHARS)}… (${shown.length} chars)` : shown}`,
     );
   }
 }
