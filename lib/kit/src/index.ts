@@ -25,4 +25,4 @@ export { readTrustProxy, type TrustProxy } from './trust-proxy.js';
 export { createHttpApp, listenHttp, type ErrorMapper, type HttpApp, type RunningServer } from './http-app.js';
 export { isJsonDeeperThan } from './json-depth.js';
 export { readBody } from './read-body.js';
-export { HOP_BY_HOP_HEADERS } from './http-headers.js';
+export { HOP_BY_HOP_HEADERS, countRawHeader } from './http-headers.js';

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { countRawHeader } from '@portcullis/kit';
 import {
   type Account,
   type AccountStore,
@@ -45,7 +46,7 @@ export class Authenticator {
         return undefined;
       case 'jwt':
         // node keeps the first of two Authorization headers; a proxy in front may have checked the other
-        if (countHeader(request.raw.rawHeaders, 'authorization') > 1) throw badAuthorizationHeader();
+        if (countRawHeader(request.raw.rawHeaders, 'authorization') > 1) throw badAuthorizationHeader();
         return this.fromToken(request.headers.authorization);
       case 'session':
         return this.fromCookie(request.headers.cookie);
@@ -139,11 +140,4 @@ function badAuthorizationHeader(): AuthError {
     scheme: 'Bearer',
     detail: 'invalid_request',
   });
-}
-
-/** How many times a header came, by its name in lower case (`rawHeaders` is `[name, value, …]`). */
-function countHeader(rawHeaders: readonly string[], name: string): number {
-  let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === name) count += 1;
-  return count;
 }
