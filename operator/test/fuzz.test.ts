@@ -71,7 +71,7 @@ spec:
       fc.tuple(fc.constantFrom('health', 'metrics'), httpRequest(PREFIXES)),
       async ([port, spec]) =>
         checkAnswer(await (port === 'health' ? health : metrics).send(spec), { sent: describeRequest(spec) }),
-      { numRuns: 1200 },
+      { numRuns: 800 },
     );
   });
 
@@ -84,7 +84,7 @@ spec:
         if (bad !== undefined) return `status ${bad}: ${a.text.slice(0, 300)}`;
         return checkAnswer({ status: 0, body: a.text }, { sent: bytes.toString() });
       },
-      { numRuns: 300 },
+      { numRuns: 200 },
     );
   });
 

@@ -16,6 +16,18 @@ export function fuzzSeed(): number {
 }
 
 /**
+ * `FUZZ_SCALE` (default 1): every suite's count of generated inputs is multiplied by it, so a long run
+ * (`FUZZ_SCALE=20`) searches further than the bounded one `npm test` makes.
+ */
+export function fuzzScale(): number {
+  const raw = process.env.FUZZ_SCALE;
+  if (raw === undefined || raw === '') return 1;
+  const scale = Number(raw);
+  if (!(scale > 0)) throw new Error(`FUZZ_SCALE=${JSON.stringify(raw)}: expected a number > 0`);
+  return scale;
+}
+
+/**
  * What a body must never show a client: where the code runs and how it failed inside. Each pattern is one
  * kind of leak, named for the report:
  * - a stack frame (`at fn (file.ts:12:3)`, `at file:///…`) or any source path with a line number;
@@ -83,7 +95,7 @@ export function checkAnswer(answer: FuzzAnswer, rules: AnswerRules = {}): string
 const MAX_SHOWN_CHARS = 4000;
 
 export interface FuzzRunOptions {
-  /** How many generated inputs; each is one request (or a few) on a real socket. */
+  /** How many generated inputs (times `FUZZ_SCALE`); each is one request (or a few) on a real socket. */
   numRuns: number;
   /** Default `fuzzSeed()`. */
   seed?: number;
@@ -105,7 +117,7 @@ export async function fuzz<T>(
       const problem = await check(input);
       if (problem !== undefined) throw new Error(problem);
     }),
-    { seed, numRuns: o.numRuns, endOnFailure: false },
+    { seed, numRuns: Math.max(1, Math.round(o.numRuns * fuzzScale())), endOnFailure: false },
   );
   if (details.failed) {
     const reason = details.errorInstance instanceof Error ? details.errorInstance.message : 'failed';

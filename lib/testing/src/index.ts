@@ -32,6 +32,7 @@ export {
   checkAnswer,
   findInternalDetail,
   fuzz,
+  fuzzScale,
   fuzzSeed,
   type AnswerRules,
   type FuzzAnswer,

@@ -150,26 +150,28 @@ describe('gateway fuzz (issue 15)', () => {
         const problem = checkAnswer(await http.send(spec), { sent: describeRequest(spec) });
         return problem ?? (escaped.length > 0 ? `the upstream got ${escaped.join(', ')}` : undefined);
       },
-      { numRuns: 2000 },
+      { numRuns: 1200 },
     );
   });
 
   it('keeps every proxied path under backend.path, whatever the segments hold', async () => {
     let proxied = 0;
+    let sent = 0;
     // a token of its own: the other properties' DELETE /auth may have revoked the first
     const fresh = await signIn();
     await fuzz(
       fc.tuple(fc.constantFrom('GET', 'POST', 'DELETE'), httpPath(['/api/v9/files', '/api/v9/files/a/b'])),
       async ([method, path]) => {
         const a = await http.send({ method, path, headers: { authorization: `Bearer ${fresh}` } });
+        sent += 1;
         if (a.status === 200) proxied += 1;
         if (escaped.length > 0) return `the upstream got ${escaped.join(', ')}`;
         return checkAnswer(a, { sent: `${method} ${path}` });
       },
-      { numRuns: 600 },
+      { numRuns: 500 },
     );
     // most paths reach the upstream; the rest are refused (encoded separators, dot segments, bad escapes)
-    expect(proxied).toBeGreaterThan(200);
+    expect(proxied).toBeGreaterThan(sent / 3);
   });
 
   it('answers malformed HTTP with a 4xx or a close', async () => {
@@ -181,7 +183,7 @@ describe('gateway fuzz (issue 15)', () => {
         if (bad !== undefined) return `status ${bad}: ${a.text.slice(0, 300)}`;
         return checkAnswer({ status: 0, body: a.text }, { sent: bytes.toString() });
       },
-      { numRuns: 400 },
+      { numRuns: 300 },
     );
   });
 
@@ -226,7 +228,7 @@ describe('gateway fuzz, session auth (issue 15)', () => {
     await fuzz(
       httpRequest(PREFIXES, { headers: { cookie: cookies } }),
       async (spec) => checkAnswer(await http.send(spec), { sent: describeRequest(spec) }),
-      { numRuns: 800 },
+      { numRuns: 600 },
     );
     expect((await g.request('GET', '/healthz')).status).toBe(200);
   });

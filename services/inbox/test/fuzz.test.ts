@@ -125,7 +125,7 @@ describe.each(STORE_KINDS)('inbox fuzz (issue 15), %s store', (kind) => {
         '/api/hook',
       ]),
       send,
-      { numRuns: runs(1200) },
+      { numRuns: runs(1000) },
     );
   });
 
@@ -156,7 +156,7 @@ describe.each(STORE_KINDS)('inbox fuzz (issue 15), %s store', (kind) => {
         body,
       }),
       send,
-      { numRuns: runs(1200) },
+      { numRuns: runs(1000) },
     );
   });
 

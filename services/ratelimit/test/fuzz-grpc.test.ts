@@ -201,7 +201,7 @@ describe('ratelimit gRPC frame fuzz (issue 15)', () => {
         const leak = findInternalDetail(a.message);
         return leak === undefined ? undefined : `grpc-message leaks ${leak}: ${a.message}`;
       },
-      { numRuns: 1500 },
+      { numRuns: 1200 },
     );
   });
 

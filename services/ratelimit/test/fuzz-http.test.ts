@@ -125,7 +125,7 @@ describe('ratelimit HTTP fuzz (issue 15)', () => {
         if (![200, 429, 400].includes(a.status)) return `status ${a.status}: ${a.body}`;
         return checkAnswer(a, { sent: body });
       },
-      { numRuns: 2000 },
+      { numRuns: 1200 },
     );
   });
 
@@ -133,7 +133,7 @@ describe('ratelimit HTTP fuzz (issue 15)', () => {
     await fuzz(
       httpRequest(['/json', '/healthcheck', '/', '/json/']),
       async (spec) => checkAnswer(await http.send(spec), { sent: describeRequest(spec) }),
-      { numRuns: 1500 },
+      { numRuns: 1000 },
     );
   });
 
@@ -141,7 +141,7 @@ describe('ratelimit HTTP fuzz (issue 15)', () => {
     await fuzz(
       httpRequest(['/', '/rlconfig', '/stats', '/metrics', '/health']),
       async (spec) => checkAnswer(await debug.send(spec), { sent: describeRequest(spec) }),
-      { numRuns: 800 },
+      { numRuns: 500 },
     );
   });
 
@@ -155,7 +155,7 @@ describe('ratelimit HTTP fuzz (issue 15)', () => {
         if (bad !== undefined) return `status ${bad}: ${a.text.slice(0, 300)}`;
         return checkAnswer({ status: 0, body: a.text }, { sent: bytes.toString() });
       },
-      { numRuns: 400 },
+      { numRuns: 300 },
     );
   });
 
