@@ -1,4 +1,6 @@
 import { connect, constants, type ClientHttp2Session } from 'node:http2';
+import { propagation } from '@opentelemetry/api';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import fc from 'fast-check';
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
 import { findInternalDetail, fuzz } from '@portcullis/testing';
@@ -205,6 +207,67 @@ describe('ratelimit gRPC frame fuzz (issue 15)', () => {
     );
   });
 
+  it('answers a well-formed call whatever its metadata holds: timeouts, trace context, baggage, -bin values', async () => {
+    // as TRACING_ENABLED=true registers it: the propagators read traceparent and baggage from every call
+    propagation.setGlobalPropagator(
+      new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+    );
+    const text = fc.string({
+      unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+      maxLength: 80,
+    });
+    const metadata = fc.record(
+      {
+        'grpc-timeout': fc.oneof(
+          fc.constantFrom('1n', '0S', '99999999H', '1x', 'abc', '-1S', '100000000m'),
+          text,
+        ),
+        traceparent: fc.oneof(
+          fc.constantFrom(
+            '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+            '00-00000000000000000000000000000000-0000000000000000-01',
+            'ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+            '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-extra',
+          ),
+          text,
+        ),
+        tracestate: text,
+        baggage: fc.oneof(fc.constantFrom('a=b', 'a=%ZZ', `${'k=v,'.repeat(200)}`, ';;;=', '=,='), text),
+        'grpc-encoding': fc.constantFrom('identity', 'gzip', 'br', 'x-unknown'),
+        'grpc-accept-encoding': text,
+        'x-data-bin': fc.oneof(fc.constantFrom('!!!', '====', 'AA'), text),
+        'user-agent': text,
+      },
+      { requiredKeys: [] },
+    );
+    const body = frame(
+      Buffer.from(
+        codec.encode({ domain: 'fuzz', descriptors: [{ entries: [{ key: 'free', value: 'x' }] }] }),
+      ),
+    );
+    await fuzz(
+      metadata,
+      async (headers) => {
+        const a = await call(session, body, headers);
+        if (a.httpStatus !== 200 || a.grpcStatus === undefined)
+          return `HTTP ${a.httpStatus}, grpc-status ${a.grpcStatus}`;
+        // an unknown grpc-encoding is UNIMPLEMENTED, a past deadline DEADLINE_EXCEEDED and a malformed
+        // grpc-timeout INTERNAL, as grpc-js (and grpc-go) answer them before any handler runs
+        const timeout = headers['grpc-timeout'];
+        const allowed = [
+          '0',
+          '4',
+          '12',
+          ...(timeout !== undefined && !/^\d{1,8}[HMSmun]$/.test(timeout) ? ['13'] : []),
+        ];
+        if (!allowed.includes(a.grpcStatus)) return `grpc-status ${a.grpcStatus}: ${a.message}`;
+        const leak = findInternalDetail(a.message);
+        return leak === undefined ? undefined : `grpc-message leaks ${leak}: ${a.message}`;
+      },
+      { numRuns: 300 },
+    );
+  });
+
   it('refuses other paths, content types and methods with a gRPC or HTTP status, not a hang', async () => {
     await fuzz(
       fc.record({
@@ -231,6 +294,29 @@ describe('ratelimit gRPC frame fuzz (issue 15)', () => {
         return leak === undefined ? undefined : `grpc-message leaks ${leak}: ${a.message}`;
       },
       { numRuns: 200 },
+    );
+  });
+
+  it('survives calls the client cancels mid-message or right after sending', async () => {
+    await fuzz(
+      fc.tuple(shapes, fc.nat({ max: 40 }), fc.boolean()),
+      async ([shape, cut, whole]) => {
+        const { payload, headers } = payloadOf(shape);
+        const stream = session.request({
+          ':method': 'POST',
+          ':path': METHOD,
+          'content-type': 'application/grpc',
+          te: 'trailers',
+          ...headers,
+        });
+        stream.on('error', () => undefined);
+        stream.write(whole ? payload : payload.subarray(0, cut));
+        await new Promise<void>((resolve) => {
+          stream.close(constants.NGHTTP2_CANCEL, resolve);
+        });
+        return undefined;
+      },
+      { numRuns: 300 },
     );
   });
 
