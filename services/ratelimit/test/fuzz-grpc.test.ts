@@ -232,7 +232,7 @@ describe('ratelimit gRPC frame fuzz (issue 15)', () => {
           text,
         ),
         tracestate: text,
-        baggage: fc.oneof(fc.constantFrom('a=b', 'a=%ZZ', `${'k=v,'.repeat(200)}`, ';;;=', '=,='), text),
+        baggage: fc.oneof(fc.constantFrom('a=b', 'a=%ZZ', 'k=v,'.repeat(200), ';;;=', '=,='), text),
         'grpc-encoding': fc.constantFrom('identity', 'gzip', 'br', 'x-unknown'),
         'grpc-accept-encoding': text,
         'x-data-bin': fc.oneof(fc.constantFrom('!!!', '====', 'AA'), text),
