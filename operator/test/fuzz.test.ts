@@ -7,6 +7,7 @@ import {
   createHttpClient,
   describeRequest,
   fuzz,
+  fuzzTimeoutMs,
   httpPath,
   httpRequest,
   quietLog,
@@ -23,7 +24,7 @@ import { loadSettings } from '../src/settings.js';
 
 const PREFIXES = ['/', '/healthz', '/readyz', '/metrics'];
 
-describe('operator ports fuzz (issue 15)', () => {
+describe('operator ports fuzz (issue 15)', { timeout: fuzzTimeoutMs() }, () => {
   let dir: string;
   let app: OperatorApp;
   let health: HttpClient;

@@ -28,6 +28,15 @@ export function fuzzScale(): number {
 }
 
 /**
+ * The time one fuzz test may take (one property of a few thousand requests): a minute, times `FUZZ_SCALE`.
+ * For `describe(name, { timeout: fuzzTimeoutMs() }, …)`: the integration project's 30 s is for single calls,
+ * and a shared 2-core machine may run a suite at a third of its usual speed.
+ */
+export function fuzzTimeoutMs(): number {
+  return Math.round(60_000 * fuzzScale());
+}
+
+/**
  * What a body must never show a client: where the code runs and how it failed inside. Each pattern is one
  * kind of leak, named for the report:
  * - a stack frame (`at fn (file.ts:12:3)`, `at file:///…`) or any source path with a line number;

@@ -34,6 +34,7 @@ export {
   fuzz,
   fuzzScale,
   fuzzSeed,
+  fuzzTimeoutMs,
   type AnswerRules,
   type FuzzAnswer,
   type FuzzRunOptions,

@@ -8,6 +8,7 @@ import {
   describeRequest,
   freePort,
   fuzz,
+  fuzzTimeoutMs,
   headerValue,
   httpPath,
   httpRequest,
@@ -56,7 +57,7 @@ function isUnderBackendPath(url: string): boolean {
   return path.split('/').every((segment) => !['.', '..'].includes(segment.replace(/%2e/gi, '.')));
 }
 
-describe('gateway fuzz (issue 15)', () => {
+describe('gateway fuzz (issue 15)', { timeout: fuzzTimeoutMs() }, () => {
   /** Paths the upstream got outside `backend.path`: must stay empty. */
   const escaped: string[] = [];
   let g: GatewayHarness;
@@ -197,7 +198,7 @@ describe('gateway fuzz (issue 15)', () => {
   });
 });
 
-describe('gateway fuzz, session auth (issue 15)', () => {
+describe('gateway fuzz, session auth (issue 15)', { timeout: fuzzTimeoutMs() }, () => {
   let g: GatewayHarness;
   let http: HttpClient;
   let cookie = '';

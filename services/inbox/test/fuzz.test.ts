@@ -4,6 +4,7 @@ import {
   createHttpClient,
   describeRequest,
   fuzz,
+  fuzzTimeoutMs,
   headerValue,
   httpBody,
   httpPath,
@@ -62,7 +63,7 @@ const REPLAY_TARGETS = [
   'not a url',
 ];
 
-describe.each(STORE_KINDS)('inbox fuzz (issue 15), %s store', (kind) => {
+describe.each(STORE_KINDS)('inbox fuzz (issue 15), %s store', { timeout: fuzzTimeoutMs() }, (kind) => {
   /** The Redis store's paths again, at half the count: the same API, other failure modes. */
   const runs = (n: number): number => (kind === 'memory' ? n : Math.round(n / 2));
   let redis: RedisServer | undefined;

@@ -3,7 +3,7 @@ import { propagation } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import fc from 'fast-check';
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
-import { findInternalDetail, fuzz } from '@portcullis/testing';
+import { findInternalDetail, fuzz, fuzzTimeoutMs } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './harness.js';
 
@@ -177,7 +177,7 @@ function payloadOf(s: Shape): { payload: Buffer; headers: Record<string, string>
   }
 }
 
-describe('ratelimit gRPC frame fuzz (issue 15)', () => {
+describe('ratelimit gRPC frame fuzz (issue 15)', { timeout: fuzzTimeoutMs() }, () => {
   let h: Harness;
   let session: ClientHttp2Session;
 

@@ -4,6 +4,7 @@ import {
   createHttpClient,
   describeRequest,
   fuzz,
+  fuzzTimeoutMs,
   httpPath,
   httpRequest,
   rawRequestBytes,
@@ -92,7 +93,7 @@ const rateLimitRequest = fc.record(
   { requiredKeys: [] },
 );
 
-describe('ratelimit HTTP fuzz (issue 15)', () => {
+describe('ratelimit HTTP fuzz (issue 15)', { timeout: fuzzTimeoutMs() }, () => {
   let h: Harness;
   let http: HttpClient;
   let debug: HttpClient;
