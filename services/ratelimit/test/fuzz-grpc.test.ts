@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
 import { findInternalDetail, fuzz, fuzzTimeoutMs } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METHOD, call, frame } from './grpc-frames.js';
 import { startHarness, type Harness } from './harness.js';
 
 // issue 15: gRPC frames as no well-behaved client sends them, on raw HTTP/2 streams. A message that
@@ -18,7 +19,6 @@ descriptors:
   - key: free
     rate_limit: {unlimited: true}
 `;
-const METHOD = '/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit';
 const codec = createMessageCodec(PROTO_FILES.rateLimitService, 'envoy.service.ratelimit.v3.RateLimitRequest');
 /** grpc-js's limit on a received message (4 MiB), so a prefix above it is refused on sight. */
 const MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
@@ -27,60 +27,6 @@ const MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
 const DECODED_STATUSES = new Set(['0', '3', '8', '14']);
 /** What grpc-js answers a frame it cannot read: INTERNAL (undecodable, bad compression), RESOURCE_EXHAUSTED. */
 const FRAME_STATUSES = new Set(['0', '3', '8', '12', '13', '14']);
-
-interface GrpcAnswer {
-  httpStatus: number;
-  grpcStatus: string | undefined;
-  message: string;
-}
-
-/** One call on its own stream: the given headers, then `payload` as written, then end of stream. */
-function call(
-  session: ClientHttp2Session,
-  payload: Buffer,
-  headers: Record<string, string> = {},
-): Promise<GrpcAnswer> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({
-      ':method': 'POST',
-      ':path': METHOD,
-      'content-type': 'application/grpc',
-      te: 'trailers',
-      ...headers,
-    });
-    let httpStatus = 0;
-    let grpcStatus: string | undefined;
-    let message = '';
-    const read = (h: Record<string, unknown>): void => {
-      if (typeof h['grpc-status'] === 'string') grpcStatus = h['grpc-status'];
-      if (typeof h['grpc-message'] === 'string') message = decodeURIComponent(h['grpc-message']);
-    };
-    const timer = setTimeout(() => {
-      stream.close(constants.NGHTTP2_CANCEL);
-      reject(new Error('no answer within 5 s'));
-    }, 5000);
-    stream.on('response', (h) => {
-      httpStatus = Number(h[':status']);
-      read(h);
-    });
-    stream.on('trailers', read);
-    stream.on('data', () => undefined);
-    stream.on('close', () => {
-      clearTimeout(timer);
-      resolve({ httpStatus, grpcStatus, message });
-    });
-    stream.on('error', () => undefined);
-    stream.end(payload);
-  });
-}
-
-/** The 5-byte gRPC message prefix: compressed flag and big-endian length. */
-function frame(body: Buffer, o: { compressed?: number; length?: number } = {}): Buffer {
-  const prefix = Buffer.alloc(5);
-  prefix.writeUInt8(o.compressed ?? 0, 0);
-  prefix.writeUInt32BE(o.length ?? body.length, 1);
-  return Buffer.concat([prefix, body]);
-}
 
 const entry = fc.record(
   { key: fc.constantFrom('client', 'free', 'other', ''), value: fc.string({ maxLength: 20 }) },
