@@ -82,7 +82,8 @@ export function httpPath(prefixes: readonly string[]): fc.Arbitrary<string> {
   return fc
     .tuple(
       fc.constantFrom(...prefixes),
-      fc.array(pathSegment(), { maxLength: 5 }),
+      // half the paths are a prefix as given, so the routes themselves are reached, not only the 404
+      fc.oneof(fc.constant([]), fc.array(pathSegment(), { minLength: 1, maxLength: 5 })),
       fc.option(
         fc.string({
           unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)),

@@ -81,8 +81,34 @@ const descriptor = fc.record(
   { requiredKeys: [] },
 );
 
+/** A request the decoder takes: the service's own paths (limits, overrides, addends, 429s) are reached. */
+const validRequest = fc.record(
+  {
+    domain: fc.constantFrom('fuzz', 'other'),
+    descriptors: fc.array(
+      fc.record(
+        {
+          entries: fc.array(
+            fc.record({ key: fc.constantFrom(...KEYS), value: fc.constantFrom('/login', 'a', 'b', '') }),
+            { minLength: 1, maxLength: 3 },
+          ),
+          limit: fc.record({
+            requestsPerUnit: fc.nat({ max: 5 }),
+            unit: fc.constantFrom('SECOND', 'MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH', 'YEAR', 0, 7),
+          }),
+          hits_addend: fc.oneof(fc.nat({ max: 3 }), fc.constantFrom('2', '9007199254740991')),
+        },
+        { requiredKeys: ['entries'] },
+      ),
+      { minLength: 1, maxLength: 3 },
+    ),
+    hitsAddend: fc.nat({ max: 3 }),
+  },
+  { requiredKeys: ['domain', 'descriptors'] },
+);
+
 /** `RateLimitRequest`-shaped JSON: right fields, wrong types, snake_case, unknown fields, nulls. */
-const rateLimitRequest = fc.record(
+const mangledRequest = fc.record(
   {
     domain: sometimesWrong(fc.constantFrom('fuzz', 'other', '')),
     descriptors: sometimesWrong(fc.array(descriptor, { maxLength: 4 })),
@@ -112,7 +138,7 @@ describe('ratelimit HTTP fuzz (issue 15)', { timeout: fuzzTimeoutMs() }, () => {
   it('answers RateLimitRequest-shaped JSON with 200, 429 or 400, whatever the fields hold', async () => {
     await fuzz(
       fc.tuple(
-        rateLimitRequest,
+        fc.oneof({ weight: 3, arbitrary: validRequest }, { weight: 1, arbitrary: mangledRequest }),
         fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'text/plain', undefined),
       ),
       async ([request, contentType]) => {
