@@ -18,16 +18,24 @@ const MALFORMED = { statusCode: 400, error: 'malformed HTTP request', code: 'BAD
  * fastify's `clientErrorHandler`: answers a request the HTTP parser refused with the `{error, code}` body every
  * answer has, then closes the connection (the parser cannot find where the next request starts). A reset
  * connection has no one to answer. Logged at debug: a client's mistake or slowness, never a server failure.
+ * The answer to a HEAD carries the length and no body, as HTTP has it: a client reads no body after a HEAD
+ * and would take the JSON for a broken next answer.
  */
-export function answerClientError(err: NodeJS.ErrnoException, socket: Socket, log: Logger): void {
+export function answerClientError(
+  err: NodeJS.ErrnoException & { rawPacket?: unknown },
+  socket: Socket,
+  log: Logger,
+): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { statusCode, ...body } = (err.code === undefined ? undefined : REFUSALS[err.code]) ?? MALFORMED;
   log.debug({ code: body.code, statusCode, remoteAddress: socket.remoteAddress }, 'request refused');
   const json = JSON.stringify(body);
+  const isHead =
+    Buffer.isBuffer(err.rawPacket) && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? ''}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+        `Content-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${isHead ? '' : json}`,
     );
   }
   socket.destroy();

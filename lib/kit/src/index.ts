@@ -34,4 +34,4 @@ export {
 export { DEFAULT_HTTP_TIMEOUTS, readHttpTimeouts, type HttpTimeouts } from './http-timeouts.js';
 export { checkJsonDepth } from './json-depth.js';
 export { readBody } from './read-body.js';
-export { HOP_BY_HOP_HEADERS } from './http-headers.js';
+export { HOP_BY_HOP_HEADERS, countRawHeader } from './http-headers.js';

@@ -59,6 +59,23 @@ describe('kit http app over a real socket', () => {
     expect(lines.filter((l) => l.level === 'error')).toEqual([]);
   });
 
+  // issue 15, found by the gateway's fuzz suite: the refusal's JSON after a HEAD read as a broken next answer
+  it('answers a refused HEAD with the status and length but no body', async () => {
+    const { port } = await start();
+    const answer = await sendRaw(
+      port,
+      `HEAD /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(answer).toMatch(/^HTTP\/1.1 431 /);
+    expect(answer).toMatch(/\r\nContent-Length: \d+\r\n/);
+    expect(answer.endsWith('\r\n\r\n')).toBe(true);
+    const get = await sendRaw(
+      port,
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(get).toMatch(/\{"error":"request headers too large","code":"HEADERS_TOO_LARGE"\}$/);
+  });
+
   it('logs a client that goes away mid-body at info, without an error or a stack', async () => {
     const { port, lines } = await start();
     const socket = connect(port, '127.0.0.1', () =>

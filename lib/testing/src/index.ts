@@ -26,3 +26,35 @@ export {
   type XdsControlPlane,
   type XdsControlPlaneEvent,
 } from './xds-control-plane.js';
+export {
+  DEFAULT_FUZZ_SEED,
+  INTERNAL_DETAIL_PATTERNS,
+  checkAnswer,
+  findInternalDetail,
+  fuzz,
+  fuzzScale,
+  fuzzSeed,
+  fuzzTimeoutMs,
+  type AnswerRules,
+  type FuzzAnswer,
+  type FuzzRunOptions,
+} from './fuzz.js';
+export {
+  createHttpClient,
+  sendRawBytes,
+  type HttpAnswer,
+  type HttpClient,
+  type HttpRequestSpec,
+  type RawAnswer,
+} from './raw-http.js';
+export {
+  FUZZ_METHODS,
+  describeRequest,
+  headerValue,
+  httpBody,
+  httpHeaders,
+  httpPath,
+  httpRequest,
+  pathSegment,
+  rawRequestBytes,
+} from './fuzz-http.js';

@@ -84,6 +84,20 @@ describeEachStore(
       expect((await h.createEndpoint()).name).toBe('');
     });
 
+    // issue 15: node keeps the first of two Authorization headers, and a proxy in front may check the other
+    it('answers 401 to two Authorization headers, whichever holds the token', async () => {
+      const a = await h.createEndpoint();
+      for (const values of [
+        [`Bearer ${a.token}`, 'Bearer wrong'],
+        ['Bearer wrong', `Bearer ${a.token}`],
+        [`Bearer ${a.token}`, `Bearer ${a.token}`],
+      ]) {
+        const rawHeaders = values.flatMap((v) => ['Authorization', v]);
+        const r = await h.send('GET', `/api/endpoints/${a.id}`, { rawHeaders });
+        expect([r.status, (r.json as { code: string }).code]).toEqual([401, 'UNAUTHENTICATED']);
+      }
+    });
+
     it('answers 401 without a token, with a wrong one and for unknown ids alike; 404 only to the admin', async () => {
       const a = await h.createEndpoint();
       const b = await h.createEndpoint();

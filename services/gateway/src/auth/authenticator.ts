@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { countRawHeader } from '@portcullis/kit';
 import {
   type Account,
   type AccountStore,
@@ -44,6 +45,8 @@ export class Authenticator {
       case 'none':
         return undefined;
       case 'jwt':
+        // node keeps the first of two Authorization headers; a proxy in front may have checked the other
+        if (countRawHeader(request.raw.rawHeaders, 'authorization') > 1) throw badAuthorizationHeader();
         return this.fromToken(request.headers.authorization);
       case 'session':
         return this.fromCookie(request.headers.cookie);
@@ -112,11 +115,7 @@ export class Authenticator {
   private async fromToken(header: string | undefined): Promise<Caller | undefined> {
     if (header === undefined || header.trim() === '') return undefined;
     const token = bearerToken(header);
-    if (!token)
-      throw new AuthError('Invalid Authorization header: expected Bearer <token>', {
-        scheme: 'Bearer',
-        detail: 'invalid_request',
-      });
+    if (!token) throw badAuthorizationHeader();
     const claims = await this.o.jwt.verify(token);
     // both asked at once: one round trip's wait instead of two
     const [revoked, account] = await Promise.all([
@@ -134,4 +133,11 @@ export class Authenticator {
     if (found.kind === 'invalid') throw new AuthError('session expired or invalid', { scheme: 'Cookie' });
     return { account: found.account, via: 'session', sessionId: found.sessionId };
   }
+}
+
+function badAuthorizationHeader(): AuthError {
+  return new AuthError('Invalid Authorization header: expected Bearer <token>', {
+    scheme: 'Bearer',
+    detail: 'invalid_request',
+  });
 }

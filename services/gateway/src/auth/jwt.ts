@@ -18,12 +18,17 @@ export interface TokenClaims {
 }
 
 const ALGORITHM = 'HS256';
+/**
+ * A JWS in compact form, base64url without padding as RFC 7515 has it. jose decodes with Node's
+ * lenient decoder, which also reads `+`, `/` and `=`: a token is refused unless it is in the one form we sign.
+ */
+const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 /** Replicas' clocks may disagree a little; a fresh token must not bounce off a pod one second behind. */
 export const CLOCK_TOLERANCE_SECONDS = 30;
 
 /**
- * HS256 tokens, pinned: no other algorithm is accepted (so no `none`, no RS/HS confusion), `exp`, `sub`
- * and `jti` are required, issuer and audience are checked.
+ * HS256 tokens, pinned: no other algorithm is accepted (so no `none`, no RS/HS confusion), `exp` (an
+ * integer), `sub` and `jti` are required, issuer and audience are checked, segments are base64url.
  */
 export function createJwt(o: JwtOptions) {
   const key = new TextEncoder().encode(o.secret);
@@ -47,6 +52,7 @@ export function createJwt(o: JwtOptions) {
     /** @throws AuthError for anything but a valid, unexpired token of ours. */
     async verify(token: string): Promise<TokenClaims> {
       try {
+        if (!COMPACT_JWS.test(token)) throw new Error('not a compact JWS in base64url');
         const { payload } = await jwtVerify(token, key, {
           algorithms: [ALGORITHM],
           issuer: o.issuer,
@@ -54,6 +60,8 @@ export function createJwt(o: JwtOptions) {
           requiredClaims: ['exp', 'sub', 'jti'],
           clockTolerance: CLOCK_TOLERANCE_SECONDS,
         });
+        // jose takes any JSON number, and `1e400` parses to Infinity: a token that never expires
+        if (!Number.isSafeInteger(payload.exp)) throw new Error('exp: expected an integer');
         return {
           sub: String(payload.sub),
           jti: String(payload.jti),

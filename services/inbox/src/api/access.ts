@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ENDPOINT_ID } from '@portcullis/config';
+import { countRawHeader } from '@portcullis/kit';
 import type { WebSessions } from '../accounts/web-sessions.js';
 import { hashToken, isTokenMatch } from '../endpoints/credentials.js';
 import { AuthError, NotFoundError } from '../errors.js';
@@ -26,6 +27,8 @@ export function createAuthorize(o: {
     ENDPOINT_ID.test(id) ? o.store.getEndpoint(id) : Promise.resolve(undefined);
   return async (request, endpointId) => {
     const header = request.headers.authorization;
+    // node keeps the first of two Authorization headers; a proxy in front may have checked the other
+    if (countRawHeader(request.raw.rawHeaders, 'authorization') > 1) throw new AuthError('invalid_request');
     if (header === undefined) {
       const signedIn = await o.sessions.signedIn(request);
       if (!signedIn) throw new AuthError('invalid_request');
