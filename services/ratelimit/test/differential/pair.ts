@@ -1,6 +1,7 @@
 import { Metadata, credentials, type Client, type ServiceError } from '@grpc/grpc-js';
 import {
   replaceRuntimeFile,
+  startMemcached,
   startRateLimitProcess,
   startRedis,
   startUpstreamRateLimit,
@@ -21,8 +22,11 @@ export interface PairOptions {
   files: Record<string, string>;
   /** Settings in upstream's names; both read them. The backend's are added by the pair. */
   env?: Record<string, string>;
-  /** One Redis for both (with the same CACHE_KEY_PREFIX) instead of one each. */
-  sharedRedis?: boolean;
+  /**
+   * Where the counters live: a Redis each (the default), or one store for both, so that their counters are
+   * the same ones (as during a rolling update from one to the other).
+   */
+  store?: 'redis-each' | 'shared-redis' | 'shared-memcached';
 }
 
 export interface Answer {
@@ -38,9 +42,10 @@ export interface JsonAnswer {
 }
 
 export interface Pair {
-  redis: Record<Side, RedisServer>;
   /** Asks both, at the same time, over gRPC. */
   ask(request: object): Promise<Record<Side, Answer>>;
+  /** Asks one of them over gRPC. */
+  askOne(side: Side, request: object): Promise<Answer>;
   /** POSTs the same `/json` body to both. */
   askJson(body: string): Promise<Record<Side, JsonAnswer>>;
   /** GETs `path` on both HTTP ports. */
@@ -57,15 +62,9 @@ const FLUSH_MS = 100;
 const CONFIG_LOADS = ['ratelimit.service.config_load_success', 'ratelimit.service.config_load_error'];
 
 export async function startPair(o: PairOptions): Promise<Pair> {
-  const first = await startRedis();
-  const redis: Record<Side, RedisServer> = {
-    upstream: first,
-    ours: o.sharedRedis ? first : await startRedis(),
-  };
+  const stores = await startStores(o.store ?? 'redis-each');
   const env = (side: Side): Record<string, string> => ({
-    BACKEND_TYPE: 'redis',
-    REDIS_SOCKET_TYPE: 'tcp',
-    REDIS_URL: redis[side].address,
+    ...stores.env[side],
     // upstream logs its statistics as JSON lines on stdout when no sink is configured; ours keeps them
     USE_STATSD: 'false',
     STATS_FLUSH_INTERVAL: `${FLUSH_MS}ms`,
@@ -95,18 +94,17 @@ export async function startPair(o: PairOptions): Promise<Pair> {
       body: await res.text(),
     }));
 
+  const askOne = (side: Side, request: object): Promise<Answer> =>
+    clients[side].ask(request).then(
+      (grpc) => ({ grpc }),
+      (err: unknown) => {
+        const e = err as ServiceError;
+        return { error: { code: e.code, details: e.details } };
+      },
+    );
   return {
-    redis,
-    ask: (request) =>
-      both((side) =>
-        clients[side].ask(request).then(
-          (grpc) => ({ grpc }),
-          (err: unknown) => {
-            const e = err as ServiceError;
-            return { error: { code: e.code, details: e.details } };
-          },
-        ),
-      ),
+    ask: (request) => both((side) => askOne(side, request)),
+    askOne,
     askJson: (body) => both((side) => http(side, '/json', { method: 'POST', body })),
     get: (path) => both((side) => http(side, path)),
     async writeConfigFile(name, yaml) {
@@ -134,9 +132,40 @@ export async function startPair(o: PairOptions): Promise<Pair> {
     async stop() {
       for (const side of SIDES) clients[side].close();
       await Promise.all([upstream.stop(), ours.stop()]);
-      await Promise.all([...new Set(Object.values(redis))].map((r) => r.stop()));
+      await stores.stop();
     },
   };
+}
+
+async function startStores(store: NonNullable<PairOptions['store']>): Promise<{
+  env: Record<Side, Record<string, string>>;
+  stop(): Promise<void>;
+}> {
+  const redisEnv = (r: RedisServer): Record<string, string> => ({
+    BACKEND_TYPE: 'redis',
+    REDIS_SOCKET_TYPE: 'tcp',
+    REDIS_URL: r.address,
+  });
+  switch (store) {
+    case 'redis-each': {
+      const [a, b] = [await startRedis(), await startRedis()];
+      return {
+        env: { upstream: redisEnv(a), ours: redisEnv(b) },
+        stop: async () => {
+          await Promise.all([a.stop(), b.stop()]);
+        },
+      };
+    }
+    case 'shared-redis': {
+      const r = await startRedis();
+      return { env: { upstream: redisEnv(r), ours: redisEnv(r) }, stop: () => r.stop() };
+    }
+    case 'shared-memcached': {
+      const m = await startMemcached();
+      const env = { BACKEND_TYPE: 'memcache', MEMCACHE_HOST_PORT: m.address };
+      return { env: { upstream: env, ours: env }, stop: () => m.stop() };
+    }
+  }
 }
 
 interface RlsClient {
