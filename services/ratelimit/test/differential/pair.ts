@@ -59,7 +59,28 @@ export interface Pair {
 }
 
 const FLUSH_MS = 100;
-const CONFIG_LOADS = ['ratelimit.service.config_load_success', 'ratelimit.service.config_load_error'];
+
+interface Loads {
+  loaded: number;
+  refused: number;
+}
+
+/** Upstream's configuration loads so far, from its log (its statistics wait for a flush). */
+function upstreamLoads(upstream: UpstreamRateLimit): Loads {
+  const messages = upstream.logLines().map((l) => l['@message']);
+  return {
+    loaded: messages.filter((m) => m === 'Successfully loaded new configuration').length,
+    refused: messages.filter((m) => m.startsWith('Error loading new configuration')).length,
+  };
+}
+
+async function ourLoads(debugPort: number): Promise<Loads> {
+  const stats = await ourCounters(debugPort);
+  return {
+    loaded: stats.get('ratelimit.service.config_load_success') ?? 0,
+    refused: stats.get('ratelimit.service.config_load_error') ?? 0,
+  };
+}
 
 export async function startPair(o: PairOptions): Promise<Pair> {
   const stores = await startStores(o.store ?? 'redis-each');
@@ -108,23 +129,18 @@ export async function startPair(o: PairOptions): Promise<Pair> {
     askJson: (body) => both((side) => http(side, '/json', { method: 'POST', body })),
     get: (path) => both((side) => http(side, path)),
     async writeConfigFile(name, yaml) {
-      const before = await counters();
-      const loads = (m: Map<string, number>): number[] => CONFIG_LOADS.map((k) => m.get(k) ?? 0);
+      const before = { upstream: upstreamLoads(upstream), ours: await ourLoads(ours.ports.debug) };
       await Promise.all([upstream.writeConfigFile(name, yaml), replaceRuntimeFile(ours.root, name, yaml)]);
       const after = await waitFor(
-        counters,
+        async () => ({ upstream: upstreamLoads(upstream), ours: await ourLoads(ours.ports.debug) }),
         (now) =>
-          SIDES.every((side) => {
-            const [ok0 = 0, err0 = 0] = loads(before[side]);
-            const [ok1 = 0, err1 = 0] = loads(now[side]);
-            return ok1 + err1 > ok0 + err0;
-          }),
+          SIDES.every(
+            (side) => now[side].loaded + now[side].refused > before[side].loaded + before[side].refused,
+          ),
         { timeoutMs: 20_000, what: `both services reloading ${name}` },
       );
       const outcome = (side: Side): 'loaded' | 'refused' =>
-        (after[side].get(CONFIG_LOADS[0] ?? '') ?? 0) > (before[side].get(CONFIG_LOADS[0] ?? '') ?? 0)
-          ? 'loaded'
-          : 'refused';
+        after[side].loaded > before[side].loaded ? 'loaded' : 'refused';
       return { upstream: outcome('upstream'), ours: outcome('ours') };
     },
     counters,
