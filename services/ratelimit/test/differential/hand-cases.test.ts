@@ -50,6 +50,11 @@ for (const variant of VARIANTS) {
       });
     }
 
+    it('answers /healthcheck as upstream does', async () => {
+      const answers = await pair.get('/healthcheck');
+      expect(answers.ours).toEqual(answers.upstream);
+    });
+
     it('counts the same statistics', async () => {
       const counters = await pair.counters();
       const rule = (m: Map<string, number>): Record<string, number> =>
