@@ -13,6 +13,7 @@ export {
   type StructValue,
 } from './rate-limit-types.js';
 export { checkRateLimitConfig, parseRateLimitConfig } from './rate-limit-parse.js';
+export { findDanglingReplaces, refuseDanglingReplaces } from './replace-targets.js';
 export { parseRateLimitYaml } from './rate-limit-yaml.js';
 export { YAML_ONLY_KEYS, checkXdsCompatible, findYamlOnlyKeys } from './xds-fields.js';
 export { compileRoutePath, type CompiledRoutePath } from './route-path.js';

@@ -59,7 +59,6 @@ export function checkRateLimitConfig(
   if (domain === '') read.fail(['domain'], 'config file cannot have empty domain');
   const descriptors = readDescriptors(read, root.descriptors, ['descriptors']);
   checkComposites(read, { domain, rules: descriptors, path: ['descriptors'] });
-  checkReplaceTargets(read, domain, descriptors);
   return problems.length > 0 ? { problems } : { config: { domain, descriptors } };
 }
 
@@ -232,25 +231,4 @@ function checkComposites(
       prefix: full,
     });
   });
-}
-
-/** A `replaces` entry must name a limit of the same domain, or it would silently do nothing. */
-function checkReplaceTargets(read: Reader, domain: string, rules: readonly DescriptorRule[]): void {
-  const names = new Set<string>();
-  const replaced: Array<{ name: string; path: ConfigPath }> = [];
-  const walk = (list: readonly DescriptorRule[], path: ConfigPath): void =>
-    list.forEach((rule, i) => {
-      const many = rule.moreRateLimits.length > 0;
-      [rule.rateLimit, ...rule.moreRateLimits].forEach((policy, k) => {
-        const at = many ? [...path, i, 'rate_limits', k] : [...path, i, 'rate_limit'];
-        if (policy?.name) names.add(policy.name);
-        policy?.replaces.forEach((name, j) => replaced.push({ name, path: [...at, 'replaces', j] }));
-      });
-      walk(rule.descriptors, [...path, i, 'descriptors']);
-    });
-  walk(rules, ['descriptors']);
-  for (const r of replaced) {
-    if (!names.has(r.name))
-      read.fail(r.path, `replaces '${r.name}', but no rate limit in domain '${domain}' has that name`);
-  }
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
 import { parseRateLimitYaml } from './rate-limit-yaml.js';
+import { findDanglingReplaces, refuseDanglingReplaces } from './replace-targets.js';
 
 const testdata = join(import.meta.dirname, '../testdata/rate-limit');
 
@@ -24,9 +25,6 @@ const INVALID: Record<string, string[]> = {
   ],
   'unlimited-with-unit.yaml': [
     'unlimited-with-unit.yaml:6: descriptors[0].rate_limit.unit: should not specify rate limit unit when unlimited',
-  ],
-  'replaces-nothing.yaml': [
-    "replaces-nothing.yaml:8: descriptors[0].rate_limit.replaces[0]: replaces 'nobody', but no rate limit in domain 'test' has that name",
   ],
   'replaces-empty.yaml': [
     'replaces-empty.yaml:8: descriptors[0].rate_limit.replaces[0]: should not have an empty replaces entry',
@@ -89,6 +87,15 @@ describe('parseRateLimitYaml rejects', () => {
 });
 
 describe('parseRateLimitYaml accepts', () => {
+  it('a replaces entry naming no limit, as upstream does; findDanglingReplaces reports it, refuseDanglingReplaces throws', () => {
+    const file = 'replaces-nothing.yaml';
+    const config = parseRateLimitYaml(file, readFileSync(join(testdata, 'valid', file), 'utf8'));
+    const problem =
+      "replaces-nothing.yaml: descriptors[0].rate_limit.replaces[0]: replaces 'nobody', but no rate limit in domain 'test' has that name";
+    expect(findDanglingReplaces(config)).toEqual([problem]);
+    expect(() => refuseDanglingReplaces(config)).toThrow(new ConfigError([problem]));
+  });
+
   it('every field of the format, reading scalars as upstream does', () => {
     const config = parseRateLimitYaml(
       'everything.yaml',
@@ -289,5 +296,54 @@ describe('parseRateLimitYaml accepts', () => {
       domain: 'quiet',
       descriptors: [],
     });
+  });
+
+  it('aliases to anchored nodes, as upstream (found by the differential suite: an alias read as no limit)', () => {
+    const config = parseRateLimitYaml(
+      'alias.yaml',
+      'domain: d\ndescriptors:\n  - key: a\n    rate_limit: &shared { unit: minute, requests_per_unit: 7 }\n  - key: b\n    rate_limit: *shared\n',
+    );
+    expect(config.descriptors.map((d) => d.rateLimit)).toEqual([
+      expect.objectContaining({ unit: 'MINUTE', requestsPerUnit: 7 }),
+      expect.objectContaining({ unit: 'MINUTE', requestsPerUnit: 7 }),
+    ]);
+  });
+
+  it("merge keys, as upstream: the mapping's own keys win, then earlier merged mappings", () => {
+    const config = parseRateLimitYaml(
+      'merge.yaml',
+      [
+        'domain: d',
+        'descriptors:',
+        '  - key: a',
+        '    rate_limit: &minute { unit: minute, requests_per_unit: 7 }',
+        '  - key: b',
+        '    rate_limit: &named { name: base, unit: hour, requests_per_unit: 9 }',
+        '  - key: c',
+        '    rate_limit:',
+        '      <<: [*minute, *named]',
+        '      requests_per_unit: 1',
+      ].join('\n'),
+    );
+    expect(config.descriptors[2]?.rateLimit).toMatchObject({
+      unit: 'MINUTE',
+      requestsPerUnit: 1,
+      name: 'base',
+    });
+    expect(() => parseRateLimitYaml('bad-merge.yaml', 'domain: d\n<<: [x]\n')).toThrow(
+      new ConfigError(["bad-merge.yaml: YAML merge key '<<' takes a mapping or a list of mappings"]),
+    );
+  });
+
+  it('refuses a recursive alias and a "billion laughs" of aliases', () => {
+    expect(() =>
+      parseRateLimitYaml('loop.yaml', 'domain: d\ndescriptors: &l\n  - key: a\n    descriptors: *l\n'),
+    ).toThrow(new ConfigError(['loop.yaml: YAML alias *l expands recursively or too many times']));
+    const laughs = ['domain: d', 'l0: &l0 [a, a, a, a, a, a, a, a, a, a]'];
+    for (let i = 1; i < 8; i++)
+      laughs.push(`l${i}: &l${i} [${Array.from({ length: 10 }, () => `*l${i - 1}`).join(', ')}]`);
+    expect(() => parseRateLimitYaml('laughs.yaml', laughs.join('\n'))).toThrow(
+      new ConfigError(['laughs.yaml: YAML alias *l0 expands recursively or too many times']),
+    );
   });
 });

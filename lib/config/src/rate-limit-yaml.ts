@@ -1,10 +1,12 @@
-import { LineCounter, isMap, isNode, isScalar, isSeq, parseAllDocuments, type Document } from 'yaml';
+import { LineCounter, isAlias, isMap, isNode, isScalar, isSeq, parseAllDocuments, type Document } from 'yaml';
 import { ConfigError } from './errors.js';
 import { checkRateLimitConfig } from './rate-limit-parse.js';
 import { formatProblem, type ConfigPath } from './reader.js';
 import type { RateLimitConfig } from './rate-limit-types.js';
 
 const NULL_WORDS = new Set(['', '~', 'null', 'Null', 'NULL']);
+/** Aliases expanded per file at most: a few anchors shared by many rules are fine, a "billion laughs" is not. */
+const MAX_ALIAS_EXPANSIONS = 10_000;
 
 /**
  * Parses and validates one rate-limit YAML file. Problems read `<source>:<line>: <path>: <message>`; all of
@@ -35,7 +37,7 @@ export function parseRateLimitYaml(source: string, text: string): RateLimitConfi
 }
 
 function parseDoc(source: string, doc: Document | undefined, lineCounter: LineCounter): RateLimitConfig {
-  const result = checkRateLimitConfig(doc?.contents ? toPlain(doc.contents) : null);
+  const result = checkRateLimitConfig(doc?.contents ? toPlain(source, doc) : null);
   if ('problems' in result) {
     const located = result.problems.map((p) => ({ p, line: lineOf(doc, p.path, lineCounter) }));
     located.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
@@ -67,24 +69,55 @@ function lineOf(doc: Document | undefined, path: ConfigPath, lineCounter: LineCo
   return offset === undefined ? undefined : lineCounter.linePos(offset).line;
 }
 
-/** `typed`: plain scalars become numbers and booleans, as under `metadata`, which goes out as a Struct. */
-function toPlain(node: unknown, typed = false): unknown {
-  if (isScalar(node)) {
-    const text = String(node.value);
-    if (node.type !== 'PLAIN') return text;
-    if (NULL_WORDS.has(text)) return null;
-    return typed ? typedScalar(text) : text;
-  }
-  if (isSeq(node)) return node.items.map((item) => toPlain(item, typed));
-  if (isMap(node)) {
-    const out: Record<string, unknown> = {};
-    for (const pair of node.items) {
-      const key = String(isScalar(pair.key) ? pair.key.value : pair.key);
-      out[key] = toPlain(pair.value, typed || key === 'metadata');
+/**
+ * The document as plain data. Aliases (`*name`) stand for their anchored node and merge keys (`<<: *base`)
+ * merge mappings, as upstream's YAML reader does; a recursive alias, or more than MAX_ALIAS_EXPANSIONS, is
+ * refused. Under `metadata` (which
+ * goes out as a Struct) plain scalars become numbers and booleans.
+ */
+function toPlain(source: string, doc: Document): unknown {
+  let expansions = 0;
+  const expanding = new Set<unknown>();
+  const walk = (node: unknown, typed: boolean): unknown => {
+    if (isAlias(node)) {
+      const target = node.resolve(doc);
+      if (expanding.has(target) || ++expansions > MAX_ALIAS_EXPANSIONS)
+        throw new ConfigError([
+          `${source}: YAML alias *${node.source} expands recursively or too many times`,
+        ]);
+      expanding.add(target);
+      const value = walk(target, typed);
+      expanding.delete(target);
+      return value;
     }
-    return out;
-  }
-  return null;
+    if (isScalar(node)) {
+      const text = String(node.value);
+      if (node.type !== 'PLAIN') return text;
+      if (NULL_WORDS.has(text)) return null;
+      return typed ? typedScalar(text) : text;
+    }
+    if (isSeq(node)) return node.items.map((item) => walk(item, typed));
+    if (isMap(node)) {
+      const out: Record<string, unknown> = {};
+      const merged: unknown[] = [];
+      for (const pair of node.items) {
+        const key = String(isScalar(pair.key) ? pair.key.value : pair.key);
+        if (key === '<<' && isScalar(pair.key) && pair.key.type === 'PLAIN') {
+          const sources = isSeq(pair.value) ? pair.value.items : [pair.value];
+          merged.push(...sources.map((m) => walk(m, typed)));
+        } else out[key] = walk(pair.value, typed || key === 'metadata');
+      }
+      // keys of the mapping itself win over merged ones, and an earlier merged mapping over a later one
+      for (const m of merged) {
+        if (m === null || typeof m !== 'object' || Array.isArray(m))
+          throw new ConfigError([`${source}: YAML merge key '<<' takes a mapping or a list of mappings`]);
+        for (const [k, v] of Object.entries(m)) if (!(k in out)) out[k] = v;
+      }
+      return out;
+    }
+    return null;
+  };
+  return walk(doc.contents, false);
 }
 
 const YAML_NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;

@@ -3,6 +3,7 @@ import {
   parseApiRoute,
   parseInboxEndpoint,
   parseRateLimitConfig,
+  refuseDanglingReplaces,
   type ApiRouteSpec,
   type DescriptorRule,
   type InboxEndpointSpec,
@@ -46,6 +47,7 @@ const rateLimitConfigs: KindHandler<RateLimitConfig> = {
   typeUrl: rateLimitCodec.typeUrl,
   parse: (name, spec) => {
     const config = parseRateLimitConfig(name, spec);
+    refuseDanglingReplaces(config);
     checkXdsCompatible(name, spec);
     return config;
   },

@@ -21,11 +21,12 @@ describe('buildDynamicMetadata', () => {
         descriptors: [{ entries: [{ key: 'k', value: 'v' }] }, { entries: [] }, { entries: [] }],
       },
       [status('OK'), status('OVER_LIMIT'), status('OK')],
-      [first, over, third],
+      { metadataByDescriptor: [first, over, third], quotaByDescriptor: [], quotaModeEnabled: false },
     );
     expect(out).toEqual({
       domain: 'd',
       descriptors: [{ entries: ['k=v'] }, { entries: [] }, { entries: [] }],
+      quotaModeEnabled: false,
       metadata: { svc: 'a', deep: { x: 1, y: 3, list: [1] }, extra: true },
     });
     expect(first).toEqual({ svc: 'a', deep: { x: 1, list: [1] } });
@@ -35,8 +36,17 @@ describe('buildDynamicMetadata', () => {
     const out = buildDynamicMetadata(
       { domain: 'd', hitsAddend: 0, descriptors: [{ entries: [] }] },
       [status('OK')],
-      [undefined],
+      { metadataByDescriptor: [undefined], quotaByDescriptor: [false], quotaModeEnabled: false },
     );
-    expect(out).toEqual({ domain: 'd', descriptors: [{ entries: [] }] });
+    expect(out).toEqual({ domain: 'd', descriptors: [{ entries: [] }], quotaModeEnabled: false });
+  });
+
+  it('lists the quota descriptors over their limit, and says whether a rule is in quota mode', () => {
+    const out = buildDynamicMetadata(
+      { domain: 'd', hitsAddend: 0, descriptors: [{ entries: [] }, { entries: [] }, { entries: [] }] },
+      [status('OVER_LIMIT'), status('OVER_LIMIT'), status('OVER_LIMIT')],
+      { metadataByDescriptor: [], quotaByDescriptor: [true, false, true], quotaModeEnabled: true },
+    );
+    expect(out).toMatchObject({ quotaModeViolations: [0, 2], quotaModeEnabled: true });
   });
 });

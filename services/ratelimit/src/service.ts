@@ -132,11 +132,11 @@ export class RateLimitService {
       statuses,
       responseHeadersToAdd: this.o.responseHeaders.enabled ? this.limitHeaders(statuses, quota) : [],
       dynamicMetadata: this.o.dynamicMetadata
-        ? buildDynamicMetadata(
-            request,
-            statuses,
-            enforced.map((r) => r?.node?.metadata),
-          )
+        ? buildDynamicMetadata(request, statuses, {
+            metadataByDescriptor: enforced.map((r) => r?.node?.metadata),
+            quotaByDescriptor: quota,
+            quotaModeEnabled: enforced.some((r) => r?.node?.quotaMode === true),
+          })
         : undefined,
     };
   }

@@ -242,10 +242,12 @@ describe.each([
       expect(first.dynamicMetadata).toEqual({
         domain: 'parity',
         descriptors: [{ entries: [`quota_a=${a}`] }, { entries: [`quota_b=${b}`], hitsAddend: 1 }],
+        quotaModeEnabled: true,
         metadata: { service: 'a', weight: 2, tier: { name: 'gold', rank: 2 } },
       });
       const second = await ask(h, transport, request);
       expect(second.statuses.map((s) => s.code)).toEqual(['OVER_LIMIT', 'OK']);
+      expect(second.dynamicMetadata).toMatchObject({ quotaModeViolations: [0], quotaModeEnabled: true });
       expect((second.dynamicMetadata as { metadata: unknown }).metadata).toEqual({
         service: 'b',
         weight: 2,

@@ -1,7 +1,12 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { ConfigError, parseRateLimitYaml, type RateLimitConfig } from '@portcullis/config';
+import {
+  ConfigError,
+  findDanglingReplaces,
+  parseRateLimitYaml,
+  type RateLimitConfig,
+} from '@portcullis/config';
 import type { Logger } from '@portcullis/kit';
 import type { Stats } from '../stats.js';
 import { buildRuleSet, type RuleSet } from './rule-set.js';
@@ -108,7 +113,12 @@ export class FileConfigSource {
       const path = join(this.o.directory, name);
       if (!(await stat(path)).isFile()) continue;
       try {
-        configs.push(parseRateLimitYaml(relative(this.o.runtimeRoot, path), await readFile(path, 'utf8')));
+        const config = parseRateLimitYaml(relative(this.o.runtimeRoot, path), await readFile(path, 'utf8'));
+        const dangling = findDanglingReplaces(config);
+        // upstream loads these; so do we, saying what will not happen
+        if (dangling.length > 0)
+          this.log.warn({ problems: dangling }, 'replaces entries that replace nothing');
+        configs.push(config);
       } catch (err: unknown) {
         if (!(err instanceof ConfigError)) throw err;
         problems.push(...err.problems);

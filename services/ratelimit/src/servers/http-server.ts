@@ -54,7 +54,11 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningServ
       throw new RequestError('body is empty; expected a RateLimitRequest in JSON');
     const decision = decodeJsonRequest(request.body);
     const response = await withCallerContext(request.headers, () => o.service.shouldRateLimit(decision));
-    return reply.code(STATUS_BY_CODE[response.overallCode]).send(encodeJsonResponse(response));
+    // upstream's exact Content-Type, without the charset fastify would add
+    return reply
+      .code(STATUS_BY_CODE[response.overallCode])
+      .type('application/json')
+      .send(encodeJsonResponse(response));
   });
   app.route({
     method: ['GET', 'PUT', 'DELETE', 'PATCH'],
@@ -70,7 +74,7 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningServ
     const healthy = o.health.isHealthy();
     void reply
       .code(healthy ? 200 : 500)
-      .type('text/plain')
+      .type('text/plain; charset=utf-8')
       .send(healthy ? 'OK' : 'unhealthy');
   });
   return listenHttp(app, o);
