@@ -38,16 +38,21 @@ function pathTo(node: RuleNode): RuleNode[] {
 
 /**
  * The statistics name of a match whose name depends on the request (`detailed_metric` on the rule,
- * `value_to_metric` on a level): per level the `share_threshold` pattern, else the request's `key_value`
- * where the values are wanted and the request has one, else the rule's own `key` or `key_value`.
+ * `value_to_metric` on a level): per level the `share_threshold` pattern; else, under `detailed_metric`, the
+ * request's `key_value`, an empty value too (`k_`, as upstream) unless a `share_threshold` level is on the
+ * path (upstream then writes `k`); else, under `value_to_metric`, the request's `key_value` when it has a
+ * value; else the rule's own `key` or `key_value`.
  */
 export function requestStatKey(node: RuleNode, entries: readonly Entry[]): string {
-  return pathTo(node)
+  const path = pathTo(node);
+  const sharing = path.some((n) => n.shareThreshold);
+  return path
     .map((n, i) => {
       const e = entries[i];
-      if (n.shareThreshold || !e || e.value === '' || !(node.detailedMetric || n.valueToMetric))
-        return n.value === '' ? n.key : `${n.key}_${n.value}`;
-      return `${e.key}_${e.value}`;
+      const own = n.value === '' ? n.key : `${n.key}_${n.value}`;
+      if (!e || n.shareThreshold) return own;
+      if (node.detailedMetric) return sharing && e.value === '' ? e.key : `${e.key}_${e.value}`;
+      return n.valueToMetric && e.value !== '' ? `${e.key}_${e.value}` : own;
     })
     .join('.');
 }

@@ -154,6 +154,24 @@ describe('matchRule', () => {
     expect(node && requestStatKey(node, noTenant)).toBe('tenant.file_f/*.op_read');
   });
 
+  it('names a detailed_metric match key_value at every level, an empty value as `k_` (found by the differential suite)', () => {
+    const detailed = buildRuleSet(
+      [
+        parseRateLimitYaml(
+          'dm.yaml',
+          'domain: dm\ndescriptors:\n  - key: b\n    descriptors:\n      - key: c\n        detailed_metric: true\n        rate_limit: {unit: hour, requests_per_unit: 1}\n',
+        ),
+      ],
+      { mergeDomains: false, stats: new Stats() },
+    ).domains.get('dm');
+    const entries = [
+      { key: 'b', value: '' },
+      { key: 'c', value: 'x' },
+    ];
+    const node = detailed && matchRule(detailed, entries);
+    expect(node && requestStatKey(node, entries)).toBe('b_.c_x');
+  });
+
   it('keeps the static statistics for rules without per-value names', () => {
     const node = root && matchRule(root, [{ key: 'k', value: 'abd' }]);
     expect(node?.limit?.stats).toBeDefined();

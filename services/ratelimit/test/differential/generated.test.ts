@@ -11,13 +11,15 @@ import { startPair, type Pair } from './pair.js';
 const SEED = fuzzSeed();
 const RUNS = Math.round(100 * fuzzScale());
 
-const VARIANTS: Array<{ name: string; env: Record<string, string> }> = [
+const VARIANTS: Array<{ name: string; env: Record<string, string>; statistics?: RegExp }> = [
   {
     name: 'headers and metadata',
     env: { LIMIT_RESPONSE_HEADERS_ENABLED: 'true', RESPONSE_DYNAMIC_METADATA: 'true' },
   },
   {
     name: 'stop increments when over, local cache, near limit at half',
+    // near_limit of a descriptor held back differs on purpose (peer-differences.test.ts)
+    statistics: /\.near_limit$/,
     env: {
       STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: 'true',
       LOCAL_CACHE_SIZE_IN_BYTES: '1048576',
@@ -82,7 +84,10 @@ for (const variant of VARIANTS)
       const rules = (m: Map<string, number>): Record<string, number> =>
         Object.fromEntries(
           [...m]
-            .filter(([k, v]) => k.startsWith('ratelimit.service.rate_limit.') && v !== 0)
+            .filter(
+              ([k, v]) =>
+                k.startsWith('ratelimit.service.rate_limit.') && v !== 0 && !variant.statistics?.test(k),
+            )
             .sort(([a], [b]) => (a < b ? -1 : 1)),
         );
       expect(rules(counters.ours)).toEqual(rules(counters.upstream));

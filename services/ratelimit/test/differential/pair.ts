@@ -116,7 +116,7 @@ export async function startPair(o: PairOptions): Promise<Pair> {
     }));
 
   const askOne = (side: Side, request: object): Promise<Answer> =>
-    clients[side].ask(request).then(
+    clients[side].ask(toGrpcObject(request)).then(
       (grpc) => ({ grpc }),
       (err: unknown) => {
         const e = err as ServiceError;
@@ -182,6 +182,21 @@ async function startStores(store: NonNullable<PairOptions['store']>): Promise<{
       return { env: { upstream: env, ours: env }, stop: () => m.stop() };
     }
   }
+}
+
+/**
+ * A request in proto3 JSON form as grpc-js takes it: a descriptor's `hitsAddend` is a
+ * google.protobuf.UInt64Value, a number in JSON but `{value}` as a message object.
+ */
+function toGrpcObject(request: object): object {
+  const r = request as { descriptors?: unknown };
+  if (!Array.isArray(r.descriptors)) return request;
+  return {
+    ...request,
+    descriptors: (r.descriptors as Array<Record<string, unknown>>).map((d) =>
+      typeof d.hitsAddend === 'number' ? { ...d, hitsAddend: { value: String(d.hitsAddend) } } : d,
+    ),
+  };
 }
 
 interface RlsClient {

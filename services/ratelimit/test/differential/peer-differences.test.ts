@@ -133,3 +133,33 @@ describe('differential: an override without a unit', () => {
     });
   });
 });
+
+describe('differential: near_limit with STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT', () => {
+  let pair: Pair;
+  beforeAll(async () => {
+    pair = await startPair({
+      files: {
+        'stop.yaml':
+          'domain: stop\ndescriptors:\n  - key: a\n    rate_limit: { unit: hour, requests_per_unit: 10 }\n  - key: b\n    rate_limit: { unit: hour, requests_per_unit: 1 }\n',
+      },
+      env: { STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: 'true', NEAR_LIMIT_RATIO: '0.5' },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await pair.stop();
+  });
+
+  it('a descriptor held back (its hits not counted) counts near_limit in the peer, not in ours', async () => {
+    await pair.ask({ domain: 'stop', descriptors: [{ ...d('a', '1'), hitsAddend: 6 }] });
+    for (let i = 0; i < 3; i++) {
+      const answers = await pair.ask({ domain: 'stop', descriptors: [d('a', '1'), d('b', '1')] });
+      expect(comparableGrpc(answers.ours).decision).toEqual(comparableGrpc(answers.upstream).decision);
+    }
+    const counters = await pair.counters();
+    const near = 'ratelimit.service.rate_limit.stop.a.near_limit';
+    // 6 hits, then 7: near_limit once each in both; then twice held back at 7 while b is over, which the peer
+    // counts as near again (it takes "before" as the count less hits it did not add) and ours does not
+    expect(counters.upstream.get(near)).toBe(4);
+    expect(counters.ours.get(near)).toBe(2);
+  });
+});
