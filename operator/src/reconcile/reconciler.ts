@@ -2,7 +2,7 @@ import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
 import type { Kind } from '../resources.js';
 import type { ResourceStore } from '../store.js';
 import { GATEWAY_RATE_LIMITS_NAME, gatewayRateLimitConfig } from './gateway-rate-limits.js';
-import { HANDLERS, toRateLimitConfigMessage } from './handlers.js';
+import { HANDLERS, toRateLimitConfigMessage } from './translation.js';
 import { KindReconciler } from './reconcile-kind.js';
 import type { KindResult } from './types.js';
 

@@ -5,7 +5,6 @@ export interface KindHandler<M> {
   typeUrl: string;
   /** Validates the spec with the parser the services use; throws a `ConfigError`. */
   parse(name: string, spec: unknown): M;
-  /** What a valid model holds that its xDS resource cannot carry, one problem per field; none when empty. */
   /** Keys that two resources of this kind must not share (a domain, a method and path, an endpoint id). */
   claims(model: M): string[];
   /** Why a newer resource lost `claim` to `owner`. */
