@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { sendRawBytes } from './raw-http.js';
 
 /**
  * The seed every fuzz suite starts from unless `FUZZ_SEED` names another: a failure prints its seed, and
@@ -99,6 +100,17 @@ export function checkAnswer(answer: FuzzAnswer, rules: AnswerRules = {}): string
   return leak === undefined
     ? undefined
     : `status ${answer.status} leaks ${leak}: ${answer.body.slice(0, 300)}`;
+}
+
+/**
+ * Sends raw `bytes` (a request the HTTP parser may refuse) to `port` and checks what came back as
+ * `checkAnswer` does, every status in it: a 4xx or a close, never a 5xx or an internal detail.
+ */
+export async function checkRawAnswer(port: number, bytes: Buffer | string): Promise<string | undefined> {
+  const a = await sendRawBytes(port, bytes);
+  const bad = a.statuses.find((s) => s >= 500);
+  if (bad !== undefined) return `status ${bad}: ${a.text.slice(0, 300)}`;
+  return checkAnswer({ status: 0, body: a.text }, { sent: bytes.toString() });
 }
 
 const MAX_SHOWN_CHARS = 4000;

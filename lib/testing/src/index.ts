@@ -31,6 +31,7 @@ export {
   INTERNAL_DETAIL_PATTERNS,
   checkAnswer,
   findInternalDetail,
+  checkRawAnswer,
   fuzz,
   fuzzScale,
   fuzzSeed,

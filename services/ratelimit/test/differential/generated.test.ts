@@ -1,9 +1,9 @@
 import { fuzzScale, fuzzSeed } from '@portcullis/testing';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { caseArb, caseYaml } from './arbitraries.js';
 import { canonical, comparableGrpc, comparableJson, resetsDiffer } from './compare.js';
-import { startPair, type Pair } from './pair.js';
+import { usePair } from './pair.js';
 
 // Generated rule trees and request sequences: both load a rule set or both refuse it, and where loaded,
 // every request gets the same answer from both, over gRPC and over /json.
@@ -30,13 +30,7 @@ const VARIANTS: Array<{ name: string; env: Record<string, string>; statistics?: 
 
 for (const variant of VARIANTS)
   describe(`differential: generated rule sets and requests, ${variant.name}`, () => {
-    let pair: Pair;
-    beforeAll(async () => {
-      pair = await startPair({ files: {}, env: variant.env });
-    }, 120_000);
-    afterAll(async () => {
-      await pair.stop();
-    });
+    const pair = usePair({ files: {}, env: variant.env });
 
     it(
       `${RUNS} cases from seed ${SEED}`,

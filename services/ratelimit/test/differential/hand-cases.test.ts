@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CASES, caseFile } from './cases.js';
 import { canonical, comparableGrpc, comparableJson, resetsDiffer, type Comparable } from './compare.js';
-import { startPair, type Pair } from './pair.js';
+import { usePair } from './pair.js';
 
 const VARIANTS: Array<{ name: string; env: Record<string, string> }> = [
   {
@@ -22,18 +22,12 @@ function differences(label: string, a: Comparable | undefined, b: Comparable | u
 
 for (const variant of VARIANTS) {
   describe(`differential: hand cases, ${variant.name}`, () => {
-    let pair: Pair;
-    beforeAll(async () => {
-      const files: Record<string, string> = {};
-      for (const c of CASES) {
-        files[`${c.name}.yaml`] = caseFile(c.name, c);
-        files[`${c.name}-json.yaml`] = caseFile(`${c.name}-json`, c);
-      }
-      pair = await startPair({ files, env: variant.env });
-    }, 120_000);
-    afterAll(async () => {
-      await pair.stop();
-    });
+    const files: Record<string, string> = {};
+    for (const c of CASES) {
+      files[`${c.name}.yaml`] = caseFile(c.name, c);
+      files[`${c.name}-json.yaml`] = caseFile(`${c.name}-json`, c);
+    }
+    const pair = usePair({ files, env: variant.env });
 
     for (const c of CASES) {
       it(c.name, async () => {

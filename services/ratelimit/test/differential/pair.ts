@@ -1,4 +1,5 @@
 import { Metadata, credentials, type Client, type ServiceError } from '@grpc/grpc-js';
+import { afterAll, beforeAll } from 'vitest';
 import {
   replaceRuntimeFile,
   startMemcached,
@@ -150,6 +151,34 @@ export async function startPair(o: PairOptions): Promise<Pair> {
       await Promise.all([upstream.stop(), ours.stop()]);
       await stores.stop();
     },
+  };
+}
+
+/**
+ * The pair of the enclosing `describe`: started before its tests, stopped after them. What it returns
+ * forwards to that pair, so it is used inside the tests only.
+ */
+export function usePair(o: PairOptions): Pair {
+  let started: Pair | undefined;
+  beforeAll(async () => {
+    started = await startPair(o);
+  }, 120_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  const pair = (): Pair => {
+    if (!started) throw new Error('the pair starts before the tests of its describe; use it inside them');
+    return started;
+  };
+  return {
+    ask: (request) => pair().ask(request),
+    askOne: (side, request) => pair().askOne(side, request),
+    askJson: (body) => pair().askJson(body),
+    get: (path) => pair().get(path),
+    writeConfigFile: (name, yaml) => pair().writeConfigFile(name, yaml),
+    counters: () => pair().counters(),
+    output: (side) => pair().output(side),
+    stop: () => pair().stop(),
   };
 }
 

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { comparableGrpc } from './compare.js';
-import { startPair, type Pair } from './pair.js';
+import { usePair } from './pair.js';
 
 // Every difference the differential suite found and kept, each answer of both pinned (README, "Upstream
 // parity"). Two kinds: deliberate choices, and features of upstream newer than the peer we can build
@@ -23,13 +23,7 @@ const d = (key: string, value: string): object => ({ entries: [{ key, value }] }
 const BAD_REQUEST = { status: 400, contentType: 'text/plain; charset=utf-8', body: 'Bad Request\n' };
 
 describe('differential: the differences kept, both answers pinned', () => {
-  let pair: Pair;
-  beforeAll(async () => {
-    pair = await startPair({ files: { 'diff.yaml': CONFIG } });
-  }, 120_000);
-  afterAll(async () => {
-    await pair.stop();
-  });
+  const pair = usePair({ files: { 'diff.yaml': CONFIG } });
 
   it('a request without domain or descriptors: upstream UNKNOWN, ours INVALID_ARGUMENT, the same message', async () => {
     for (const [request, message] of [
@@ -111,13 +105,7 @@ describe('differential: the differences kept, both answers pinned', () => {
 });
 
 describe('differential: an override without a unit', () => {
-  let pair: Pair;
-  beforeAll(async () => {
-    pair = await startPair({ files: { 'diff.yaml': CONFIG } });
-  }, 120_000);
-  afterAll(async () => {
-    await pair.stop();
-  });
+  const pair = usePair({ files: { 'diff.yaml': CONFIG } });
 
   it('takes the peer down (the connection drops and the process exits); ours answers INVALID_ARGUMENT', async () => {
     const answers = await pair.ask({
@@ -135,18 +123,12 @@ describe('differential: an override without a unit', () => {
 });
 
 describe('differential: near_limit with STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT', () => {
-  let pair: Pair;
-  beforeAll(async () => {
-    pair = await startPair({
-      files: {
-        'stop.yaml':
-          'domain: stop\ndescriptors:\n  - key: a\n    rate_limit: { unit: hour, requests_per_unit: 10 }\n  - key: b\n    rate_limit: { unit: hour, requests_per_unit: 1 }\n',
-      },
-      env: { STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: 'true', NEAR_LIMIT_RATIO: '0.5' },
-    });
-  }, 120_000);
-  afterAll(async () => {
-    await pair.stop();
+  const pair = usePair({
+    files: {
+      'stop.yaml':
+        'domain: stop\ndescriptors:\n  - key: a\n    rate_limit: { unit: hour, requests_per_unit: 10 }\n  - key: b\n    rate_limit: { unit: hour, requests_per_unit: 1 }\n',
+    },
+    env: { STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: 'true', NEAR_LIMIT_RATIO: '0.5' },
   });
 
   it('a descriptor held back (its hits not counted) counts near_limit in the peer, not in ours', async () => {

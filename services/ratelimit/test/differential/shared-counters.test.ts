@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonical, comparableGrpc } from './compare.js';
-import { startPair, type Pair, type Side } from './pair.js';
+import { usePair, type Side } from './pair.js';
 
 // Replacing upstream by ours replica by replica: both on one store with the same CACHE_KEY_PREFIX, requests
 // alternating between them count exactly as one service alone would.
@@ -36,16 +36,10 @@ const sequence = (run: string): object[] => [
 
 for (const store of ['shared-redis', 'shared-memcached'] as const) {
   describe(`differential: counters on one ${store.slice('shared-'.length)} store`, () => {
-    let pair: Pair;
-    beforeAll(async () => {
-      pair = await startPair({
-        files: { 'rolling.yaml': CONFIG },
-        env: { CACHE_KEY_PREFIX: 'rolling_' },
-        store,
-      });
-    }, 120_000);
-    afterAll(async () => {
-      await pair.stop();
+    const pair = usePair({
+      files: { 'rolling.yaml': CONFIG },
+      env: { CACHE_KEY_PREFIX: 'rolling_' },
+      store,
     });
 
     const run = async (label: string, sideOf: (i: number) => Side): Promise<string[]> => {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonical, comparableGrpc, resetsDiffer } from './compare.js';
-import { startPair, type Pair } from './pair.js';
+import { usePair } from './pair.js';
 import { descriptorsOf, readUpstreamConfigFiles } from './upstream-files.js';
 
 // Every configuration file in upstream's module: loaded by both or refused by both, and where loaded, the
@@ -11,13 +11,7 @@ const ASKED = 3;
 const outcomes = new Map<string, 'loaded' | 'refused'>();
 
 describe("differential: upstream's own configuration files", () => {
-  let pair: Pair;
-  beforeAll(async () => {
-    pair = await startPair({ files: {}, env: { LIMIT_RESPONSE_HEADERS_ENABLED: 'true' } });
-  }, 120_000);
-  afterAll(async () => {
-    await pair.stop();
-  });
+  const pair = usePair({ files: {}, env: { LIMIT_RESPONSE_HEADERS_ENABLED: 'true' } });
 
   it('finds the files', () => {
     expect(FILES.length).toBeGreaterThanOrEqual(20);
