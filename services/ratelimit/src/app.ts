@@ -18,8 +18,8 @@ import { startGrpcServer } from './servers/grpc-server.js';
 import { startHttpServer } from './servers/http-server.js';
 import { RateLimitService } from './service.js';
 import { configDirectory, type Settings } from './settings.js';
-import { Stats } from './stats.js';
-import { startStatsdSink } from './statsd-sink.js';
+import { Stats } from './stats/stats.js';
+import { startStatsdSink } from './stats/statsd-sink.js';
 
 export interface RateLimitApp {
   service: RateLimitService;

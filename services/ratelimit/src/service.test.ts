@@ -6,7 +6,7 @@ import { buildRuleSet } from './config/rule-set.js';
 import { BackendError, NoConfigError, RequestError } from './errors.js';
 import { Limiter } from './limiter/limiter.js';
 import { RateLimitService, UINT32_MAX, type ServiceOptions } from './service.js';
-import { Stats } from './stats.js';
+import { Stats } from './stats/stats.js';
 import type { RateLimitRequest, RequestDescriptor } from './types.js';
 
 const NOW_MS = Date.UTC(2026, 10, 22, 12, 0, 30); // 30 s into a minute

@@ -15,9 +15,9 @@ import {
   readObjcache,
   type KvstoreSettings,
   type ObjcacheSettings,
-} from './backend-settings.js';
+} from './backends/backend-settings.js';
 import { DEFAULT_MEMORY_MAX_KEYS } from './backends/memory.js';
-import { DEFAULT_MAX_DYNAMIC_KEYS } from './stats.js';
+import { DEFAULT_MAX_DYNAMIC_KEYS } from './stats/stats.js';
 
 export const BACKEND_TYPES = ['redis', 'objcache', 'memory'] as const;
 export type BackendType = (typeof BACKEND_TYPES)[number];

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { ENDPOINT_ID } from '@portcullis/config';
 import { countRawHeader } from '@portcullis/kit';
 import type { WebSessions } from '../accounts/web-sessions.js';
-import { hashToken, isTokenMatch } from '../endpoints/credentials.js';
+import { hashToken, isTokenMatch } from './endpoint-credentials.js';
 import { AuthError, NotFoundError } from '../errors.js';
 import type { EndpointRecord, InboxStore } from '../store/types.js';
 

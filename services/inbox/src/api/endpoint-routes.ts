@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { withSpan, type HttpApp } from '@portcullis/kit';
 import type { WebSessions } from '../accounts/web-sessions.js';
 import { receiveUrl, type InboxContext } from '../context.js';
-import { createEndpointId, createEndpointToken, hashToken } from '../endpoints/credentials.js';
+import { createEndpointId, createEndpointToken, hashToken } from './endpoint-credentials.js';
 import { AuthError, EndpointManagedError, InvalidRequestError, NotFoundError } from '../errors.js';
 import { isStreamId } from '../store/stream-id.js';
 import type { InboxRateLimiter } from '../rate-limit.js';

@@ -1,7 +1,7 @@
 import type { Logger } from '@portcullis/kit';
-import type { KvstoreConnection } from '../backend-settings.js';
+import type { KvstoreConnection } from './backend-settings.js';
 import type { Settings } from '../settings.js';
-import type { Stats } from '../stats.js';
+import type { Stats } from '../stats/stats.js';
 import { createMemcachedStore } from './memcached.js';
 import { createNodeSource } from './memcached-nodes.js';
 import { createMemoryStore } from './memory.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import type { KvstoreConnection } from '../backend-settings.js';
+import type { KvstoreConnection } from './backend-settings.js';
 
 export type RedisClient = Redis | Cluster;
 

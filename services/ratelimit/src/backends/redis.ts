@@ -1,10 +1,10 @@
 import { Cluster } from 'ioredis';
 import { withSpan, type Logger } from '@portcullis/kit';
-import type { KvstoreConnection } from '../backend-settings.js';
+import type { KvstoreConnection } from './backend-settings.js';
 import { BackendError } from '../errors.js';
 import { createRedisClient, type RedisClient } from './redis-client.js';
 import { defineBucketTake, queueBucketTake, sendBucketTake } from './redis-scripts.js';
-import type { Stats } from '../stats.js';
+import type { Stats } from '../stats/stats.js';
 import type { CounterOp, CounterStore } from './types.js';
 
 export interface RedisStoreOptions {

@@ -8,7 +8,7 @@ import {
   type RateLimitConfig,
 } from '@portcullis/config';
 import type { Logger } from '@portcullis/kit';
-import type { Stats } from '../stats.js';
+import type { Stats } from '../stats/stats.js';
 import { buildRuleSet, type RuleSet } from './rule-set.js';
 
 export interface FileSourceOptions {

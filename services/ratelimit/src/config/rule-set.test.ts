@@ -1,6 +1,6 @@
 import { ConfigError, parseRateLimitYaml } from '@portcullis/config';
 import { describe, expect, it } from 'vitest';
-import { Stats } from '../stats.js';
+import { Stats } from '../stats/stats.js';
 import { matchRule, requestStatKey, sharedCounterEntries } from './match.js';
 import { buildRuleSet, describeRuleSet } from './rule-set.js';
 

@@ -8,7 +8,7 @@ import {
   type RateLimitUnit,
   type StructValue,
 } from '@portcullis/config';
-import type { RuleStats, Stats } from '../stats.js';
+import type { RuleStats, Stats } from '../stats/stats.js';
 import { compileWildcard, isWildcard, type WildcardMatcher } from './wildcard.js';
 
 /** A limit ready for the limiter: the rule's policy, its flags and where its statistics go. */

@@ -7,7 +7,7 @@ import {
   type ReceivedResource,
   type SotwClient,
 } from '@portcullis/xds';
-import type { Stats } from '../stats.js';
+import type { Stats } from '../stats/stats.js';
 import { buildRuleSet, type RuleSet } from './rule-set.js';
 
 export const RATE_LIMIT_CONFIG_TYPE = 'type.googleapis.com/ratelimit.config.ratelimit.v3.RateLimitConfig';

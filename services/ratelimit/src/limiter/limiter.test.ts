@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../backends/memory.js';
 import type { CounterOp } from '../backends/types.js';
 import type { Limit } from '../config/rule-set.js';
-import { Stats } from '../stats.js';
+import { Stats } from '../stats/stats.js';
 import { Limiter, type LimitItem } from './limiter.js';
 import { OverLimitCache } from './over-limit-cache.js';
 

@@ -1,7 +1,7 @@
 import type { RateLimitAlgorithm } from '@portcullis/config';
 import type { CounterOp, CounterStore } from '../backends/types.js';
 import type { Limit } from '../config/rule-set.js';
-import type { RuleStats } from '../stats.js';
+import type { RuleStats } from '../stats/stats.js';
 import type { DescriptorStatus, Entry } from '../types.js';
 import type { Algorithm, Check, Mode, Outcome } from './algorithm.js';
 import { keyBase } from './cache-key.js';

@@ -1,4 +1,4 @@
-import type { Stats } from '../stats.js';
+import type { Stats } from '../stats/stats.js';
 
 /**
  * Estimated heap bytes of one entry beyond its key's characters: the string header, the map's slot and

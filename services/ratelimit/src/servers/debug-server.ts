@@ -10,7 +10,7 @@ import {
 import { describeRuleSet } from '../config/rule-set.js';
 import type { RateLimitService } from '../service.js';
 import { toHttpError } from './error-status.js';
-import type { Stats } from '../stats.js';
+import type { Stats } from '../stats/stats.js';
 
 export interface DebugServerOptions {
   host: string;

@@ -9,7 +9,7 @@ import { withCallerContext, type Health, type Logger, type RunningServer } from 
 import { PROTO_FILES, loadGrpcObject, type LoadOptions } from '@portcullis/protos';
 import type { RateLimitService } from '../service.js';
 import type { Settings } from '../settings.js';
-import type { Stats } from '../stats.js';
+import type { Stats } from '../stats/stats.js';
 import { toGrpcStatus } from './error-status.js';
 import { fromGrpcRequest, toGrpcResponse, type GrpcRateLimitRequest } from './grpc-codec.js';
 import { addHealthService } from './grpc-health.js';

@@ -1,6 +1,6 @@
 import { SettingsError } from '@portcullis/kit';
 import { describe, expect, it } from 'vitest';
-import { loadSettings } from './settings.js';
+import { loadSettings } from '../settings.js';
 
 function problems(env: Record<string, string>): readonly string[] {
   try {

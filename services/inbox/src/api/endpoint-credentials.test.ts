@@ -1,6 +1,6 @@
 import { ENDPOINT_ID } from '@portcullis/config';
 import { describe, expect, it } from 'vitest';
-import { createEndpointId, createEndpointToken, hashToken, isTokenMatch } from './credentials.js';
+import { createEndpointId, createEndpointToken, hashToken, isTokenMatch } from './endpoint-credentials.js';
 
 describe('endpoint credentials', () => {
   it('makes ids lib/config accepts, with 128 bits, and tokens with 256', () => {
