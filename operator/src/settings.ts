@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import {
   createEnvReader,
+  deepFreeze,
   readLogOptions,
   type EnvReader,
   type EnvSource,
@@ -38,8 +39,8 @@ export interface Settings {
    * addresses, in Kubernetes mode a Service and the name of its gRPC port, read from EndpointSlices.
    */
   discovery: {
-    endpoints: ReadonlyMap<string, ReadonlyArray<{ address: string; port: number }>>;
-    services: ReadonlyMap<string, { service: string; portName: string }>;
+    endpoints: Readonly<Record<string, ReadonlyArray<{ address: string; port: number }>>>;
+    services: Readonly<Record<string, { service: string; portName: string }>>;
   };
   log: { level: LogLevel; format: LogFormat };
 }
@@ -76,9 +77,21 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     leaderElection: {
       enabled: env.bool('LEADER_ELECTION', { default: true }),
       leaseName: env.str('LEADER_ELECTION_LEASE', { default: 'portcullis-operator' }),
-      leaseDurationMs: env.durationMs('LEADER_ELECTION_LEASE_DURATION', { default: '15s' }),
-      renewDeadlineMs: env.durationMs('LEADER_ELECTION_RENEW_DEADLINE', { default: '10s' }),
-      retryPeriodMs: env.durationMs('LEADER_ELECTION_RETRY_PERIOD', { default: '2s' }),
+      leaseDurationMs: env.durationMs('LEADER_ELECTION_LEASE_DURATION', {
+        default: '15s',
+        min: '1s',
+        max: '1h',
+      }),
+      renewDeadlineMs: env.durationMs('LEADER_ELECTION_RENEW_DEADLINE', {
+        default: '10s',
+        min: '100ms',
+        max: '1h',
+      }),
+      retryPeriodMs: env.durationMs('LEADER_ELECTION_RETRY_PERIOD', {
+        default: '2s',
+        min: '10ms',
+        max: '1h',
+      }),
     },
     keysSecretName: env.str('OPERATOR_KEYS_SECRET', { default: 'portcullis-keys' }),
     gatewayRateLimitDomain: env.str('OPERATOR_GATEWAY_RATELIMIT_DOMAIN', { default: 'gateway' }),
@@ -103,12 +116,12 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   if ((tls.cert === '') !== (tls.key === ''))
     env.problem('XDS_TLS_CERT and XDS_TLS_KEY are set together or not at all');
   env.finish();
-  return Object.freeze(settings);
+  return deepFreeze(settings);
 }
 
 /** `name=host:port` items (one per address; a name may repeat). */
 function readEndpoints(env: EnvReader, items: readonly string[]): Settings['discovery']['endpoints'] {
-  const out = new Map<string, Array<{ address: string; port: number }>>();
+  const out: Record<string, Array<{ address: string; port: number }>> = {};
   for (const item of items) {
     const m = /^([a-z0-9.-]+)=(.+):(\d+)$/.exec(item);
     const port = Number(m?.[3]);
@@ -116,19 +129,19 @@ function readEndpoints(env: EnvReader, items: readonly string[]): Settings['disc
       env.problem(`OPERATOR_SERVICE_ENDPOINTS: "${item}" is not name=host:port`);
       continue;
     }
-    out.set(m[1], [...(out.get(m[1]) ?? []), { address: m[2], port }]);
+    out[m[1]] = [...(out[m[1]] ?? []), { address: m[2], port }];
   }
   return out;
 }
 
 /** `name=service:portName` items. */
 function readServices(env: EnvReader, items: readonly string[]): Settings['discovery']['services'] {
-  const out = new Map<string, { service: string; portName: string }>();
+  const out: Record<string, { service: string; portName: string }> = {};
   for (const item of items) {
     const m = /^([a-z0-9.-]+)=([a-z0-9-]+):([a-z0-9-]+)$/.exec(item);
     if (!m?.[1] || !m[2] || !m[3])
       env.problem(`OPERATOR_DISCOVERY_SERVICES: "${item}" is not name=service:portName`);
-    else out.set(m[1], { service: m[2], portName: m[3] });
+    else out[m[1]] = { service: m[2], portName: m[3] };
   }
   return out;
 }

@@ -23,14 +23,14 @@ describe('readHttpTimeouts', () => {
   });
 
   it('names every bad value', () => {
-    const env = createEnvReader({ X_REQUEST_TIMEOUT: '0', X_HEADERS_TIMEOUT: 'soon', X_IDLE_TIMEOUT: '0s' });
+    const env = createEnvReader({ X_REQUEST_TIMEOUT: '0', X_HEADERS_TIMEOUT: 'soon', X_IDLE_TIMEOUT: '2h' });
     readHttpTimeouts(env, NAMES);
     expect(() => env.finish()).toThrow(
       [
         'invalid settings:',
-        '  X_REQUEST_TIMEOUT: expected a duration above 0',
+        '  X_REQUEST_TIMEOUT="0": expected a duration ≥ 10ms ≤ 1h',
         '  X_HEADERS_TIMEOUT="soon": expected a duration such as 250ms, 10s or 1h',
-        '  X_IDLE_TIMEOUT: expected a duration above 0',
+        '  X_IDLE_TIMEOUT="2h": expected a duration ≥ 10ms ≤ 1h',
       ].join('\n'),
     );
   });

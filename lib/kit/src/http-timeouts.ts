@@ -26,20 +26,17 @@ export const DEFAULT_HTTP_TIMEOUTS: Readonly<HttpTimeouts> = Object.freeze({
 
 /**
  * Reads the three timeouts from variables the caller names whole (`GATEWAY_REQUEST_TIMEOUT`, …); each is
- * a duration above 0, and the headers must be allowed no longer than the whole request.
+ * a duration from 10ms to 1h, and the headers must be allowed no longer than the whole request.
  */
 export function readHttpTimeouts(
   env: EnvReader,
   names: { requestMs: string; headersMs: string; idleMs: string },
   defaults: Readonly<HttpTimeouts> = DEFAULT_HTTP_TIMEOUTS,
 ): HttpTimeouts {
-  const read = (key: keyof HttpTimeouts): number => {
-    const ms = env.durationMs(names[key], { default: `${defaults[key]}ms` });
-    if (ms < 1) env.problem(`${names[key]}: expected a duration above 0`);
-    return ms;
-  };
+  const read = (key: keyof HttpTimeouts): number =>
+    env.durationMs(names[key], { default: `${defaults[key]}ms`, min: '10ms', max: '1h' });
   const timeouts = { requestMs: read('requestMs'), headersMs: read('headersMs'), idleMs: read('idleMs') };
-  if (timeouts.requestMs >= 1 && timeouts.headersMs > timeouts.requestMs) {
+  if (timeouts.headersMs > timeouts.requestMs) {
     env.problem(`${names.headersMs}: at most ${names.requestMs}, which includes the headers`);
   }
   return timeouts;

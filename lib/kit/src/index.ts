@@ -1,6 +1,7 @@
 export { BodyTooDeepError, PortcullisError, SettingsError } from './errors.js';
 export { parseDurationMs } from './duration.js';
 export { createEnvReader, parseBoolean, type EnvReader, type EnvSource } from './env.js';
+export { deepFreeze } from './deep-freeze.js';
 export {
   createLogger,
   readLogOptions,

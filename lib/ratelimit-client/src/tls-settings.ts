@@ -2,36 +2,45 @@ import { accessSync, constants } from 'node:fs';
 import type { EnvReader } from '@portcullis/kit';
 import type { ClientTlsOptions } from '@portcullis/xds';
 
-/** Variable suffix of each option; all but `SAN` name files. */
-const SUFFIXES: Readonly<Record<keyof ClientTlsOptions, string>> = {
-  caCert: 'CACERT',
-  clientCert: 'CLIENT_CERT',
-  clientKey: 'CLIENT_KEY',
-  serverNameOverride: 'SAN',
-};
+/**
+ * The variables of a rate-limit client's TLS settings, each spelled whole by the service that reads them
+ * (`GATEWAY_RATELIMIT_TLS_CACERT`), so a grep for a name finds its reader.
+ */
+export interface RateLimitTlsNames {
+  /** `true` turns TLS on; without it the other variables must stay unset. */
+  readonly enabled: string;
+  /** The CA of the service's certificate; the system roots when empty. */
+  readonly caCert: string;
+  /** With `clientKey`: a client certificate, for a service that requires one. */
+  readonly clientCert: string;
+  readonly clientKey: string;
+  /** The name the service's certificate carries, when it is not the host of the URL. */
+  readonly serverNameOverride: string;
+}
+
+const FILES: ReadonlySet<keyof ClientTlsOptions> = new Set(['caCert', 'clientCert', 'clientKey']);
 
 /**
- * The TLS settings of a service's rate-limit client, `<prefix>_TLS=true` and: `_TLS_CACERT` (the CA of the
- * service's certificate; the system roots when empty), `_TLS_CLIENT_CERT` with `_TLS_CLIENT_KEY` (for a
- * service that requires client certificates) and `_TLS_SAN` (the name its certificate carries, when not the
- * host of the URL). Undefined when TLS is off. A file that cannot be read, or a setting without
- * `<prefix>_TLS=true`, is a problem of `env`, named by its variable.
+ * The TLS settings of a service's rate-limit client, from the variables `names` gives. Undefined when TLS is
+ * off. A file that cannot be read, or a setting given while TLS is off, is a problem of `env`, named by its
+ * variable.
  */
-export function readRateLimitTls(env: EnvReader, prefix: string): ClientTlsOptions | undefined {
-  const enabled = env.bool(`${prefix}_TLS`, { default: false });
+export function readRateLimitTls(env: EnvReader, names: RateLimitTlsNames): ClientTlsOptions | undefined {
+  const enabled = env.bool(names.enabled, { default: false });
   const tls: ClientTlsOptions = {};
-  for (const [option, suffix] of Object.entries(SUFFIXES) as Array<[keyof ClientTlsOptions, string]>) {
-    const name = `${prefix}_TLS_${suffix}`;
+  for (const option of ['caCert', 'clientCert', 'clientKey', 'serverNameOverride'] as const) {
+    const name = names[option];
     const value = env.str(name);
     if (value === '') continue;
-    if (!enabled) env.problem(`${name}: set, but ${prefix}_TLS is not true`);
-    const unreadable = suffix === 'SAN' ? undefined : unreadableReason(value);
+    if (!enabled) env.problem(`${name}: set, but ${names.enabled} is not true`);
+    const unreadable = FILES.has(option) ? unreadableReason(value) : undefined;
     if (unreadable) env.problem(`${name}="${value}": cannot read (${unreadable})`);
     tls[option] = value;
   }
   if (!enabled) return undefined;
-  if (!tls.clientCert !== !tls.clientKey)
-    env.problem(`${prefix}_TLS_CLIENT_CERT, ${prefix}_TLS_CLIENT_KEY: set both or neither`);
+  if (!tls.clientCert !== !tls.clientKey) {
+    env.problem(`${names.clientCert}, ${names.clientKey}: set both or neither`);
+  }
   return tls;
 }
 

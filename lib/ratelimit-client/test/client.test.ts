@@ -308,10 +308,18 @@ describe('over mTLS', () => {
 });
 
 describe('readRateLimitTls', () => {
+  const X = {
+    enabled: 'X_TLS',
+    caCert: 'X_TLS_CACERT',
+    clientCert: 'X_TLS_CLIENT_CERT',
+    clientKey: 'X_TLS_CLIENT_KEY',
+    serverNameOverride: 'X_TLS_SAN',
+  };
+
   it('reads nothing while TLS is off, and names a setting given without it', () => {
-    expect(readRateLimitTls(createEnvReader({}), 'X')).toBeUndefined();
+    expect(readRateLimitTls(createEnvReader({}), X)).toBeUndefined();
     const env = createEnvReader({ X_TLS_CACERT: '/etc/ca.pem' });
-    expect(readRateLimitTls(env, 'X')).toBeUndefined();
+    expect(readRateLimitTls(env, X)).toBeUndefined();
     expect(() => env.finish()).toThrow('X_TLS_CACERT: set, but X_TLS is not true');
   });
 
@@ -324,7 +332,7 @@ describe('readRateLimitTls', () => {
       X_TLS_CLIENT_KEY: certs.clientKey,
       X_TLS_SAN: 'rls.internal',
     });
-    expect(readRateLimitTls(ok, 'X')).toEqual({
+    expect(readRateLimitTls(ok, X)).toEqual({
       caCert: certs.caCert,
       clientCert: certs.clientCert,
       clientKey: certs.clientKey,
@@ -336,7 +344,7 @@ describe('readRateLimitTls', () => {
       X_TLS_CACERT: '/nonexistent/ca.pem',
       X_TLS_CLIENT_CERT: certs.clientCert,
     });
-    readRateLimitTls(bad, 'X');
+    readRateLimitTls(bad, X);
     expect(() => bad.finish()).toThrow(/X_TLS_CACERT="\/nonexistent\/ca.pem": cannot read \(ENOENT\)/);
     expect(() => bad.finish()).toThrow('X_TLS_CLIENT_CERT, X_TLS_CLIENT_KEY: set both or neither');
   });

@@ -21,6 +21,13 @@ export {
 } from './ratelimit-upstream.js';
 export { replaceRuntimeFile, type ServicePorts } from './service-env.js';
 export {
+  checkSettingsDocs,
+  LIB_SOURCE_DIRS,
+  readTableNames,
+  recordEnvNames,
+  type SettingsDocsOptions,
+} from './settings-docs.js';
+export {
   startXdsControlPlane,
   writeXdsConfig,
   type XdsControlPlane,

@@ -19,12 +19,13 @@ export interface EndpointsSource {
 
 /** Local mode: fixed addresses from the settings. */
 export function createStaticEndpoints(
-  services: ReadonlyMap<string, readonly ServiceEndpoint[]>,
+  services: Readonly<Record<string, readonly ServiceEndpoint[]>>,
 ): EndpointsSource {
+  const current = new Map(Object.entries(services));
   return {
     start: () => Promise.resolve(),
     close: () => Promise.resolve(),
-    current: () => services,
+    current: () => current,
     onChange: () => undefined,
   };
 }
@@ -38,7 +39,7 @@ const SERVICE_LABEL = 'kubernetes.io/service-name';
 export function createEndpointSliceEndpoints(o: {
   kubeConfig: KubeConfig;
   namespace: string;
-  services: ReadonlyMap<string, { service: string; portName: string }>;
+  services: Readonly<Record<string, { service: string; portName: string }>>;
   log: Logger;
 }): EndpointsSource {
   const log = o.log.child({ component: 'endpoint-slices' });
@@ -48,7 +49,7 @@ export function createEndpointSliceEndpoints(o: {
   const slices = new Map<string, readonly V1EndpointSlice[]>();
   const current = (): Map<string, ServiceEndpoint[]> =>
     new Map(
-      [...o.services].map(([name, { portName }]) => [
+      Object.entries(o.services).map(([name, { portName }]) => [
         name,
         (slices.get(name) ?? []).flatMap((s) => {
           const port = s.ports?.find((p) => p.name === portName)?.port;
@@ -84,7 +85,7 @@ export function createEndpointSliceEndpoints(o: {
   };
   return {
     start: async () => {
-      await Promise.all([...o.services].map(([name, { service }]) => watch(name, service)));
+      await Promise.all(Object.entries(o.services).map(([name, { service }]) => watch(name, service)));
     },
     close: async () => {
       await Promise.all(informers.map((i) => i.stop()));

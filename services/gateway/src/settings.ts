@@ -1,6 +1,7 @@
 import { DEFAULT_SESSION_COOKIE, type SecureCookieMode } from '@portcullis/accounts';
 import {
   createEnvReader,
+  deepFreeze,
   DEFAULT_MAX_JSON_DEPTH,
   readHttpTimeouts,
   readLogOptions,
@@ -11,7 +12,7 @@ import {
   type LogLevel,
   type TrustProxy,
 } from '@portcullis/kit';
-import { readRateLimitTls } from '@portcullis/ratelimit-client';
+import { readRateLimitTls, type RateLimitTlsNames } from '@portcullis/ratelimit-client';
 import type { ClientTlsOptions } from '@portcullis/xds';
 
 export const AUTH_MODES = ['none', 'session', 'jwt'] as const;
@@ -66,7 +67,15 @@ export interface Settings {
   log: { level: LogLevel; format: LogFormat };
 }
 
-/** Reads every setting once; a bad value stops start-up naming the variable. */
+const RATELIMIT_TLS_NAMES: RateLimitTlsNames = {
+  enabled: 'GATEWAY_RATELIMIT_TLS',
+  caCert: 'GATEWAY_RATELIMIT_TLS_CACERT',
+  clientCert: 'GATEWAY_RATELIMIT_TLS_CLIENT_CERT',
+  clientKey: 'GATEWAY_RATELIMIT_TLS_CLIENT_KEY',
+  serverNameOverride: 'GATEWAY_RATELIMIT_TLS_SAN',
+};
+
+/** Reads every setting once; a bad value, or one out of its range, stops start-up naming the variable. */
 export function loadSettings(source: EnvSource = process.env): Readonly<Settings> {
   const env = createEnvReader(source);
   const basePath = env.str('GATEWAY_BASE_PATH', { default: 'api' }).replace(/^\/+|\/+$/g, '') || 'api';
@@ -84,13 +93,17 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     auth: env.oneOf('GATEWAY_AUTH', AUTH_MODES, { default: 'none' }),
     jwt: {
       secret: jwtSecret,
-      ttlSeconds: Math.round(env.durationMs('GATEWAY_JWT_TTL', { default: '24h' }) / 1000),
+      ttlSeconds: Math.round(
+        env.durationMs('GATEWAY_JWT_TTL', { default: '24h', min: '1s', max: '720h' }) / 1000,
+      ),
       issuer: env.str('GATEWAY_JWT_ISSUER', { default: 'portcullis-gateway' }),
       audience: env.str('GATEWAY_JWT_AUDIENCE', { default: 'portcullis' }),
     },
     session: {
       keys: env.list('GATEWAY_SESSION_KEYS'),
-      ttlSeconds: Math.round(env.durationMs('GATEWAY_SESSION_TTL', { default: '24h' }) / 1000),
+      ttlSeconds: Math.round(
+        env.durationMs('GATEWAY_SESSION_TTL', { default: '24h', min: '1s', max: '720h' }) / 1000,
+      ),
       cookieName: env.str('GATEWAY_SESSION_COOKIE', { default: DEFAULT_SESSION_COOKIE }),
       secureCookie: env.oneOf('GATEWAY_COOKIE_SECURE', ['auto', 'always', 'never'], { default: 'auto' }),
     },
@@ -100,7 +113,11 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     xds: {
       serverUrl: env.str('GATEWAY_XDS_SERVER_URL'),
       nodeId: env.str('GATEWAY_XDS_NODE_ID', { default: 'gateway' }),
-      retryIntervalMs: env.durationMs('GATEWAY_XDS_RETRY_INTERVAL', { default: '3s' }),
+      retryIntervalMs: env.durationMs('GATEWAY_XDS_RETRY_INTERVAL', {
+        default: '3s',
+        min: '10ms',
+        max: '5m',
+      }),
     },
     ratelimit: {
       // an empty variable reads as unset (the default), so "no service" needs a word of its own
@@ -109,30 +126,32 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       domain: env.str('GATEWAY_RATELIMIT_DOMAIN', { default: 'gateway' }),
       authDomain: env.str('GATEWAY_RATELIMIT_AUTH_DOMAIN', { default: 'gateway-auth' }),
       failureMode: env.oneOf('GATEWAY_RATELIMIT_FAILURE_MODE', ['allow', 'deny'], { default: 'allow' }),
-      timeoutMs: env.durationMs('GATEWAY_RATELIMIT_TIMEOUT', { default: '200ms' }),
-      tls: readRateLimitTls(env, 'GATEWAY_RATELIMIT'),
+      timeoutMs: env.durationMs('GATEWAY_RATELIMIT_TIMEOUT', { default: '200ms', min: '1ms', max: '1m' }),
+      tls: readRateLimitTls(env, RATELIMIT_TLS_NAMES),
       // examples/resources/ratelimit-gateway-auth.yaml's limits, so falling back changes nothing per replica
       fallback: {
         signInPerAddressPerMinute: env.int('GATEWAY_FALLBACK_SIGN_IN_PER_ADDRESS_PER_MINUTE', {
           default: 10,
           min: 0,
+          max: 1_000_000,
         }),
         signInPerUsernamePerMinute: env.int('GATEWAY_FALLBACK_SIGN_IN_PER_USERNAME_PER_MINUTE', {
           default: 5,
           min: 0,
+          max: 1_000_000,
         }),
-        maxKeys: env.int('GATEWAY_FALLBACK_MAX_KEYS', { default: 10_000, min: 1 }),
+        maxKeys: env.int('GATEWAY_FALLBACK_MAX_KEYS', { default: 10_000, min: 1, max: 10_000_000 }),
       },
     },
     passwordChecks: {
-      maxConcurrent: env.int('GATEWAY_PASSWORD_CHECKS_MAX_CONCURRENT', { default: 2, min: 1 }),
-      maxQueued: env.int('GATEWAY_PASSWORD_CHECKS_MAX_QUEUED', { default: 8, min: 0 }),
+      maxConcurrent: env.int('GATEWAY_PASSWORD_CHECKS_MAX_CONCURRENT', { default: 2, min: 1, max: 64 }),
+      maxQueued: env.int('GATEWAY_PASSWORD_CHECKS_MAX_QUEUED', { default: 8, min: 0, max: 10_000 }),
     },
     backendHostTemplate: env.str('GATEWAY_BACKEND_HOST', {
       default: '{service}.{namespace}.svc.cluster.local',
     }),
-    maxBodyBytes: env.int('GATEWAY_MAX_BODY_BYTES', { default: 1_048_576, min: 1 }),
-    maxBodyDepth: env.int('GATEWAY_MAX_BODY_DEPTH', { default: DEFAULT_MAX_JSON_DEPTH, min: 1 }),
+    maxBodyBytes: env.int('GATEWAY_MAX_BODY_BYTES', { default: 1_048_576, min: 1, max: 1024 ** 3 }),
+    maxBodyDepth: env.int('GATEWAY_MAX_BODY_DEPTH', { default: DEFAULT_MAX_JSON_DEPTH, min: 1, max: 1024 }),
     timeouts: readHttpTimeouts(env, {
       requestMs: 'GATEWAY_REQUEST_TIMEOUT',
       headersMs: 'GATEWAY_HEADERS_TIMEOUT',
@@ -145,7 +164,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     env.problem('GATEWAY_CORS_ORIGINS="*": credentialed session mode needs the allowed origins listed');
   }
   env.finish();
-  return Object.freeze(settings);
+  return deepFreeze(settings);
 }
 
 /** Just the log settings, bad values replaced by defaults: how to report that the other settings are bad. */

@@ -1,6 +1,19 @@
-import { SettingsError } from '@portcullis/kit';
+import { fileURLToPath } from 'node:url';
+import { SettingsError, type EnvSource } from '@portcullis/kit';
+import { checkSettingsDocs, LIB_SOURCE_DIRS } from '@portcullis/testing';
 import { describe, expect, it } from 'vitest';
+import { loadCliSettings } from './cli/cli-settings.js';
 import { loadSettings } from './settings.js';
+
+function problemsOf(env: Record<string, string>): readonly string[] {
+  try {
+    loadSettings(env);
+  } catch (err: unknown) {
+    if (err instanceof SettingsError) return err.problems;
+    throw err;
+  }
+  return [];
+}
 
 describe('inbox settings', () => {
   it('has the documented defaults', () => {
@@ -64,13 +77,82 @@ describe('inbox settings', () => {
     expect(problems).toEqual([
       'INBOX_PUBLIC_URL="ftp://x": expected an absolute http or https URL',
       'INBOX_ADMIN_TOKEN: at least 32 characters',
-      'INBOX_RETENTION_MAX_AGE="a week": expected a duration such as 250ms, 10s or 1h',
       'INBOX_PORT="ten": expected an integer ≥ 0 ≤ 65535',
-      'INBOX_MAX_BODY_BYTES="0": expected an integer ≥ 1',
+      'INBOX_MAX_BODY_BYTES="0": expected an integer ≥ 1 ≤ 1073741824',
+      'INBOX_RETENTION_MAX_AGE="a week": expected a duration such as 250ms, 10s or 1h',
       'INBOX_RATELIMIT_TLS_CACERT="/nonexistent/ca.pem": cannot read (ENOENT)',
-      'INBOX_FALLBACK_SIGN_IN_PER_USERNAME_PER_MINUTE="-1": expected an integer ≥ 0',
-      'INBOX_PASSWORD_CHECKS_MAX_CONCURRENT="0": expected an integer ≥ 1',
-      'INBOX_MEMORY_MAX_BYTES="lots": expected an integer ≥ 1',
+      'INBOX_FALLBACK_SIGN_IN_PER_USERNAME_PER_MINUTE="-1": expected an integer ≥ 0 ≤ 1000000',
+      'INBOX_PASSWORD_CHECKS_MAX_CONCURRENT="0": expected an integer ≥ 1 ≤ 64',
+      'INBOX_MEMORY_MAX_BYTES="lots": expected an integer ≥ 1 ≤ 17179869184',
     ]);
+  });
+
+  it('issue 17: refuses what it used to raise silently (Math.max) or take as it came, naming the range', () => {
+    expect(
+      problemsOf({
+        INBOX_RETENTION_TRIM_INTERVAL: '1ms',
+        INBOX_SSE_HEARTBEAT: '1ms',
+        INBOX_WORKER_CLAIM_IDLE: '20ms',
+        INBOX_WORKER_POLL_INTERVAL: '0',
+        INBOX_RATELIMIT_TIMEOUT: '0',
+        INBOX_RETENTION_MAX_AGE: '0',
+        INBOX_SESSION_TTL: '10ms',
+        INBOX_XDS_RETRY_INTERVAL: '10m',
+      }),
+    ).toEqual([
+      'INBOX_RETENTION_MAX_AGE="0": expected a duration ≥ 10ms ≤ 8760h',
+      'INBOX_RETENTION_TRIM_INTERVAL="1ms": expected a duration ≥ 10ms ≤ 24h',
+      'INBOX_XDS_RETRY_INTERVAL="10m": expected a duration ≥ 10ms ≤ 5m',
+      'INBOX_SSE_HEARTBEAT="1ms": expected a duration ≥ 10ms ≤ 1h',
+      'INBOX_RATELIMIT_TIMEOUT="0": expected a duration ≥ 1ms ≤ 1m',
+      'INBOX_WORKER_CLAIM_IDLE="20ms": expected a duration ≥ 30ms ≤ 24h',
+      'INBOX_WORKER_POLL_INTERVAL="0": expected a duration ≥ 10ms ≤ 5m',
+      'INBOX_SESSION_TTL="10ms": expected a duration ≥ 1s ≤ 720h',
+    ]);
+    expect(problemsOf({ INBOX_WORKER_MAX_IN_FLIGHT: '5000', INBOX_RETENTION_MAX_REQUESTS: '0' })).toEqual([
+      'INBOX_RETENTION_MAX_REQUESTS="0": expected an integer ≥ 1 ≤ 100000',
+      'INBOX_WORKER_MAX_IN_FLIGHT="5000": expected an integer ≥ 1 ≤ 1024',
+    ]);
+  });
+
+  it('takes the lowest values it allows as they are', () => {
+    const s = loadSettings({
+      INBOX_RETENTION_TRIM_INTERVAL: '10ms',
+      INBOX_SSE_HEARTBEAT: '10ms',
+      INBOX_WORKER_CLAIM_IDLE: '30ms',
+      INBOX_WORKER_POLL_INTERVAL: '10ms',
+    });
+    expect(s.trimIntervalMs).toBe(10);
+    expect(s.sse.heartbeatMs).toBe(10);
+    expect(s.worker).toMatchObject({ claimIdleMs: 30, pollMs: 10 });
+  });
+
+  it('is frozen all the way down, the CLI settings too', () => {
+    const s = loadSettings({});
+    expect(() => {
+      (s.worker as { pollMs: number }).pollMs = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      (s.ratelimit.fallback as { maxKeys: number }).maxKeys = 1;
+    }).toThrow(TypeError);
+    const cli = loadCliSettings({ INBOX_URL: 'http://inbox.test' });
+    expect(cli.inboxUrl).toBe('http://inbox.test');
+    expect(() => {
+      (cli as { token: string | undefined }).token = 'x';
+    }).toThrow(TypeError);
+  });
+
+  it('documents every variable it and the CLI read in the README, each spelled whole in the source', () => {
+    const load = (env: EnvSource): void => {
+      loadSettings(env);
+      loadCliSettings(env);
+    };
+    expect(
+      checkSettingsDocs({
+        readme: fileURLToPath(new URL('../README.md', import.meta.url)),
+        load,
+        sources: [fileURLToPath(new URL('.', import.meta.url)), ...LIB_SOURCE_DIRS],
+      }),
+    ).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_SESSION_COOKIE, MIN_SIGNING_KEY_CHARS, type SecureCookieMode } from '@portcullis/accounts';
 import {
   createEnvReader,
+  deepFreeze,
   DEFAULT_HTTP_TIMEOUTS,
   DEFAULT_MAX_JSON_DEPTH,
   readHttpTimeouts,
@@ -14,7 +15,7 @@ import {
   type LogLevel,
   type TrustProxy,
 } from '@portcullis/kit';
-import { readRateLimitTls } from '@portcullis/ratelimit-client';
+import { readRateLimitTls, type RateLimitTlsNames } from '@portcullis/ratelimit-client';
 import type { ClientTlsOptions } from '@portcullis/xds';
 
 export interface Settings {
@@ -100,7 +101,15 @@ export interface Settings {
 
 export const MIN_ADMIN_TOKEN_CHARS = 32;
 
-/** Reads every setting once; a bad value stops start-up naming the variable. */
+const RATELIMIT_TLS_NAMES: RateLimitTlsNames = {
+  enabled: 'INBOX_RATELIMIT_TLS',
+  caCert: 'INBOX_RATELIMIT_TLS_CACERT',
+  clientCert: 'INBOX_RATELIMIT_TLS_CLIENT_CERT',
+  clientKey: 'INBOX_RATELIMIT_TLS_CLIENT_KEY',
+  serverNameOverride: 'INBOX_RATELIMIT_TLS_SAN',
+};
+
+/** Reads every setting once; a bad value, or one out of its range, stops start-up naming the variable. */
 export function loadSettings(source: EnvSource = process.env): Readonly<Settings> {
   const env = createEnvReader(source);
   const publicUrl = env.str('INBOX_PUBLIC_URL', { default: 'http://localhost:8089' }).replace(/\/+$/, '');
@@ -111,21 +120,17 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   if (adminToken !== '' && adminToken.length < MIN_ADMIN_TOKEN_CHARS) {
     env.problem(`INBOX_ADMIN_TOKEN: at least ${MIN_ADMIN_TOKEN_CHARS} characters`);
   }
-  const maxAgeMs = env.durationMs('INBOX_RETENTION_MAX_AGE', { default: '168h' });
-  if (maxAgeMs < 1) env.problem('INBOX_RETENTION_MAX_AGE: expected a duration above 0');
   const sessionKeys = env.list('INBOX_SESSION_KEYS');
   if (sessionKeys.some((k) => k.length < MIN_SIGNING_KEY_CHARS)) {
     env.problem(`INBOX_SESSION_KEYS: each key needs at least ${MIN_SIGNING_KEY_CHARS} characters`);
   }
-  const ratelimitTimeoutMs = env.durationMs('INBOX_RATELIMIT_TIMEOUT', { default: '200ms' });
-  if (ratelimitTimeoutMs < 1) env.problem('INBOX_RATELIMIT_TIMEOUT: expected a duration above 0');
   const settings: Settings = {
     host: env.str('INBOX_HOST', { default: '0.0.0.0' }),
     // 8090 is the operator's health port in local mode
     port: env.int('INBOX_PORT', { default: 8089, min: 0, max: 65_535 }),
     publicUrl,
-    maxBodyBytes: env.int('INBOX_MAX_BODY_BYTES', { default: 1_048_576, min: 1 }),
-    maxBodyDepth: env.int('INBOX_MAX_BODY_DEPTH', { default: DEFAULT_MAX_JSON_DEPTH, min: 1 }),
+    maxBodyBytes: env.int('INBOX_MAX_BODY_BYTES', { default: 1_048_576, min: 1, max: 1024 ** 3 }),
+    maxBodyDepth: env.int('INBOX_MAX_BODY_DEPTH', { default: DEFAULT_MAX_JSON_DEPTH, min: 1, max: 1024 }),
     // senders' bodies may be large: 1 MiB (the default limit) in 60 s is 17 KB/s
     timeouts: readHttpTimeouts(
       env,
@@ -138,67 +143,81 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     ),
     trustProxy: readTrustProxy(env, 'INBOX_TRUST_PROXY'),
     retention: {
-      maxRequests: env.int('INBOX_RETENTION_MAX_REQUESTS', { default: 500, min: 1 }),
-      maxAgeMs,
+      maxRequests: env.int('INBOX_RETENTION_MAX_REQUESTS', { default: 500, min: 1, max: 100_000 }),
+      maxAgeMs: env.durationMs('INBOX_RETENTION_MAX_AGE', { default: '168h', min: '10ms', max: '8760h' }),
     },
-    trimIntervalMs: Math.max(10, env.durationMs('INBOX_RETENTION_TRIM_INTERVAL', { default: '1m' })),
+    trimIntervalMs: env.durationMs('INBOX_RETENTION_TRIM_INTERVAL', {
+      default: '1m',
+      min: '10ms',
+      max: '24h',
+    }),
     redisUrl: env.str('REDIS_URL'),
     redisKeyPrefix: env.str('INBOX_REDIS_KEY_PREFIX', { default: 'inbox:' }),
     adminToken,
     xds: {
       serverUrl: env.str('INBOX_XDS_SERVER_URL'),
       nodeId: env.str('INBOX_XDS_NODE_ID', { default: 'inbox' }),
-      retryIntervalMs: env.durationMs('INBOX_XDS_RETRY_INTERVAL', { default: '3s' }),
+      retryIntervalMs: env.durationMs('INBOX_XDS_RETRY_INTERVAL', { default: '3s', min: '10ms', max: '5m' }),
     },
     sse: {
-      heartbeatMs: Math.max(10, env.durationMs('INBOX_SSE_HEARTBEAT', { default: '15s' })),
-      maxPendingEvents: env.int('INBOX_SSE_MAX_PENDING_EVENTS', { default: 256, min: 1 }),
+      heartbeatMs: env.durationMs('INBOX_SSE_HEARTBEAT', { default: '15s', min: '10ms', max: '1h' }),
+      maxPendingEvents: env.int('INBOX_SSE_MAX_PENDING_EVENTS', { default: 256, min: 1, max: 100_000 }),
     },
     ratelimit: {
       url: env.str('INBOX_RATELIMIT_URL'),
       domain: env.str('INBOX_RATELIMIT_DOMAIN', { default: 'inbox' }),
       failureMode: env.oneOf('INBOX_RATELIMIT_FAILURE_MODE', ['allow', 'deny'], { default: 'allow' }),
-      timeoutMs: ratelimitTimeoutMs,
-      tls: readRateLimitTls(env, 'INBOX_RATELIMIT'),
+      timeoutMs: env.durationMs('INBOX_RATELIMIT_TIMEOUT', { default: '200ms', min: '1ms', max: '1m' }),
+      tls: readRateLimitTls(env, RATELIMIT_TLS_NAMES),
       // examples/resources/ratelimit-inbox.yaml's limits, so falling back changes nothing per replica
       fallback: {
         createEndpointPerMinute: env.int('INBOX_FALLBACK_CREATE_ENDPOINT_PER_MINUTE', {
           default: 10,
           min: 0,
+          max: 1_000_000,
         }),
-        capturePerMinute: env.int('INBOX_FALLBACK_CAPTURE_PER_MINUTE', { default: 600, min: 0 }),
-        replayPerMinute: env.int('INBOX_FALLBACK_REPLAY_PER_MINUTE', { default: 60, min: 0 }),
-        signUpPerHour: env.int('INBOX_FALLBACK_SIGN_UP_PER_HOUR', { default: 20, min: 0 }),
+        capturePerMinute: env.int('INBOX_FALLBACK_CAPTURE_PER_MINUTE', {
+          default: 600,
+          min: 0,
+          max: 1_000_000,
+        }),
+        replayPerMinute: env.int('INBOX_FALLBACK_REPLAY_PER_MINUTE', { default: 60, min: 0, max: 1_000_000 }),
+        signUpPerHour: env.int('INBOX_FALLBACK_SIGN_UP_PER_HOUR', { default: 20, min: 0, max: 1_000_000 }),
         signInPerAddressPerMinute: env.int('INBOX_FALLBACK_SIGN_IN_PER_ADDRESS_PER_MINUTE', {
           default: 10,
           min: 0,
+          max: 1_000_000,
         }),
         signInPerUsernamePerMinute: env.int('INBOX_FALLBACK_SIGN_IN_PER_USERNAME_PER_MINUTE', {
           default: 5,
           min: 0,
+          max: 1_000_000,
         }),
-        maxKeys: env.int('INBOX_FALLBACK_MAX_KEYS', { default: 10_000, min: 1 }),
+        maxKeys: env.int('INBOX_FALLBACK_MAX_KEYS', { default: 10_000, min: 1, max: 10_000_000 }),
       },
     },
     passwordChecks: {
-      maxConcurrent: env.int('INBOX_PASSWORD_CHECKS_MAX_CONCURRENT', { default: 2, min: 1 }),
-      maxQueued: env.int('INBOX_PASSWORD_CHECKS_MAX_QUEUED', { default: 8, min: 0 }),
+      maxConcurrent: env.int('INBOX_PASSWORD_CHECKS_MAX_CONCURRENT', { default: 2, min: 1, max: 64 }),
+      maxQueued: env.int('INBOX_PASSWORD_CHECKS_MAX_QUEUED', { default: 8, min: 0, max: 10_000 }),
     },
     memoryStore: {
-      maxBytes: env.int('INBOX_MEMORY_MAX_BYTES', { default: 256 * 1024 * 1024, min: 1 }),
-      maxEndpoints: env.int('INBOX_MEMORY_MAX_ENDPOINTS', { default: 10_000, min: 1 }),
+      maxBytes: env.int('INBOX_MEMORY_MAX_BYTES', { default: 256 * 1024 ** 2, min: 1, max: 16 * 1024 ** 3 }),
+      maxEndpoints: env.int('INBOX_MEMORY_MAX_ENDPOINTS', { default: 10_000, min: 1, max: 10_000_000 }),
     },
     worker: {
       consumerName: env.str('INBOX_WORKER_NAME', { default: hostname() }),
-      claimIdleMs: Math.max(30, env.durationMs('INBOX_WORKER_CLAIM_IDLE', { default: '1m' })),
-      pollMs: Math.max(10, env.durationMs('INBOX_WORKER_POLL_INTERVAL', { default: '5s' })),
-      maxInFlight: env.int('INBOX_WORKER_MAX_IN_FLIGHT', { default: 32, min: 1 }),
+      // a worker marks its captures live every third of this, so no more often than every 10ms
+      claimIdleMs: env.durationMs('INBOX_WORKER_CLAIM_IDLE', { default: '1m', min: '30ms', max: '24h' }),
+      pollMs: env.durationMs('INBOX_WORKER_POLL_INTERVAL', { default: '5s', min: '10ms', max: '5m' }),
+      maxInFlight: env.int('INBOX_WORKER_MAX_IN_FLIGHT', { default: 32, min: 1, max: 1024 }),
     },
     egressAllowPrivate: env.bool('INBOX_EGRESS_ALLOW_PRIVATE', { default: false }),
     accounts: {
       sessionKeys,
       cookieName: env.str('INBOX_SESSION_COOKIE', { default: DEFAULT_SESSION_COOKIE }),
-      ttlSeconds: Math.round(env.durationMs('INBOX_SESSION_TTL', { default: '24h' }) / 1000),
+      ttlSeconds: Math.round(
+        env.durationMs('INBOX_SESSION_TTL', { default: '24h', min: '1s', max: '720h' }) / 1000,
+      ),
       secureCookie: env.oneOf('INBOX_COOKIE_SECURE', ['auto', 'always', 'never'], { default: 'auto' }),
     },
     webDir: env.str('INBOX_WEB_DIR', { default: fileURLToPath(new URL('../web/dist', import.meta.url)) }),
@@ -211,7 +230,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     );
   }
   env.finish();
-  return Object.freeze(settings);
+  return deepFreeze(settings);
 }
 
 /** Just the log settings, bad values replaced by defaults: how to report that the other settings are bad. */

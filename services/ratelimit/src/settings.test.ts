@@ -1,6 +1,18 @@
+import { fileURLToPath } from 'node:url';
 import { SettingsError } from '@portcullis/kit';
+import { checkSettingsDocs, LIB_SOURCE_DIRS } from '@portcullis/testing';
 import { describe, expect, it } from 'vitest';
 import { configDirectory, loadSettings } from './settings.js';
+
+function problemsOf(env: Record<string, string>): readonly string[] {
+  try {
+    loadSettings(env);
+  } catch (err: unknown) {
+    if (err instanceof SettingsError) return err.problems;
+    throw err;
+  }
+  return [];
+}
 
 describe('loadSettings', () => {
   it('has the spec defaults', () => {
@@ -98,7 +110,7 @@ describe('loadSettings', () => {
       'PORT="http": expected an integer ≥ 0 ≤ 65535',
       'LOG_LEVEL="loud": expected one of trace, debug, info, warn, error, fatal',
       'NEAR_LIMIT_RATIO="2": expected a number ≥ 0 ≤ 1',
-      'MEMORY_MAX_KEYS="0": expected an integer ≥ 1',
+      'MEMORY_MAX_KEYS="0": expected an integer ≥ 1 ≤ 10000000',
       'KVSTORE_POOL_SIZE="ten": expected an integer ≥ 1 ≤ 1024',
     ]);
   });
@@ -151,8 +163,67 @@ describe('loadSettings', () => {
       new SettingsError([
         'GRPC_SERVER_USE_TLS=true: GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY are required',
         'GRPC_CLIENT_TLS_SAN: needs GRPC_CLIENT_TLS_CACERT, or no client certificate is asked for',
-        "GRPC_MAX_CONNECTION_AGE: at most 540h (a Node timer's range, with jitter)",
+        'GRPC_MAX_CONNECTION_AGE="1000h": expected 0 (no limit) or a duration ≥ 100ms ≤ 540h',
       ]),
     );
+  });
+
+  it('issue 17: refuses durations and counts out of range, naming the range; 0 only where it means off', () => {
+    expect(
+      problemsOf({
+        HTTP_IDLE_TIMEOUT: '0',
+        CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '1h',
+        STATS_FLUSH_INTERVAL: '0',
+        GRPC_SERVER_TLS_RELOAD_INTERVAL: '1ms',
+        GRPC_MAX_CONNECTION_AGE_GRACE: '10ms',
+        EXPIRATION_JITTER_MAX_SECONDS: '100000',
+        KVSTORE_TIMEOUT: '0',
+        OBJCACHE_SRV_REFRESH: '100ms',
+      }),
+    ).toEqual([
+      'HTTP_IDLE_TIMEOUT="0": expected a duration ≥ 10ms ≤ 1h',
+      'GRPC_SERVER_TLS_RELOAD_INTERVAL="1ms": expected 0 (never) or a duration ≥ 100ms ≤ 24h',
+      'GRPC_MAX_CONNECTION_AGE_GRACE="10ms": expected 0 (no limit) or a duration ≥ 100ms ≤ 540h',
+      'CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL="1h": expected a duration ≥ 10ms ≤ 5m',
+      'EXPIRATION_JITTER_MAX_SECONDS="100000": expected an integer ≥ 0 ≤ 86400',
+      'KVSTORE_TIMEOUT="0": expected a duration ≥ 10ms ≤ 5m',
+      'OBJCACHE_SRV_REFRESH="100ms": expected 0 (never) or a duration ≥ 1s ≤ 24h',
+      'STATS_FLUSH_INTERVAL="0": expected a duration ≥ 10ms ≤ 1h',
+    ]);
+    const s = loadSettings({
+      GRPC_SERVER_TLS_RELOAD_INTERVAL: '0',
+      GRPC_MAX_CONNECTION_AGE: '0',
+      KVSTORE_PIPELINE_WINDOW: '0',
+      OBJCACHE_SRV_REFRESH: '0',
+    });
+    expect(s.grpc).toMatchObject({ maxConnectionAgeMs: 0, tls: { reloadIntervalMs: 0 } });
+    expect(s.kvstore.pipelineWindowMs).toBe(0);
+    expect(s.objcache.srvRefreshMs).toBe(0);
+  });
+
+  it('is frozen all the way down', () => {
+    const s = loadSettings({ EXTRA_TAGS: 'team:edge' });
+    expect(() => {
+      (s.grpc.tls as { reloadIntervalMs: number }).reloadIntervalMs = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      s.stats.extraTags.team = 'core';
+    }).toThrow(TypeError);
+    expect(() => {
+      (s.limiter.responseHeaders as { limit: string }).limit = 'X';
+    }).toThrow(TypeError);
+  });
+
+  it('documents every variable it reads in the README, each spelled whole in the source', () => {
+    expect(
+      checkSettingsDocs({
+        readme: fileURLToPath(new URL('../README.md', import.meta.url)),
+        load: loadSettings,
+        envs: [{}, { KVSTORE_PERSECOND: 'true' }],
+        sources: [fileURLToPath(new URL('.', import.meta.url)), ...LIB_SOURCE_DIRS],
+        // backends/backend-settings.ts builds the Redis names from a prefix, for the main and per-second Redis
+        builtFromPrefix: ['KVSTORE_', 'REDIS_'],
+      }),
+    ).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   createEnvReader,
+  deepFreeze,
   DEFAULT_MAX_JSON_DEPTH,
   readHttpTimeouts,
   readLogOptions,
@@ -139,7 +140,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
         headersMs: 'HTTP_HEADERS_TIMEOUT',
         idleMs: 'HTTP_IDLE_TIMEOUT',
       }),
-      maxBodyDepth: env.int('HTTP_MAX_BODY_DEPTH', { default: DEFAULT_MAX_JSON_DEPTH, min: 1 }),
+      maxBodyDepth: env.int('HTTP_MAX_BODY_DEPTH', { default: DEFAULT_MAX_JSON_DEPTH, min: 1, max: 1024 }),
     },
     grpc: readGrpc(env),
     debug: { host: env.str('DEBUG_HOST', { default: '0.0.0.0' }), port: port(env, 'DEBUG_PORT', 6070) },
@@ -150,7 +151,11 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
         serverUrl: env.str('CONFIG_GRPC_XDS_SERVER_URL', { default: 'localhost:18000' }),
         nodeId: env.str('CONFIG_GRPC_XDS_NODE_ID', { default: 'default' }),
         nodeMetadata: pairs(env, { name: 'CONFIG_GRPC_XDS_NODE_METADATA', separator: '=' }),
-        retryIntervalMs: env.durationMs('CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL', { default: '3s' }),
+        retryIntervalMs: env.durationMs('CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL', {
+          default: '3s',
+          min: '10ms',
+          max: '5m',
+        }),
         additionalHeaders: pairs(env, { name: 'CONFIG_GRPC_XDS_CLIENT_ADDITIONAL_HEADERS', separator: ':' }),
         tls: {
           enabled: env.bool('CONFIG_GRPC_XDS_SERVER_USE_TLS', { default: false }),
@@ -175,7 +180,11 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       backendType: backendType ?? 'redis',
       cacheKeyPrefix: env.str('CACHE_KEY_PREFIX'),
       nearLimitRatio: env.num('NEAR_LIMIT_RATIO', { default: 0.8, min: 0, max: 1 }),
-      expirationJitterMaxSeconds: env.int('EXPIRATION_JITTER_MAX_SECONDS', { default: 300, min: 0 }),
+      expirationJitterMaxSeconds: env.int('EXPIRATION_JITTER_MAX_SECONDS', {
+        default: 300,
+        min: 0,
+        max: 86_400,
+      }),
       shadowMode: env.bool('SHADOW_MODE', { default: false }),
       quotaMode: env.bool('QUOTA_MODE', { default: false }),
       dynamicMetadata: env.bool('RESPONSE_DYNAMIC_METADATA', { default: false }),
@@ -185,8 +194,12 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
         remaining: env.str('LIMIT_REMAINING_HEADER', { default: 'RateLimit-Remaining' }),
         reset: env.str('LIMIT_RESET_HEADER', { default: 'RateLimit-Reset' }),
       },
-      localCacheSizeBytes: env.int('LOCAL_CACHE_SIZE_IN_BYTES', { default: 0, min: 0 }),
-      memoryMaxKeys: env.int('MEMORY_MAX_KEYS', { default: DEFAULT_MEMORY_MAX_KEYS, min: 1 }),
+      localCacheSizeBytes: env.int('LOCAL_CACHE_SIZE_IN_BYTES', { default: 0, min: 0, max: 8 * 1024 ** 3 }),
+      memoryMaxKeys: env.int('MEMORY_MAX_KEYS', {
+        default: DEFAULT_MEMORY_MAX_KEYS,
+        min: 1,
+        max: 10_000_000,
+      }),
       stopIncrementWhenOverLimit: env.bool('STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT', { default: false }),
     },
     kvstore: readKvstore(env),
@@ -197,9 +210,13 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
         host: env.str('STATSD_HOST', { default: 'localhost' }),
         port: port(env, 'STATSD_PORT', 8125),
       },
-      flushIntervalMs: env.durationMs('STATS_FLUSH_INTERVAL', { default: '10s' }),
+      flushIntervalMs: env.durationMs('STATS_FLUSH_INTERVAL', { default: '10s', min: '10ms', max: '1h' }),
       extraTags: pairs(env, { name: 'EXTRA_TAGS', separator: ':' }),
-      maxDynamicKeys: env.int('STATS_MAX_DYNAMIC_KEYS', { default: DEFAULT_MAX_DYNAMIC_KEYS, min: 0 }),
+      maxDynamicKeys: env.int('STATS_MAX_DYNAMIC_KEYS', {
+        default: DEFAULT_MAX_DYNAMIC_KEYS,
+        min: 0,
+        max: 1_000_000,
+      }),
     },
     tracing: {
       enabled: env.bool('TRACING_ENABLED', { default: false }),
@@ -210,7 +227,6 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       samplingRate: env.num('TRACING_SAMPLING_RATE', { default: 1, min: 0, max: 1 }),
     },
   };
-  if (settings.stats.flushIntervalMs <= 0) env.problem('STATS_FLUSH_INTERVAL: must be more than 0');
   for (const key of Object.keys(settings.stats.extraTags)) {
     // they are Prometheus labels too
     if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(key)) env.problem(`EXTRA_TAGS: "${key}" is not a valid tag name`);
@@ -219,8 +235,6 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   return deepFreeze(settings);
 }
 
-const MAX_CONNECTION_AGE_MS = 540 * 3_600_000;
-
 function readGrpc(env: EnvReader): Settings['grpc'] {
   const tls = {
     enabled: env.bool('GRPC_SERVER_USE_TLS', { default: false }),
@@ -228,7 +242,12 @@ function readGrpc(env: EnvReader): Settings['grpc'] {
     key: env.str('GRPC_SERVER_TLS_KEY'),
     clientCaCert: env.str('GRPC_CLIENT_TLS_CACERT'),
     clientSan: env.str('GRPC_CLIENT_TLS_SAN'),
-    reloadIntervalMs: env.durationMs('GRPC_SERVER_TLS_RELOAD_INTERVAL', { default: '10s' }),
+    reloadIntervalMs: env.durationMs('GRPC_SERVER_TLS_RELOAD_INTERVAL', {
+      default: '10s',
+      min: '100ms',
+      max: '24h',
+      zeroMeans: 'never',
+    }),
   };
   if (tls.enabled && (tls.cert === '' || tls.key === '')) {
     env.problem('GRPC_SERVER_USE_TLS=true: GRPC_SERVER_TLS_CERT and GRPC_SERVER_TLS_KEY are required');
@@ -236,11 +255,9 @@ function readGrpc(env: EnvReader): Settings['grpc'] {
   if (tls.clientSan !== '' && tls.clientCaCert === '') {
     env.problem('GRPC_CLIENT_TLS_SAN: needs GRPC_CLIENT_TLS_CACERT, or no client certificate is asked for');
   }
-  const age = (name: string, fallback: string): number => {
-    const ms = env.durationMs(name, { default: fallback });
-    if (ms > MAX_CONNECTION_AGE_MS) env.problem(`${name}: at most 540h (a Node timer's range, with jitter)`);
-    return ms;
-  };
+  // 540h plus grpc-js's 10% jitter stays inside a Node timer's range (2^31 - 1 ms, 596h)
+  const age = (name: string, fallback: string): number =>
+    env.durationMs(name, { default: fallback, min: '100ms', max: '540h', zeroMeans: 'no limit' });
   return {
     host: env.str('GRPC_HOST', { default: '0.0.0.0' }),
     port: port(env, 'GRPC_PORT', 8081),
@@ -268,11 +285,6 @@ export function loadLogSettings(source: EnvSource = process.env): Settings['log'
 
 function port(env: EnvReader, name: string, fallback: number): number {
   return env.int(name, { default: fallback, min: 0, max: 65_535 });
-}
-
-function deepFreeze<T extends object>(o: T): Readonly<T> {
-  for (const v of Object.values(o)) if (v && typeof v === 'object') deepFreeze(v as object);
-  return Object.freeze(o);
 }
 
 /** The directory whose `*.yaml` files hold the rules. */

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { createEnvReader, deepFreeze, type EnvSource } from '@portcullis/kit';
 
 // The CLI's environment, read once by main.ts: where the inbox is, where endpoints are remembered, and a
 // token to fall back on.
@@ -15,13 +16,13 @@ export interface CliSettings {
   configPath: string;
 }
 
-export function loadCliSettings(env: NodeJS.ProcessEnv = process.env): Readonly<CliSettings> {
-  const nonEmpty = (v: string | undefined): string | undefined =>
-    v === undefined || v === '' ? undefined : v;
-  const configHome = nonEmpty(env.XDG_CONFIG_HOME) ?? join(homedir(), '.config');
-  return Object.freeze({
-    inboxUrl: nonEmpty(env.INBOX_URL),
-    token: nonEmpty(env.INBOX_TOKEN),
-    configPath: nonEmpty(env.INBOX_CONFIG) ?? join(configHome, 'portcullis', 'inbox.json'),
+export function loadCliSettings(source: EnvSource = process.env): Readonly<CliSettings> {
+  const env = createEnvReader(source);
+  const nonEmpty = (v: string): string | undefined => (v === '' ? undefined : v);
+  const configHome = env.str('XDG_CONFIG_HOME', { default: join(homedir(), '.config') });
+  return deepFreeze({
+    inboxUrl: nonEmpty(env.str('INBOX_URL')),
+    token: nonEmpty(env.str('INBOX_TOKEN')),
+    configPath: env.str('INBOX_CONFIG', { default: join(configHome, 'portcullis', 'inbox.json') }),
   });
 }

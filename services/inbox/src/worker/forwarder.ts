@@ -14,6 +14,7 @@ export interface ForwarderOptions {
   queue: ForwardQueue;
   egress: EgressPolicy;
   log: Logger;
+  /** A capture idle this long is claimed; live ones are marked every third of it. `INBOX_WORKER_CLAIM_IDLE`, ≥ 30ms. */
   claimIdleMs: number;
   pollMs: number;
   maxInFlight: number;
@@ -224,7 +225,7 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
     start() {
       loop = run();
       // a third of the idle time: a live worker's captures never look idle to the others
-      timer = setInterval(() => void maintain(), Math.max(10, Math.floor(o.claimIdleMs / 3)));
+      timer = setInterval(() => void maintain(), Math.floor(o.claimIdleMs / 3));
     },
     async stop() {
       stopping.abort();

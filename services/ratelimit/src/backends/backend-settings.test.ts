@@ -91,7 +91,7 @@ describe('backend settings', () => {
         LOCAL_CACHE_SIZE_IN_BYTES: '-1',
       }),
     ).toEqual([
-      'LOCAL_CACHE_SIZE_IN_BYTES="-1": expected an integer ≥ 0',
+      'LOCAL_CACHE_SIZE_IN_BYTES="-1": expected an integer ≥ 0 ≤ 8589934592',
       'KVSTORE_URL="onlymaster": a sentinel URL is the master name, then sentinel host:port items',
       'KVSTORE_PIPELINE_WINDOW="soon": expected a duration such as 250ms, 10s or 1h',
       'KVSTORE_PERSECOND_TYPE="ring": expected one of single, sentinel, cluster',

@@ -86,9 +86,20 @@ function readConnection(env: EnvReader, n: Names): KvstoreConnection {
       clientKey: file('TLS_CLIENT_KEY', n.fallbackTls?.clientKey),
       caCert: file('TLS_CACERT', n.fallbackTls?.caCert),
     },
-    timeoutMs: env.durationMs(v('TIMEOUT'), { default: '10s', ...at('TIMEOUT') }),
-    pipelineWindowMs: env.durationMs(v('PIPELINE_WINDOW'), { default: '0', ...at('PIPELINE_WINDOW') }),
-    pipelineLimit: env.int(v('PIPELINE_LIMIT'), { default: 0, min: 0, ...at('PIPELINE_LIMIT') }),
+    timeoutMs: env.durationMs(v('TIMEOUT'), { default: '10s', min: '10ms', max: '5m', ...at('TIMEOUT') }),
+    pipelineWindowMs: env.durationMs(v('PIPELINE_WINDOW'), {
+      default: '0',
+      min: '1us',
+      max: '1s',
+      zeroMeans: 'off',
+      ...at('PIPELINE_WINDOW'),
+    }),
+    pipelineLimit: env.int(v('PIPELINE_LIMIT'), {
+      default: 0,
+      min: 0,
+      max: 100_000,
+      ...at('PIPELINE_LIMIT'),
+    }),
   };
 }
 
@@ -114,7 +125,13 @@ export function readObjcache(env: EnvReader, required: boolean): ObjcacheSetting
   return {
     hostPorts,
     srv,
-    srvRefreshMs: env.durationMs('OBJCACHE_SRV_REFRESH', { default: '0', alias: 'MEMCACHE_SRV_REFRESH' }),
+    srvRefreshMs: env.durationMs('OBJCACHE_SRV_REFRESH', {
+      default: '0',
+      min: '1s',
+      max: '24h',
+      zeroMeans: 'never',
+      alias: 'MEMCACHE_SRV_REFRESH',
+    }),
     maxIdleConns: env.int('OBJCACHE_MAX_IDLE_CONNS', {
       default: 2,
       min: 1,

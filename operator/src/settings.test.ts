@@ -1,0 +1,89 @@
+import { fileURLToPath } from 'node:url';
+import { SettingsError } from '@portcullis/kit';
+import { checkSettingsDocs, LIB_SOURCE_DIRS } from '@portcullis/testing';
+import { describe, expect, it } from 'vitest';
+import { loadSettings } from './settings.js';
+
+function problemsOf(env: Record<string, string>): readonly string[] {
+  try {
+    loadSettings(env);
+  } catch (err: unknown) {
+    if (err instanceof SettingsError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('operator settings', () => {
+  it('has the documented defaults', () => {
+    const s = loadSettings({});
+    expect(s.leaderElection).toEqual({
+      enabled: true,
+      leaseName: 'portcullis-operator',
+      leaseDurationMs: 15_000,
+      renewDeadlineMs: 10_000,
+      retryPeriodMs: 2_000,
+    });
+    expect(s.discovery).toEqual({
+      endpoints: { ratelimit: [{ address: '127.0.0.1', port: 8081 }] },
+      services: { ratelimit: { service: 'portcullis-ratelimit', portName: 'grpc' } },
+    });
+    expect(s.xds).toMatchObject({ host: '0.0.0.0', port: 18_000 });
+  });
+
+  it('reads repeated endpoints of one name', () => {
+    const s = loadSettings({ OPERATOR_SERVICE_ENDPOINTS: 'ratelimit=10.0.0.1:8081,ratelimit=10.0.0.2:8081' });
+    expect(s.discovery.endpoints).toEqual({
+      ratelimit: [
+        { address: '10.0.0.1', port: 8081 },
+        { address: '10.0.0.2', port: 8081 },
+      ],
+    });
+  });
+
+  it('issue 17: refuses leader-election durations out of range, naming the range', () => {
+    expect(
+      problemsOf({
+        LEADER_ELECTION_LEASE_DURATION: '500ms',
+        LEADER_ELECTION_RENEW_DEADLINE: '2h',
+        LEADER_ELECTION_RETRY_PERIOD: '0',
+        XDS_PORT: '70000',
+      }),
+    ).toEqual([
+      'XDS_PORT="70000": expected an integer ≥ 0 ≤ 65535',
+      'LEADER_ELECTION_LEASE_DURATION="500ms": expected a duration ≥ 1s ≤ 1h',
+      'LEADER_ELECTION_RENEW_DEADLINE="2h": expected a duration ≥ 100ms ≤ 1h',
+      'LEADER_ELECTION_RETRY_PERIOD="0": expected a duration ≥ 10ms ≤ 1h',
+    ]);
+    expect(
+      problemsOf({
+        LEADER_ELECTION_LEASE_DURATION: '1s',
+        LEADER_ELECTION_RENEW_DEADLINE: '1s',
+        LEADER_ELECTION_RETRY_PERIOD: '100ms',
+      }),
+    ).toEqual(['LEADER_ELECTION_RENEW_DEADLINE must be shorter than LEADER_ELECTION_LEASE_DURATION']);
+  });
+
+  it('is frozen all the way down', () => {
+    const s = loadSettings({});
+    expect(() => {
+      (s.leaderElection as { retryPeriodMs: number }).retryPeriodMs = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      (s.discovery.endpoints as Record<string, unknown>).other = [];
+    }).toThrow(TypeError);
+    expect(() => {
+      (s.discovery.endpoints.ratelimit?.[0] as { port: number }).port = 1;
+    }).toThrow(TypeError);
+  });
+
+  it('documents every variable it reads in the README, each spelled whole in the source', () => {
+    expect(
+      checkSettingsDocs({
+        readme: fileURLToPath(new URL('../README.md', import.meta.url)),
+        load: loadSettings,
+        sources: [fileURLToPath(new URL('.', import.meta.url)), ...LIB_SOURCE_DIRS],
+      }),
+    ).toEqual([]);
+  });
+});
