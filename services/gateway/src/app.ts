@@ -8,7 +8,6 @@ import {
   type AccountsBackend,
   type PasswordHasher,
 } from '@portcullis/accounts';
-import { ConfigError } from '@portcullis/config';
 import {
   createHttpApp,
   createMetricsRegistry,
@@ -23,16 +22,16 @@ import {
   createLocalLimiter,
   createLocalRateLimitClient,
   createRateLimitClient,
+  signInFallbackRules,
   type RateLimitClient,
 } from '@portcullis/ratelimit-client';
-import { createSotwClient, type SotwClient } from '@portcullis/xds';
+import { createXdsSubscription, type XdsSubscription } from '@portcullis/xds';
 import { Authenticator } from './auth/authenticator.js';
 import { createJwt } from './auth/jwt.js';
 import { applyCors } from './cors.js';
 import { Dispatcher } from './dispatch.js';
 import { HttpError } from './errors.js';
 import { loadKeys } from './keys.js';
-import { signInFallbackRules } from './rate-limit.js';
 import { API_ROUTE_TYPE, routesFromApiRoutes } from './router/api-routes.js';
 import { parseRequestPath } from './request-path.js';
 import { RouteTable } from './router/route-table.js';
@@ -114,7 +113,10 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     denylist: backend.denylist,
   });
   const fallback = createLocalLimiter({
-    rules: signInFallbackRules(settings.ratelimit),
+    rules: signInFallbackRules(settings.ratelimit.authDomain, {
+      perAddress: settings.ratelimit.fallback.signInPerAddressPerMinute,
+      perUsername: settings.ratelimit.fallback.signInPerUsernamePerMinute,
+    }),
     maxKeys: settings.ratelimit.fallback.maxKeys,
     ...(deps.now ? { now: deps.now } : {}),
   });
@@ -154,23 +156,16 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     buildTable([]),
   );
 
-  const xds: SotwClient | undefined = settings.xds.serverUrl
-    ? createSotwClient({
+  const xds: XdsSubscription | undefined = settings.xds.serverUrl
+    ? createXdsSubscription({
         serverUrl: settings.xds.serverUrl,
         nodeId: settings.xds.nodeId,
-        typeUrls: [API_ROUTE_TYPE],
         retryIntervalMs: settings.xds.retryIntervalMs,
         log,
-        onResources: (_typeUrl, version, resources) => {
-          try {
-            const table = buildTable(routesFromApiRoutes(resources));
-            dispatcher.setTable(table);
-            log.info({ version, routes: table.routes.length }, 'routes updated');
-          } catch (err: unknown) {
-            log.error({ version, err }, 'routes rejected, keeping the current ones');
-            throw err instanceof ConfigError ? err : new ConfigError([(err as Error).message]);
-          }
-        },
+        typeUrl: API_ROUTE_TYPE,
+        decode: (resources) => buildTable(routesFromApiRoutes(resources)),
+        apply: (table) => dispatcher.setTable(table),
+        describe: (table) => ({ routes: table.routes.length }),
       })
     : undefined;
 
