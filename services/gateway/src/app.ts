@@ -34,12 +34,10 @@ import { HttpError } from './errors.js';
 import { loadKeys } from './keys.js';
 import { API_ROUTE_TYPE, routesFromApiRoutes } from './router/api-routes.js';
 import { parseRequestPath } from './request-path.js';
-import { RouteTable } from './router/route-table.js';
-import type { GatewayRoute } from './router/route-types.js';
+import { buildRouteTable } from './router/build-table.js';
 import { routesFromModule, type RoutesDefinition } from './router/routes-module.js';
 import { HANDLER_CLASSES, type HandlerClasses } from './handlers/registry.js';
 import { routes as codeRoutes } from './routes.js';
-import { parseParameterSpecs } from './sanitize/index.js';
 import type { Settings } from './settings.js';
 
 export interface GatewayApp {
@@ -135,11 +133,6 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
           log,
         });
   const code = routesFromModule(deps.routes ?? codeRoutes, handlers);
-  const buildTable = (dynamic: readonly GatewayRoute[]): RouteTable => {
-    const all = [...code, ...dynamic];
-    for (const route of all) parseParameterSpecs(route.requiredParams);
-    return new RouteTable(all);
-  };
   const dispatcher = new Dispatcher(
     {
       settings,
@@ -153,7 +146,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
           ? { cookieName: settings.session.cookieName, allowedOrigins: settings.corsOrigins }
           : undefined,
     },
-    buildTable([]),
+    buildRouteTable(code, []),
   );
 
   const xds: XdsSubscription | undefined = settings.xds.serverUrl
@@ -163,7 +156,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
         retryIntervalMs: settings.xds.retryIntervalMs,
         log,
         typeUrl: API_ROUTE_TYPE,
-        decode: (resources) => buildTable(routesFromApiRoutes(resources)),
+        decode: (resources) => buildRouteTable(code, routesFromApiRoutes(resources)),
         apply: (table) => dispatcher.setTable(table),
         describe: (table) => ({ routes: table.routes.length }),
       })
