@@ -151,9 +151,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
 
   const xds: XdsSubscription | undefined = settings.xds.serverUrl
     ? createXdsSubscription({
-        serverUrl: settings.xds.serverUrl,
-        nodeId: settings.xds.nodeId,
-        retryIntervalMs: settings.xds.retryIntervalMs,
+        ...settings.xds,
         log,
         typeUrl: API_ROUTE_TYPE,
         decode: (resources) => buildRouteTable(code, routesFromApiRoutes(resources)),

@@ -70,9 +70,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   const stopReapplying = store.onReconnect(() => void sync.reapply());
   const xds: XdsSubscription | undefined = settings.xds.serverUrl
     ? createXdsSubscription({
-        serverUrl: settings.xds.serverUrl,
-        nodeId: settings.xds.nodeId,
-        retryIntervalMs: settings.xds.retryIntervalMs,
+        ...settings.xds,
         log,
         typeUrl: INBOX_ENDPOINT_TYPE,
         decode: endpointsFromResources,
