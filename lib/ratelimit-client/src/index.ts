@@ -2,6 +2,8 @@ export { createRateLimitClient } from './rate-limit-client.js';
 export { createLocalRateLimitClient } from './local-client.js';
 export { createLocalLimiter, LOCAL_LIMIT_UNITS } from './local-limiter.js';
 export { LIMIT_HEADER_NAMES, retryAfter } from './limit-headers.js';
+export { enforceRateLimit, toEnforcement, type Enforcement } from './enforce.js';
+export { signInDescriptors, signInFallbackRules } from './sign-in.js';
 export { readRateLimitTls, type RateLimitTlsNames } from './tls-settings.js';
 export { RateLimitClientClosedError, RateLimitClientOptionsError, UndecidedResponseError } from './errors.js';
 export type {

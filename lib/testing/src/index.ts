@@ -1,4 +1,5 @@
 export { freePort } from './free-port.js';
+export { compareGolden, readGoldenInputs } from './golden.js';
 export { spawnServer, type ServerProcess } from './server-process.js';
 export { startRedis, withRedis, type RedisOptions, type RedisServer } from './redis.js';
 export { startMemcached, type MemcachedServer } from './memcached.js';

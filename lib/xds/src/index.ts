@@ -12,7 +12,17 @@ export {
   type SotwServerListener,
   type SotwServerOptions,
 } from './sotw-server.js';
-export { createSotwClient, type SotwClient, type SotwClientOptions } from './sotw-client.js';
+export {
+  createSotwClient,
+  type AppliedFields,
+  type SotwClient,
+  type SotwClientOptions,
+} from './sotw-client.js';
+export {
+  createXdsSubscription,
+  type XdsSubscription,
+  type XdsSubscriptionOptions,
+} from './xds-subscription.js';
 export { createChannelCredentials, type ClientTlsOptions, type ServerTlsOptions } from './tls-credentials.js';
 export type {
   AnyMessage,

@@ -28,6 +28,8 @@ export interface SotwClientOptions {
   typeUrls: readonly string[];
   /** Called with the full resource set of a type; throwing (or rejecting) NACKs with the error message. */
   onResources(typeUrl: string, version: string, resources: readonly ReceivedResource[]): void | Promise<void>;
+  /** Fields the `xDS config applied` line adds about what `onResources` just applied: `{ routes: 12 }`. */
+  describeApplied?(typeUrl: string): AppliedFields;
   /** The least wait before a new stream after one ends; jitter adds up to half of it. */
   retryIntervalMs: number;
   log: Logger;
@@ -47,6 +49,9 @@ export interface SotwClient {
   /** True while a stream is open and has delivered a response. */
   readonly connected: boolean;
 }
+
+/** What the `xDS config applied` log line adds about the config. */
+export type AppliedFields = Record<string, unknown>;
 
 interface TypeProgress {
   /** What the next stream's first request reports, and what a NACK carries. */
@@ -153,29 +158,33 @@ export function createSotwClient(o: SotwClientOptions): SotwClient {
     if (!p) return log.warn({ typeUrl, version, nonce }, 'xDS response for a type not subscribed, ignored');
     p.receivedNonce = nonce;
     const resources = (resp.resources ?? []).map((r) => ({ typeUrl: r.type_url, value: r.value }));
-    const error = await apply(typeUrl, version, resources);
+    const outcome = await apply(typeUrl, version, resources);
     if (closed) return;
-    if (error === undefined) {
+    if (outcome.ok) {
       p.ackedVersion = version;
-      log.info({ typeUrl, version, nonce, resources: resources.length }, 'xDS config applied');
+      const fields = { typeUrl, version, nonce, resources: resources.length, ...outcome.fields };
+      log.info(fields, 'xDS config applied');
       if (stream === s) s.write(request(typeUrl, p));
       p.updated = true;
       if ([...progress.values()].every((t) => t.updated)) resolveFirst();
     } else {
-      log.warn({ typeUrl, version, nonce, ackedVersion: p.ackedVersion, error }, 'xDS config rejected');
+      const { error, err } = outcome;
+      log.warn({ typeUrl, version, nonce, ackedVersion: p.ackedVersion, error, err }, 'xDS config rejected');
       if (stream === s) s.write(request(typeUrl, p, { code: NACK_CODE, message: error }));
     }
   };
 
-  /** The error message that NACKs the response, or undefined when `onResources` accepted it. */
+  /** What `onResources` made of the response: the fields to log, or the message that NACKs it. */
   const apply = async (
     typeUrl: string,
     version: string,
     resources: ReceivedResource[],
-  ): Promise<string | undefined> => {
+  ): Promise<{ ok: true; fields: AppliedFields } | { ok: false; error: string; err?: unknown }> => {
     const foreign = resources.findIndex((r) => r.typeUrl !== typeUrl);
-    if (foreign >= 0)
-      return `resources[${foreign}]: type ${resources[foreign]?.typeUrl}, expected ${typeUrl}`;
+    if (foreign >= 0) {
+      const error = `resources[${foreign}]: type ${resources[foreign]?.typeUrl}, expected ${typeUrl}`;
+      return { ok: false, error };
+    }
     try {
       await withSpan('@portcullis/xds', 'xds.apply', async (span) => {
         span.setAttributes({
@@ -185,9 +194,9 @@ export function createSotwClient(o: SotwClientOptions): SotwClient {
         });
         await o.onResources(typeUrl, version, resources);
       });
-      return undefined;
+      return { ok: true, fields: o.describeApplied?.(typeUrl) ?? {} };
     } catch (err: unknown) {
-      return err instanceof Error ? err.message : String(err);
+      return { ok: false, error: err instanceof Error ? err.message : String(err), err };
     }
   };
 

@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { PROTO_FILES, createMessageCodec, type MessageCodec } from '@portcullis/protos';
+import { compareGolden, readGoldenInputs } from '@portcullis/testing';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { API_VERSION, KINDS, isKind, resourceName, type Resource } from '../resources.js';
@@ -81,19 +82,12 @@ const INPUTS: Array<{ name: string; files: string[] }> = [
       .sort()
       .map((f) => join(examples, f)),
   },
-  ...readdirSync(join(testdata, 'in'))
-    .sort()
-    .map((f) => ({ name: basename(f, '.yaml'), files: [join(testdata, 'in', f)] })),
+  ...readGoldenInputs(testdata).map(({ name, file }) => ({ name, files: [file] })),
 ];
 
 describe('translation of resources to xDS (golden)', () => {
   it.each(INPUTS)('$name', ({ name, files }) => {
-    const got = `${JSON.stringify(translate(manifests(files)), null, 2)}\n`;
-    const golden = join(testdata, 'out', `${name}.json`);
-    if (process.env.UPDATE_GOLDEN === '1') {
-      mkdirSync(join(testdata, 'out'), { recursive: true });
-      writeFileSync(golden, got);
-    }
-    expect(got).toBe(readFileSync(golden, 'utf8'));
+    const { got, want } = compareGolden(join(testdata, 'out', `${name}.json`), translate(manifests(files)));
+    expect(got).toBe(want);
   });
 });

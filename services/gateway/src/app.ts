@@ -8,7 +8,6 @@ import {
   type AccountsBackend,
   type PasswordHasher,
 } from '@portcullis/accounts';
-import { ConfigError } from '@portcullis/config';
 import {
   createHttpApp,
   createMetricsRegistry,
@@ -23,24 +22,22 @@ import {
   createLocalLimiter,
   createLocalRateLimitClient,
   createRateLimitClient,
+  signInFallbackRules,
   type RateLimitClient,
 } from '@portcullis/ratelimit-client';
-import { createSotwClient, type SotwClient } from '@portcullis/xds';
+import { createXdsSubscription, type XdsSubscription } from '@portcullis/xds';
 import { Authenticator } from './auth/authenticator.js';
 import { createJwt } from './auth/jwt.js';
 import { applyCors } from './cors.js';
 import { Dispatcher } from './dispatch.js';
 import { HttpError } from './errors.js';
 import { loadKeys } from './keys.js';
-import { signInFallbackRules } from './rate-limit.js';
 import { API_ROUTE_TYPE, routesFromApiRoutes } from './router/api-routes.js';
 import { parseRequestPath } from './request-path.js';
-import { RouteTable } from './router/route-table.js';
-import type { GatewayRoute } from './router/route-types.js';
+import { buildRouteTable } from './router/build-table.js';
 import { routesFromModule, type RoutesDefinition } from './router/routes-module.js';
 import { HANDLER_CLASSES, type HandlerClasses } from './handlers/registry.js';
 import { routes as codeRoutes } from './routes.js';
-import { parseParameterSpecs } from './sanitize/index.js';
 import type { Settings } from './settings.js';
 
 export interface GatewayApp {
@@ -114,7 +111,10 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     denylist: backend.denylist,
   });
   const fallback = createLocalLimiter({
-    rules: signInFallbackRules(settings.ratelimit),
+    rules: signInFallbackRules(settings.ratelimit.authDomain, {
+      perAddress: settings.ratelimit.fallback.signInPerAddressPerMinute,
+      perUsername: settings.ratelimit.fallback.signInPerUsernamePerMinute,
+    }),
     maxKeys: settings.ratelimit.fallback.maxKeys,
     ...(deps.now ? { now: deps.now } : {}),
   });
@@ -133,11 +133,6 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
           log,
         });
   const code = routesFromModule(deps.routes ?? codeRoutes, handlers);
-  const buildTable = (dynamic: readonly GatewayRoute[]): RouteTable => {
-    const all = [...code, ...dynamic];
-    for (const route of all) parseParameterSpecs(route.requiredParams);
-    return new RouteTable(all);
-  };
   const dispatcher = new Dispatcher(
     {
       settings,
@@ -151,26 +146,17 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
           ? { cookieName: settings.session.cookieName, allowedOrigins: settings.corsOrigins }
           : undefined,
     },
-    buildTable([]),
+    buildRouteTable(code, []),
   );
 
-  const xds: SotwClient | undefined = settings.xds.serverUrl
-    ? createSotwClient({
-        serverUrl: settings.xds.serverUrl,
-        nodeId: settings.xds.nodeId,
-        typeUrls: [API_ROUTE_TYPE],
-        retryIntervalMs: settings.xds.retryIntervalMs,
+  const xds: XdsSubscription | undefined = settings.xds.serverUrl
+    ? createXdsSubscription({
+        ...settings.xds,
         log,
-        onResources: (_typeUrl, version, resources) => {
-          try {
-            const table = buildTable(routesFromApiRoutes(resources));
-            dispatcher.setTable(table);
-            log.info({ version, routes: table.routes.length }, 'routes updated');
-          } catch (err: unknown) {
-            log.error({ version, err }, 'routes rejected, keeping the current ones');
-            throw err instanceof ConfigError ? err : new ConfigError([(err as Error).message]);
-          }
-        },
+        typeUrl: API_ROUTE_TYPE,
+        decode: (resources) => buildRouteTable(code, routesFromApiRoutes(resources)),
+        apply: (table) => dispatcher.setTable(table),
+        describe: (table) => ({ routes: table.routes.length }),
       })
     : undefined;
 

@@ -1,17 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkCsrf, type AccountStore, type CsrfPolicy } from '@portcullis/accounts';
-import { readBody, type Logger } from '@portcullis/kit';
-import { retryAfter, type DescriptorEntry, type RateLimitClient } from '@portcullis/ratelimit-client';
+import type { Logger } from '@portcullis/kit';
+import type { RateLimitClient } from '@portcullis/ratelimit-client';
+import { createAuthRoute, type AuthRoute } from './auth/auth-routes.js';
 import type { Authenticator, Caller } from './auth/authenticator.js';
 import { HttpError, RouteNotFoundError } from './errors.js';
 import { resolveHandler, type HandlerClasses } from './handlers/registry.js';
 import type { HandlerMethod } from './handlers/types.js';
-import { forwardRequest } from './proxy/upstream.js';
-import { routeDescriptor, signInDescriptors } from './rate-limit.js';
-import { mergeData, parseBody, parseQuery, tooLarge, toResponseBody } from './request-data.js';
+import { proxyToBackend } from './proxy/proxy-route.js';
+import { enforceLimits, routeDescriptor } from './rate-limit.js';
+import { mergeData, parseQuery, readData, toResponseBody } from './request-data.js';
 import type { RequestPath } from './request-path.js';
 import type { RouteTable } from './router/route-table.js';
-import type { GatewayRoute, RouteMatch } from './router/route-types.js';
+import type { RouteMatch } from './router/route-types.js';
 import { checkAndSanitizeRequiredParameters } from './sanitize/index.js';
 import type { Settings } from './settings.js';
 
@@ -26,22 +27,24 @@ export interface DispatcherOptions {
   csrf: CsrfPolicy | undefined;
 }
 
-const AUTH_METHODS = ['DELETE', 'OPTIONS', 'POST'];
-
 /**
- * Serves everything under the base path. The route table is swapped whole on each update; a request keeps
- * the table it started with.
+ * Serves everything under the base path: `/auth` (auth/auth-routes.ts), then routes of the table, each
+ * checked for its caller and rate limited before its handler runs or its upstream Service is asked
+ * (proxy/proxy-route.ts). The route table is swapped whole on each update; a request keeps the table it
+ * started with.
  */
 export class Dispatcher {
   private table: RouteTable;
   /** Handler lookups by `Class.method`, resolved once each. */
   private readonly handlers = new Map<string, HandlerMethod | undefined>();
+  private readonly authRoute: AuthRoute;
 
   constructor(
     private readonly o: DispatcherOptions,
     initial: RouteTable,
   ) {
     this.table = initial;
+    this.authRoute = createAuthRoute(o);
   }
 
   setTable(table: RouteTable): void {
@@ -60,7 +63,7 @@ export class Dispatcher {
     // on the decoded path the route is chosen by, so `/api/%61uth` is the sign-in it reaches
     if (this.o.csrf) checkCsrf(request, this.o.csrf, { setsCookie: relPath === 'auth' });
     if (relPath === '') return { message: 'no endpoint defined' };
-    if (relPath === 'auth') return this.handleAuth(request, reply, search);
+    if (relPath === 'auth') return this.authRoute(request, reply, search);
     if (method === 'OPTIONS') return this.options(reply, table, relPath);
     const found = table.lookup(method, relPath);
     if (found.kind === 'not-found') throw new RouteNotFoundError();
@@ -75,7 +78,10 @@ export class Dispatcher {
     if (route.auth && this.o.settings.auth !== 'none' && !caller) throw this.o.auth.missing();
     const query = parseQuery(search);
     await this.limit(request, { match: found.match, caller, query, reply });
-    if (route.target.kind === 'backend') return this.proxy(request, reply, { route, caller, path });
+    if (route.target.kind === 'backend') {
+      const hostTemplate = this.o.settings.backendHostTemplate;
+      return proxyToBackend(request, reply, { route, backend: route.target, caller, path, hostTemplate });
+    }
     return this.runHandler(request, { match: found.match, caller, query });
   }
 
@@ -94,38 +100,12 @@ export class Dispatcher {
       throw new HttpError(501, `handler ${route.target.handler} is not available`, {
         code: 'UNKNOWN_HANDLER',
       });
-    const body = await this.readData(request);
+    const body = await readData(request.raw, this.o.settings);
     let data = mergeData({ query: at.query, body, params, userId: at.caller?.account.id });
     if (route.requiredParams.length > 0)
       data = checkAndSanitizeRequiredParameters(data, route.requiredParams);
     const ctx = { account: at.caller?.account, accounts: this.o.accounts, log: this.o.log };
     return toResponseBody(await handler(data, ctx));
-  }
-
-  private async proxy(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    at: { route: GatewayRoute; caller: Caller | undefined; path: RequestPath },
-  ): Promise<unknown> {
-    const target = at.route.target;
-    if (target.kind !== 'backend') throw new Error('not a backend route');
-    const host = this.o.settings.backendHostTemplate
-      .replaceAll('{service}', target.service)
-      .replaceAll('{namespace}', target.namespace);
-    // as the client escaped it: decoded, `%3F` would become a query and `%20` an invalid request line
-    const prefixSegments = at.route.prefix === '' ? 0 : at.route.prefix.split('/').length;
-    const rest = at.path.rawSegments.slice(prefixSegments).join('/');
-    const path = `${target.path.replace(/\/+$/, '')}/${rest}${at.path.search}`;
-    const upstream = await forwardRequest({
-      req: request.raw,
-      host,
-      port: target.port,
-      path: path.startsWith('/') ? path : `/${path}`,
-      timeoutMs: target.timeoutSeconds * 1000,
-      client: { ip: request.ip, protocol: request.protocol, host: request.headers.host ?? '' },
-      identity: at.caller ? { id: at.caller.account.id, username: at.caller.account.username } : undefined,
-    });
-    return reply.code(upstream.statusCode).headers(upstream.headers).send(upstream.body);
   }
 
   private async limit(
@@ -147,66 +127,10 @@ export class Dispatcher {
       userId: at.caller?.account.id,
       claims: at.caller?.claims ? { ...at.caller.claims } : undefined,
     });
-    await this.enforce(this.o.settings.ratelimit.domain, [entries], at.reply);
-  }
-
-  /**
-   * Asks the rate-limit service and sets the `RateLimit-*` headers it answered; 429 with `Retry-After` over
-   * a limit, 503 when it cannot be asked and the failure mode is `deny`.
-   */
-  private async enforce(
-    domain: string,
-    descriptors: DescriptorEntry[][],
-    reply: FastifyReply,
-  ): Promise<void> {
-    const decision = await this.o.ratelimit.decide({
-      domain,
-      descriptors: descriptors.map((entries) => ({ entries })),
+    await enforceLimits(this.o.ratelimit, at.reply, {
+      domain: this.o.settings.ratelimit.domain,
+      descriptors: [entries],
     });
-    for (const h of decision.headers) void reply.header(h.key, h.value);
-    if (decision.allowed) return;
-    // failure mode deny: the service could not be asked, which is not the caller's doing
-    if (decision.failedOpen)
-      throw new HttpError(503, 'rate limit service unavailable', { code: 'RATE_LIMIT_UNAVAILABLE' });
-    const after = retryAfter(decision.headers);
-    throw new HttpError(429, 'Too many requests', {
-      code: 'RATE_LIMITED',
-      ...(after === undefined ? {} : { headers: { 'retry-after': after } }),
-    });
-  }
-
-  private async handleAuth(request: FastifyRequest, reply: FastifyReply, search: string): Promise<unknown> {
-    const secure = request.protocol === 'https';
-    switch (request.method) {
-      case 'OPTIONS':
-        return reply.code(204).header('allow', AUTH_METHODS.join(', ')).send();
-      case 'POST': {
-        const body = await this.readData(request);
-        const params = { ...parseQuery(search), ...body };
-        // before the password is checked, so guessing gets 429 whether or not a guess is right
-        const username = typeof params.username === 'string' ? params.username : '';
-        await this.enforce(
-          this.o.settings.ratelimit.authDomain,
-          signInDescriptors(request.ip, username),
-          reply,
-        );
-        return this.o.auth.login(params, reply, { secure, cookie: request.headers.cookie });
-      }
-      case 'DELETE':
-        return this.o.auth.logout(await this.o.auth.identify(request), reply, secure);
-      default:
-        throw new HttpError(405, 'Method not allowed', {
-          code: 'METHOD_NOT_ALLOWED',
-          headers: { allow: AUTH_METHODS.join(', ') },
-        });
-    }
-  }
-
-  /** The JSON, urlencoded or multipart body's data, within the body size and depth limits. */
-  private async readData(request: FastifyRequest): Promise<Record<string, unknown>> {
-    const { maxBodyBytes, maxBodyDepth } = this.o.settings;
-    const body = await readBody(request.raw, maxBodyBytes, () => tooLarge(maxBodyBytes));
-    return parseBody(request.headers['content-type'], body, maxBodyDepth);
   }
 
   private options(reply: FastifyReply, table: RouteTable, relPath: string): FastifyReply {

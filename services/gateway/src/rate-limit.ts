@@ -1,7 +1,26 @@
+import type { FastifyReply } from 'fastify';
 import type { RouteRateLimit } from '@portcullis/config';
-import type { DescriptorEntry, LocalLimitRule } from '@portcullis/ratelimit-client';
+import { enforceRateLimit, type DescriptorEntry, type RateLimitClient } from '@portcullis/ratelimit-client';
+import { HttpError } from './errors.js';
 import type { GatewayRoute } from './router/route-types.js';
-import type { Settings } from './settings.js';
+
+/**
+ * Asks the rate-limit service and sets the `RateLimit-*` headers it answered on `reply`.
+ * @throws HttpError 429 `RATE_LIMITED` with `Retry-After` over a limit; 503 `RATE_LIMIT_UNAVAILABLE` when
+ * the service cannot be asked and the failure mode is `deny`.
+ */
+export async function enforceLimits(
+  client: RateLimitClient,
+  reply: FastifyReply,
+  request: { domain: string; descriptors: readonly DescriptorEntry[][] },
+): Promise<void> {
+  const { outcome, headers } = await enforceRateLimit(client, request);
+  if (outcome === 'limited') throw new HttpError(429, 'Too many requests', { code: 'RATE_LIMITED', headers });
+  // failure mode deny: the service could not be asked, which is not the caller's doing
+  if (outcome === 'unavailable')
+    throw new HttpError(503, 'rate limit service unavailable', { code: 'RATE_LIMIT_UNAVAILABLE' });
+  void reply.headers(headers);
+}
 
 export interface DescriptorSources {
   ip: string;
@@ -55,39 +74,4 @@ function valueOf(d: RouteRateLimit['descriptors'][number], from: DescriptorSourc
       throw new Error(`unknown descriptor source ${String(unknown)}`);
     }
   }
-}
-
-/**
- * Sign-in (`POST /auth`), counted per client address and per user name (lower-cased: names are unique
- * regardless of case), so neither many names from one address nor one name from many addresses goes
- * unchecked; the inbox asks its domain the same way.
- */
-export function signInDescriptors(ip: string, username: string): DescriptorEntry[][] {
-  const action = { key: 'action', value: 'sign_in' };
-  return [
-    [action, { key: 'remote_address', value: ip }],
-    [action, { key: 'username', value: username.toLowerCase() }],
-  ];
-}
-
-/**
- * The in-process limits of sign-in, on the descriptors of `signInDescriptors`. Route limits have no fallback:
- * they live in ApiRoutes the operator turns into the service's rules.
- */
-export function signInFallbackRules(s: Readonly<Settings>['ratelimit']): LocalLimitRule[] {
-  const action = { key: 'action', value: 'sign_in' };
-  return [
-    {
-      domain: s.authDomain,
-      entries: [action, { key: 'remote_address' }],
-      requestsPerUnit: s.fallback.signInPerAddressPerMinute,
-      unit: 'minute',
-    },
-    {
-      domain: s.authDomain,
-      entries: [action, { key: 'username' }],
-      requestsPerUnit: s.fallback.signInPerUsernamePerMinute,
-      unit: 'minute',
-    },
-  ];
 }

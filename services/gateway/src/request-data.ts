@@ -1,5 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import { Busboy } from '@fastify/busboy';
-import { checkJsonDepth } from '@portcullis/kit';
+import { checkJsonDepth, readBody } from '@portcullis/kit';
 import { HttpError } from './errors.js';
 import type { RequestData } from './handlers/types.js';
 
@@ -10,6 +11,15 @@ export function tooLarge(maxBytes: number): HttpError {
     code: 'BODY_TOO_LARGE',
     headers: { connection: 'close' },
   });
+}
+
+/** The JSON, urlencoded or multipart body's data, within the body size and depth limits. */
+export async function readData(
+  req: IncomingMessage,
+  limits: { maxBodyBytes: number; maxBodyDepth: number },
+): Promise<Record<string, unknown>> {
+  const body = await readBody(req, limits.maxBodyBytes, () => tooLarge(limits.maxBodyBytes));
+  return parseBody(req.headers['content-type'], body, limits.maxBodyDepth);
 }
 
 /** Query parameters; a repeated name becomes a list. */

@@ -1,5 +1,4 @@
 import { createAccountsBackend, type PasswordHasher } from '@portcullis/accounts';
-import { ConfigError } from '@portcullis/config';
 import {
   createHttpApp,
   createMetricsRegistry,
@@ -8,7 +7,7 @@ import {
   type Logger,
   type RunningServer,
 } from '@portcullis/kit';
-import { createSotwClient, type SotwClient } from '@portcullis/xds';
+import { createXdsSubscription, type XdsSubscription } from '@portcullis/xds';
 import { registerAccountRoutes } from './accounts/account-routes.js';
 import { CSRF_HEADER, checkInboxCsrf } from './accounts/csrf.js';
 import { createWebSessions } from './accounts/web-sessions.js';
@@ -69,24 +68,14 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   const sync: ManagedSync = createManagedSync({ store, log });
   // a Redis restarted without persistence comes back without the managed endpoints: the last set is put back
   const stopReapplying = store.onReconnect(() => void sync.reapply());
-  const xds: SotwClient | undefined = settings.xds.serverUrl
-    ? createSotwClient({
-        serverUrl: settings.xds.serverUrl,
-        nodeId: settings.xds.nodeId,
-        typeUrls: [INBOX_ENDPOINT_TYPE],
-        retryIntervalMs: settings.xds.retryIntervalMs,
+  const xds: XdsSubscription | undefined = settings.xds.serverUrl
+    ? createXdsSubscription({
+        ...settings.xds,
         log,
-        onResources: async (_typeUrl, version, resources) => {
-          let endpoints;
-          try {
-            endpoints = endpointsFromResources(resources);
-          } catch (err: unknown) {
-            log.error({ version, err }, 'InboxEndpoint resources rejected, keeping the current ones');
-            throw err instanceof ConfigError ? err : new ConfigError([String(err)]);
-          }
-          log.info({ version, endpoints: endpoints.length }, 'InboxEndpoint resources received');
-          await sync.apply(endpoints);
-        },
+        typeUrl: INBOX_ENDPOINT_TYPE,
+        decode: endpointsFromResources,
+        apply: (endpoints) => sync.apply(endpoints),
+        describe: (endpoints) => ({ endpoints: endpoints.length }),
       })
     : undefined;
 

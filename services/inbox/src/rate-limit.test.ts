@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { toDescriptors, toLimitedHeaders } from './rate-limit.js';
+import { toDescriptors } from './rate-limit.js';
 
-describe('rate-limit descriptors and headers', () => {
+describe('rate-limit descriptors', () => {
   it('names each action with its key', () => {
     expect(toDescriptors({ action: 'create_endpoint', remoteAddress: '10.0.0.1' })).toEqual([
       [
@@ -40,15 +40,5 @@ describe('rate-limit descriptors and headers', () => {
         { key: 'username', value: 'alice' },
       ],
     ]);
-  });
-
-  it('adds Retry-After from RateLimit-Reset, whatever its case', () => {
-    expect(
-      toLimitedHeaders([
-        { key: 'RateLimit-Limit', value: '3' },
-        { key: 'ratelimit-reset', value: '42' },
-      ]),
-    ).toEqual({ 'RateLimit-Limit': '3', 'ratelimit-reset': '42', 'retry-after': '42' });
-    expect(toLimitedHeaders([])).toEqual({});
   });
 });

@@ -4,7 +4,9 @@ import {
   createLocalLimiter,
   createLocalRateLimitClient,
   createRateLimitClient,
-  retryAfter,
+  enforceRateLimit,
+  signInDescriptors,
+  signInFallbackRules,
   type DescriptorEntry,
   type LocalLimitRule,
   type RateLimitClient,
@@ -58,28 +60,21 @@ export function createInboxRateLimiter(
         });
   return {
     async enforce(limit, reply) {
-      const decision = await client.decide({
+      const { outcome, headers } = await enforceRateLimit(client, {
         domain: s.domain,
-        descriptors: toDescriptors(limit).map((entries) => ({ entries })),
+        descriptors: toDescriptors(limit),
       });
-      if (decision.allowed) {
-        for (const h of decision.headers) void reply.header(h.key, h.value);
-        return;
-      }
+      if (outcome === 'limited') throw new RateLimitedError(headers);
       // failure mode deny: the service could not be asked, which is not the caller's doing
-      if (decision.failedOpen) throw new RateLimitUnavailableError();
-      throw new RateLimitedError(toLimitedHeaders(decision.headers));
+      if (outcome === 'unavailable') throw new RateLimitUnavailableError();
+      void reply.headers(headers);
     },
     fallbackEvictions: () => fallback.stats().evictions,
     close: () => client.close(),
   };
 }
 
-/**
- * The descriptors of one action; over the limit when any one is. Sign-in is counted per client address
- * and per user name (lower-cased, as names are unique regardless of case), so neither many names from one
- * address nor one name from many addresses goes unchecked.
- */
+/** The descriptors of one action; over the limit when any one is. */
 export function toDescriptors(limit: InboxLimit): DescriptorEntry[][] {
   const action = { key: 'action', value: limit.action };
   switch (limit.action) {
@@ -90,10 +85,7 @@ export function toDescriptors(limit: InboxLimit): DescriptorEntry[][] {
     case 'replay':
       return [[action, { key: 'endpoint', value: limit.endpointId }]];
     case 'sign_in':
-      return [
-        [action, { key: 'remote_address', value: limit.remoteAddress }],
-        [action, { key: 'username', value: limit.username.toLowerCase() }],
-      ];
+      return signInDescriptors(limit.remoteAddress, limit.username);
     default: {
       const unknown: never = limit;
       return unknown;
@@ -114,16 +106,9 @@ export function fallbackRules(s: Readonly<Settings>['ratelimit']): LocalLimitRul
     rule('capture', 'endpoint', { requestsPerUnit: f.capturePerMinute, unit: 'minute' }),
     rule('replay', 'endpoint', { requestsPerUnit: f.replayPerMinute, unit: 'minute' }),
     rule('sign_up', 'remote_address', { requestsPerUnit: f.signUpPerHour, unit: 'hour' }),
-    rule('sign_in', 'remote_address', { requestsPerUnit: f.signInPerAddressPerMinute, unit: 'minute' }),
-    rule('sign_in', 'username', { requestsPerUnit: f.signInPerUsernamePerMinute, unit: 'minute' }),
+    ...signInFallbackRules(s.domain, {
+      perAddress: f.signInPerAddressPerMinute,
+      perUsername: f.signInPerUsernamePerMinute,
+    }),
   ];
-}
-
-/** The service's headers plus `Retry-After`: the seconds until the window resets (`RateLimit-Reset`). */
-export function toLimitedHeaders(headers: readonly DescriptorEntry[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const h of headers) out[h.key] = h.value;
-  const after = retryAfter(headers);
-  if (after !== undefined) out['retry-after'] = after;
-  return out;
 }

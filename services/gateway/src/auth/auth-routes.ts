@@ -1,0 +1,50 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { signInDescriptors, type RateLimitClient } from '@portcullis/ratelimit-client';
+import { HttpError } from '../errors.js';
+import { enforceLimits } from '../rate-limit.js';
+import { parseQuery, readData } from '../request-data.js';
+import type { Settings } from '../settings.js';
+import type { Authenticator } from './authenticator.js';
+
+const AUTH_METHODS = ['DELETE', 'OPTIONS', 'POST'];
+
+export interface AuthRouteOptions {
+  settings: Readonly<Settings>;
+  auth: Authenticator;
+  ratelimit: RateLimitClient;
+}
+
+/** Serves `/auth` below the base path; `search` is the raw query (`?…` or empty). */
+export type AuthRoute = (request: FastifyRequest, reply: FastifyReply, search: string) => Promise<unknown>;
+
+/**
+ * `/auth`: `POST` signs in (query and body parameters, body winning), rate limited per address and user
+ * name in `GATEWAY_RATELIMIT_AUTH_DOMAIN`; `DELETE` signs out; `OPTIONS` lists the methods; others 405.
+ */
+export function createAuthRoute(o: AuthRouteOptions): AuthRoute {
+  return async (request, reply, search) => {
+    const secure = request.protocol === 'https';
+    switch (request.method) {
+      case 'OPTIONS':
+        return reply.code(204).header('allow', AUTH_METHODS.join(', ')).send();
+      case 'POST': {
+        const body = await readData(request.raw, o.settings);
+        const params = { ...parseQuery(search), ...body };
+        // before the password is checked, so guessing gets 429 whether or not a guess is right
+        const username = typeof params.username === 'string' ? params.username : '';
+        await enforceLimits(o.ratelimit, reply, {
+          domain: o.settings.ratelimit.authDomain,
+          descriptors: signInDescriptors(request.ip, username),
+        });
+        return o.auth.login(params, reply, { secure, cookie: request.headers.cookie });
+      }
+      case 'DELETE':
+        return o.auth.logout(await o.auth.identify(request), reply, secure);
+      default:
+        throw new HttpError(405, 'Method not allowed', {
+          code: 'METHOD_NOT_ALLOWED',
+          headers: { allow: AUTH_METHODS.join(', ') },
+        });
+    }
+  };
+}

@@ -1,0 +1,44 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteTarget } from '@portcullis/config';
+import type { Caller } from '../auth/authenticator.js';
+import type { RequestPath } from '../request-path.js';
+import type { GatewayRoute } from '../router/route-types.js';
+import { forwardRequest } from './upstream.js';
+
+export interface ProxyTarget {
+  route: GatewayRoute;
+  backend: Extract<RouteTarget, { kind: 'backend' }>;
+  caller: Caller | undefined;
+  path: RequestPath;
+  /** `GATEWAY_BACKEND_HOST`: the host of `{service}` in `{namespace}`. */
+  hostTemplate: string;
+}
+
+/**
+ * Forwards the request to the route's upstream Service and answers with its status, headers and streamed
+ * body. The path sent is the backend's path followed by the request's segments after the route's prefix.
+ */
+export async function proxyToBackend(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  to: ProxyTarget,
+): Promise<FastifyReply> {
+  const { backend } = to;
+  const host = to.hostTemplate
+    .replaceAll('{service}', backend.service)
+    .replaceAll('{namespace}', backend.namespace);
+  // as the client escaped it: decoded, `%3F` would become a query and `%20` an invalid request line
+  const prefixSegments = to.route.prefix === '' ? 0 : to.route.prefix.split('/').length;
+  const rest = to.path.rawSegments.slice(prefixSegments).join('/');
+  const path = `${backend.path.replace(/\/+$/, '')}/${rest}${to.path.search}`;
+  const upstream = await forwardRequest({
+    req: request.raw,
+    host,
+    port: backend.port,
+    path: path.startsWith('/') ? path : `/${path}`,
+    timeoutMs: backend.timeoutSeconds * 1000,
+    client: { ip: request.ip, protocol: request.protocol, host: request.headers.host ?? '' },
+    identity: to.caller ? { id: to.caller.account.id, username: to.caller.account.username } : undefined,
+  });
+  return reply.code(upstream.statusCode).headers(upstream.headers).send(upstream.body);
+}
