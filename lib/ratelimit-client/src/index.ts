@@ -3,7 +3,14 @@ export { createLocalRateLimitClient } from './local-client.js';
 export { createLocalLimiter, LOCAL_LIMIT_UNITS } from './local-limiter.js';
 export { LIMIT_HEADER_NAMES, retryAfter } from './limit-headers.js';
 export { readRateLimitTls } from './tls-settings.js';
-export { RateLimitClientClosedError, RateLimitClientOptionsError, UndecidedResponseError } from './errors.js';
+export {
+  RATELIMIT_CLIENT_ERRORS,
+  RateLimitClientClosedError,
+  RateLimitClientOptionsError,
+  RateLimitedError,
+  RateLimitUnavailableError,
+  UndecidedResponseError,
+} from './errors.js';
 export type {
   DecideRequest,
   Decision,

@@ -1,9 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkCsrf, type AccountStore, type CsrfPolicy } from '@portcullis/accounts';
-import { readBody, type Logger } from '@portcullis/kit';
-import { retryAfter, type DescriptorEntry, type RateLimitClient } from '@portcullis/ratelimit-client';
+import { MethodNotAllowedError, readBody, type Logger } from '@portcullis/kit';
+import {
+  RateLimitedError,
+  RateLimitUnavailableError,
+  retryAfter,
+  type DescriptorEntry,
+  type RateLimitClient,
+} from '@portcullis/ratelimit-client';
 import type { Authenticator, Caller } from './auth/authenticator.js';
-import { HttpError, RouteNotFoundError } from './errors.js';
+import { routeNotFound, UnknownHandlerError } from './errors.js';
 import { resolveHandler, type HandlerClasses } from './handlers/registry.js';
 import type { HandlerMethod } from './handlers/types.js';
 import { forwardRequest } from './proxy/upstream.js';
@@ -63,12 +69,9 @@ export class Dispatcher {
     if (relPath === 'auth') return this.handleAuth(request, reply, search);
     if (method === 'OPTIONS') return this.options(reply, table, relPath);
     const found = table.lookup(method, relPath);
-    if (found.kind === 'not-found') throw new RouteNotFoundError();
+    if (found.kind === 'not-found') throw routeNotFound();
     if (found.kind === 'method-not-allowed') {
-      throw new HttpError(405, 'Method not allowed', {
-        code: 'METHOD_NOT_ALLOWED',
-        headers: { allow: [...found.allow, 'OPTIONS'].join(', ') },
-      });
+      throw new MethodNotAllowedError('Method not allowed', [...found.allow, 'OPTIONS']);
     }
     const caller = await this.o.auth.identify(request);
     const { route } = found.match;
@@ -90,10 +93,7 @@ export class Dispatcher {
       handler = resolveHandler(this.o.handlers, route.target.handler);
       this.handlers.set(route.target.handler, handler);
     }
-    if (!handler)
-      throw new HttpError(501, `handler ${route.target.handler} is not available`, {
-        code: 'UNKNOWN_HANDLER',
-      });
+    if (!handler) throw new UnknownHandlerError(route.target.handler);
     const body = await this.readData(request);
     let data = mergeData({ query: at.query, body, params, userId: at.caller?.account.id });
     if (route.requiredParams.length > 0)
@@ -166,13 +166,9 @@ export class Dispatcher {
     for (const h of decision.headers) void reply.header(h.key, h.value);
     if (decision.allowed) return;
     // failure mode deny: the service could not be asked, which is not the caller's doing
-    if (decision.failedOpen)
-      throw new HttpError(503, 'rate limit service unavailable', { code: 'RATE_LIMIT_UNAVAILABLE' });
+    if (decision.failedOpen) throw new RateLimitUnavailableError();
     const after = retryAfter(decision.headers);
-    throw new HttpError(429, 'Too many requests', {
-      code: 'RATE_LIMITED',
-      ...(after === undefined ? {} : { headers: { 'retry-after': after } }),
-    });
+    throw new RateLimitedError(after === undefined ? {} : { 'retry-after': after }, 'Too many requests');
   }
 
   private async handleAuth(request: FastifyRequest, reply: FastifyReply, search: string): Promise<unknown> {
@@ -195,10 +191,7 @@ export class Dispatcher {
       case 'DELETE':
         return this.o.auth.logout(await this.o.auth.identify(request), reply, secure);
       default:
-        throw new HttpError(405, 'Method not allowed', {
-          code: 'METHOD_NOT_ALLOWED',
-          headers: { allow: AUTH_METHODS.join(', ') },
-        });
+        throw new MethodNotAllowedError('Method not allowed', AUTH_METHODS);
     }
   }
 
@@ -213,7 +206,7 @@ export class Dispatcher {
     const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
       (m) => table.lookup(m, relPath).kind === 'match',
     );
-    if (methods.length === 0) throw new RouteNotFoundError();
+    if (methods.length === 0) throw routeNotFound();
     return reply
       .code(204)
       .header('allow', [...methods, 'OPTIONS'].join(', '))
