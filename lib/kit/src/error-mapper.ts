@@ -68,9 +68,7 @@ export function createErrorMapper(answered: readonly ErrorClass[]): ErrorMapper 
   return (err) => {
     const edge = toEdgeError(err);
     if (edge) return edge;
-    return err instanceof PortcullisError && known.has(classOf(err))
-      ? answerOf(err)
-      : INTERNAL_ANSWER;
+    return err instanceof PortcullisError && known.has(classOf(err)) ? answerOf(err) : INTERNAL_ANSWER;
   };
 }
 
@@ -80,7 +78,7 @@ export function createGrpcErrorMapper(
 ): (err: unknown) => { code: GrpcStatus; details: string } {
   const known = new Set(answered);
   return (err) => {
-    const type = err instanceof PortcullisError ? (classOf(err)) : undefined;
+    const type = err instanceof PortcullisError ? classOf(err) : undefined;
     if (!type || !known.has(type) || type.status === InternalError.status) {
       return { code: GRPC_STATUS.INTERNAL, details: InternalError.publicMessage };
     }

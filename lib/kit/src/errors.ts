@@ -204,7 +204,9 @@ export function listErrorCodes(
     }
     const seen = byCode.get(type.code);
     if (seen && seen !== type) {
-      throw new Error(`${type.code}: defined by ${seen.name} (${seen.status}) and ${type.name} (${type.status})`);
+      throw new Error(
+        `${type.code}: defined by ${seen.name} (${seen.status}) and ${type.name} (${type.status})`,
+      );
     }
     byCode.set(type.code, type);
   }

@@ -53,4 +53,10 @@ export class RateLimitUnavailableError extends PortcullisError {
 }
 
 /** This package's registry: each class with its code and status (500: never answered as itself). */
-export const RATELIMIT_CLIENT_ERRORS: readonly ErrorClass[] = [RateLimitClientOptionsError, RateLimitClientClosedError, UndecidedResponseError, RateLimitedError, RateLimitUnavailableError];
+export const RATELIMIT_CLIENT_ERRORS: readonly ErrorClass[] = [
+  RateLimitClientOptionsError,
+  RateLimitClientClosedError,
+  UndecidedResponseError,
+  RateLimitedError,
+  RateLimitUnavailableError,
+];

@@ -15,7 +15,9 @@ export function authError(
   o: { scheme: 'Bearer' | 'Cookie'; detail?: string; cause?: unknown },
 ): UnauthenticatedError {
   const challenge =
-    o.scheme === 'Bearer' ? `Bearer realm="api"${o.detail ? `, error="${o.detail}"` : ''}` : 'Cookie realm="api"';
+    o.scheme === 'Bearer'
+      ? `Bearer realm="api"${o.detail ? `, error="${o.detail}"` : ''}`
+      : 'Cookie realm="api"';
   return new UnauthenticatedError(message, { challenge, cause: o.cause });
 }
 

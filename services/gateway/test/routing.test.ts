@@ -122,7 +122,10 @@ describe('gateway routing (auth none)', () => {
     });
     for (const path of ['/api/probe/crash', '/api/probe/unregistered']) {
       const crash = await g.request('GET', path);
-      expect(crash).toMatchObject({ status: 500, body: { error: 'Internal Server Error', code: 'INTERNAL' } });
+      expect(crash).toMatchObject({
+        status: 500,
+        body: { error: 'Internal Server Error', code: 'INTERNAL' },
+      });
       expect(JSON.stringify(crash.body)).not.toContain('secret');
     }
     expect(await g.request('GET', '/api/users/nobody')).toMatchObject({

@@ -1,6 +1,16 @@
 import type { FastifyReply } from 'fastify';
 import type { Logger } from '@portcullis/kit';
-import { createLocalLimiter, createLocalRateLimitClient, createRateLimitClient, type DescriptorEntry, type LocalLimitRule, type RateLimitClient, RateLimitedError, RateLimitUnavailableError, retryAfter } from '@portcullis/ratelimit-client';
+import {
+  createLocalLimiter,
+  createLocalRateLimitClient,
+  createRateLimitClient,
+  type DescriptorEntry,
+  type LocalLimitRule,
+  type RateLimitClient,
+  RateLimitedError,
+  RateLimitUnavailableError,
+  retryAfter,
+} from '@portcullis/ratelimit-client';
 import type { Settings } from './settings.js';
 
 /** What the inbox asks the ratelimit service about, as descriptors of domain `inbox`. */

@@ -77,8 +77,7 @@ export class Authenticator {
     const password = typeof params.password === 'string' ? params.password : '';
     const account =
       username && password ? await this.o.accounts.verifyCredentials(username, password) : undefined;
-    if (!account)
-      throw authError(LOGIN_FAILED, { scheme: this.o.mode === 'session' ? 'Cookie' : 'Bearer' });
+    if (!account) throw authError(LOGIN_FAILED, { scheme: this.o.mode === 'session' ? 'Cookie' : 'Bearer' });
     switch (this.o.mode) {
       case 'jwt':
         return { jwt: (await this.o.jwt.sign(account)).token };

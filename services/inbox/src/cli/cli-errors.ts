@@ -35,4 +35,10 @@ export class EndpointGoneError extends CliError {
 }
 
 /** The CLI's registry. */
-export const CLI_ERRORS: readonly ErrorClass[] = [UsageError, NotFoundError, AuthError, UnreachableError, EndpointGoneError];
+export const CLI_ERRORS: readonly ErrorClass[] = [
+  UsageError,
+  NotFoundError,
+  AuthError,
+  UnreachableError,
+  EndpointGoneError,
+];
