@@ -29,7 +29,7 @@ describe('request data', () => {
     expect(parseQuery('x=1&y=&x=3')).toEqual({ x: ['1', '3'], y: '' });
     await expect(parseBody('application/json', Buffer.from('{nope'), 2)).rejects.toThrow(BadJsonError);
     await expect(parseBody('application/json', Buffer.from('{"a":[[1]]}'), 2)).rejects.toMatchObject({
-      statusCode: 400,
+      status: 400,
       code: 'BODY_TOO_DEEP',
     });
   });
@@ -48,7 +48,7 @@ describe('request data', () => {
     });
     await expect(
       parseBody('multipart/form-data; boundary=xyz', Buffer.from('not multipart at all'), 2),
-    ).rejects.toMatchObject({ statusCode: 400, code: 'BAD_MULTIPART' });
+    ).rejects.toMatchObject({ status: 400, code: 'BAD_MULTIPART' });
   });
 
   it('turns return values into bodies', () => {
