@@ -61,7 +61,8 @@ export function toEdgeError(err: unknown): HttpErrorAnswer | undefined {
 /**
  * A service's mapping: each error of a class in `answered` (or kit's `EDGE_ERRORS`) answers its class's status
  * and code with its message (or the class's `publicMessage`) and headers; anything else, a subclass not listed
- * included, is 500 `INTERNAL` with a fixed text (kit's error handler logs it with its stack).
+ * or a listed class of status 500 included, is 500 `INTERNAL` with a fixed text (kit's error handler logs it
+ * with its stack).
  */
 export function createErrorMapper(answered: readonly ErrorClass[]): ErrorMapper {
   const known = new Set(answered);

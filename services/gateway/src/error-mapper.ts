@@ -16,7 +16,7 @@ import { GATEWAY_ERRORS } from './errors.js';
  */
 export const ANSWERED_ERRORS: readonly ErrorClass[] = [
   ...GATEWAY_ERRORS,
-  ...ACCOUNTS_ERRORS.filter((type) => type.status !== 500),
+  ...ACCOUNTS_ERRORS,
   RateLimitedError,
   RateLimitUnavailableError,
   InvalidArgumentError,

@@ -10,17 +10,18 @@ import { RateLimitedError, RateLimitUnavailableError } from '@portcullis/ratelim
 import { INBOX_ERRORS } from './errors.js';
 
 /**
- * Every error the inbox answers as itself, besides kit's edge errors: its own, lib/accounts' (a dead accounts
- * Redis is 503 `ACCOUNTS_BACKEND_UNAVAILABLE`), the rate limit's and kit's shared ones it raises.
+ * Every error the inbox answers as itself, besides kit's edge errors: kit's shared ones it raises (a failed
+ * store is 503 `UNAVAILABLE`), its own, lib/accounts' (a dead accounts Redis is 503
+ * `ACCOUNTS_BACKEND_UNAVAILABLE`; its status-500 classes answer `INTERNAL`) and the rate limit's.
  */
 export const ANSWERED_ERRORS: readonly ErrorClass[] = [
-  ...INBOX_ERRORS,
-  ...ACCOUNTS_ERRORS.filter((type) => type.status !== 500),
-  RateLimitedError,
-  RateLimitUnavailableError,
   InvalidArgumentError,
   UnauthenticatedError,
   UnavailableError,
+  ...INBOX_ERRORS,
+  ...ACCOUNTS_ERRORS,
+  RateLimitedError,
+  RateLimitUnavailableError,
 ];
 
 /**
