@@ -12,7 +12,7 @@ export interface RequestPath {
 
 /**
  * Splits a request target under `/<basePath>` after resolving its dot segments (`..`, `%2e%2e`, …) as a URL
- * parser does, so a path that leaves the base path is not under it: `RouteNotFoundError`. Each segment is
+ * parser does, so a path that leaves the base path is not under it: 404 `Route not found` (`routeNotFound`). Each segment is
  * decoded on its own, and one with an escaped `/` or `\` is refused (400 `BAD_PATH`): decoded,
  * it would be a separator to the router, or to a backend that decodes it and resolves `..` again. An escape
  * that is not UTF-8 is refused the same way.
