@@ -1,10 +1,10 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import {
+  createErrorMapper,
   createHttpApp,
   createMetricsRegistry,
   listenHttp,
   startParts,
-  type ErrorMapper,
   type Logger,
   type Part,
 } from '@portcullis/kit';
@@ -200,8 +200,5 @@ function loadKubeConfig(path: string): KubeConfig {
   return kc;
 }
 
-/** The health and metrics endpoints have no errors of their own to map. */
-const internalError: ErrorMapper = () => ({
-  statusCode: 500,
-  body: { error: 'internal error', code: 'INTERNAL' },
-});
+/** The health and metrics endpoints have no errors of their own: kit's edge errors, anything else `INTERNAL`. */
+const internalError = createErrorMapper([]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CookieSessions, readCookie } from './cookie-sessions.js';
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError } from '@portcullis/kit';
 import { createMemoryAccountStore } from './memory-accounts.js';
 import { createMemorySessionStore } from './memory-sessions.js';
 import { createScryptHasher } from './password-hasher.js';

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError } from '@portcullis/kit';
 import { signValue, unsignValue } from './signed-value.js';
 import type { Account, AccountStore, SessionStore } from './types.js';
 

@@ -1,11 +1,13 @@
-import { PortcullisError } from '@portcullis/kit';
+import { PortcullisError, type ErrorClass } from '@portcullis/kit';
 
-// The closed set of errors this package raises. Callers branch on the class or `code`, never on the text;
-// none of the messages carries a password, a hash or a session id.
+// The closed set of errors this package raises, besides kit's `InvalidArgumentError` (a caller passed a value
+// this package cannot use: hasher parameters, a TTL, a list limit or cursor, keys). Callers branch on the class
+// or `code`, never on the text; none of the messages carries a password, a hash or a session id.
 
 /** `createUser` was given a user name that another account already holds (compared case-insensitively). */
 export class UsernameTakenError extends PortcullisError {
-  readonly code = 'USERNAME_TAKEN';
+  static override readonly code = 'USERNAME_TAKEN';
+  static override readonly status = 409;
 
   constructor() {
     super('user name is taken');
@@ -14,7 +16,8 @@ export class UsernameTakenError extends PortcullisError {
 
 /** A user name is empty, longer than 64 characters or has a character outside `[A-Za-z0-9_.@-]`. */
 export class InvalidUsernameError extends PortcullisError {
-  readonly code = 'INVALID_USERNAME';
+  static override readonly code = 'INVALID_USERNAME';
+  static override readonly status = 400;
 
   constructor() {
     super('user name must be 1-64 characters from A-Z a-z 0-9 _ . @ -');
@@ -23,26 +26,23 @@ export class InvalidUsernameError extends PortcullisError {
 
 /** A new password is shorter than the minimum (8 characters). */
 export class WeakPasswordError extends PortcullisError {
-  readonly code = 'WEAK_PASSWORD';
+  static override readonly code = 'WEAK_PASSWORD';
+  static override readonly status = 400;
 
   constructor(minChars: number) {
     super(`password must have at least ${minChars} characters`);
   }
 }
 
-/** A stored password hash cannot be read: not `$scrypt$ln=…,r=…,p=…$<salt>$<hash>` or out of range. */
+/** A stored password hash cannot be read: not `$scrypt$ln=…,r=…,p=…$<salt>$<hash>` or out of range: 500. */
 export class PasswordHashError extends PortcullisError {
-  readonly code = 'PASSWORD_HASH_INVALID';
-}
-
-/** A caller passed a value this package cannot use: hasher parameters, a TTL, a list limit or cursor, keys. */
-export class InvalidArgumentError extends PortcullisError {
-  readonly code = 'INVALID_ARGUMENT';
+  static override readonly code = 'PASSWORD_HASH_INVALID';
 }
 
 /** The Redis behind the stores failed or could not be reached; the outcome of the operation is unknown. */
 export class AccountsBackendError extends PortcullisError {
-  readonly code = 'ACCOUNTS_BACKEND_UNAVAILABLE';
+  static override readonly code = 'ACCOUNTS_BACKEND_UNAVAILABLE';
+  static override readonly status = 503;
 }
 
 /**
@@ -50,7 +50,8 @@ export class AccountsBackendError extends PortcullisError {
  * service requires (`checkCsrf`). Both services answer it 403.
  */
 export class CsrfError extends PortcullisError {
-  readonly code = 'CSRF_CHECK_FAILED';
+  static override readonly code = 'CSRF_CHECK_FAILED';
+  static override readonly status = 403;
 }
 
 /**
@@ -59,11 +60,24 @@ export class CsrfError extends PortcullisError {
  * caller's doing (a 429 would tell this client it sent too much).
  */
 export class PasswordChecksBusyError extends PortcullisError {
-  readonly code = 'PASSWORD_CHECKS_BUSY';
+  static override readonly code = 'PASSWORD_CHECKS_BUSY';
+  static override readonly status = 503;
   /** What `Retry-After` says: about two scrypt derivations at the default parameters. */
   readonly retryAfterSeconds = 1;
+  override readonly headers = { 'retry-after': String(this.retryAfterSeconds) };
 
   constructor() {
     super('too many password checks in progress, retry shortly');
   }
 }
+
+/** This package's registry: each class with its code and status. */
+export const ACCOUNTS_ERRORS: readonly ErrorClass[] = [
+  UsernameTakenError,
+  InvalidUsernameError,
+  WeakPasswordError,
+  PasswordHashError,
+  AccountsBackendError,
+  CsrfError,
+  PasswordChecksBusyError,
+];

@@ -1,7 +1,7 @@
 export {
+  ACCOUNTS_ERRORS,
   AccountsBackendError,
   CsrfError,
-  InvalidArgumentError,
   InvalidUsernameError,
   PasswordChecksBusyError,
   PasswordHashError,

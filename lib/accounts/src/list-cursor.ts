@@ -1,5 +1,5 @@
 import { isValidUsername } from './account-rules.js';
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError } from '@portcullis/kit';
 import type { ListOptions } from './types.js';
 
 export const DEFAULT_LIST_LIMIT = 50;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError } from '@portcullis/kit';
 import { createMemoryAccountStore } from './memory-accounts.js';
 import { createScryptHasher } from './password-hasher.js';
 

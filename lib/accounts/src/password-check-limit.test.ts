@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError, PasswordChecksBusyError } from './errors.js';
+import { InvalidArgumentError } from '@portcullis/kit';
+import { PasswordChecksBusyError } from './errors.js';
 import { limitPasswordChecks } from './password-check-limit.js';
 import type { PasswordHasher } from './password-hasher.js';
 

@@ -1,4 +1,5 @@
-import { InvalidArgumentError, PasswordChecksBusyError } from './errors.js';
+import { InvalidArgumentError } from '@portcullis/kit';
+import { PasswordChecksBusyError } from './errors.js';
 import type { PasswordHasher } from './password-hasher.js';
 
 export interface PasswordCheckLimits {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError, PasswordHashError } from './errors.js';
+import { InvalidArgumentError } from '@portcullis/kit';
+import { PasswordHashError } from './errors.js';
 import { DEFAULT_SCRYPT_OPTIONS, createScryptHasher, scryptMemoryBytes } from './password-hasher.js';
 import { parseScryptHash } from './scrypt-phc.js';
 

@@ -1,5 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { InvalidArgumentError, PasswordHashError } from './errors.js';
+import { InvalidArgumentError } from '@portcullis/kit';
+import { PasswordHashError } from './errors.js';
 import {
   SCRYPT_LIMITS,
   describeOutOfRange,

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError } from '@portcullis/kit';
 
 const MAX_JTI_CHARS = 256;
 

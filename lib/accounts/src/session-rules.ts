@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError } from '@portcullis/kit';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError } from '@portcullis/kit';
 import { signValue, unsignValue } from './signed-value.js';
 
 const oldKey = 'o'.repeat(32);

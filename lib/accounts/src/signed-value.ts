@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { InvalidArgumentError } from './errors.js';
+import { InvalidArgumentError } from '@portcullis/kit';
 
 /** Shorter keys are refused: a cookie key is a ≥ 256-bit secret (a Kubernetes Secret), never a word. */
 export const MIN_SIGNING_KEY_CHARS = 32;

@@ -1,6 +1,5 @@
 // One behaviour suite for every AccountsBackend: the Redis and memory test files run it unchanged.
 import {
-  InvalidArgumentError,
   InvalidUsernameError,
   UsernameTakenError,
   WeakPasswordError,
@@ -9,6 +8,7 @@ import {
   type PasswordHasher,
   type ScryptHasherOptions,
 } from '@portcullis/accounts';
+import { InvalidArgumentError } from '@portcullis/kit';
 import { waitUntil } from '@portcullis/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 

@@ -1,4 +1,4 @@
-import { PortcullisError } from '@portcullis/kit';
+import { PortcullisError, type ErrorClass } from '@portcullis/kit';
 
 /**
  * A configuration was rejected. `problems` holds every problem found, each as
@@ -6,7 +6,7 @@ import { PortcullisError } from '@portcullis/kit';
  * status and xDS NACKs.
  */
 export class ConfigError extends PortcullisError {
-  readonly code = 'CONFIG_INVALID';
+  static override readonly code = 'CONFIG_INVALID';
 
   constructor(readonly problems: readonly string[]) {
     super(problems.join('\n'));
@@ -18,9 +18,12 @@ export class ConfigError extends PortcullisError {
  * works from a YAML file but not as a RateLimitConfig resource served over xDS. `problems` as `ConfigError`.
  */
 export class NotSupportedOverXdsError extends PortcullisError {
-  readonly code = 'CONFIG_NOT_SUPPORTED_OVER_XDS';
+  static override readonly code = 'CONFIG_NOT_SUPPORTED_OVER_XDS';
 
   constructor(readonly problems: readonly string[]) {
     super(problems.join('\n'));
   }
 }
+
+/** This package's registry: each class with its code and status (500: never answered as itself). */
+export const CONFIG_ERRORS: readonly ErrorClass[] = [ConfigError, NotSupportedOverXdsError];

@@ -1,4 +1,4 @@
-export { ConfigError, NotSupportedOverXdsError } from './errors.js';
+export { CONFIG_ERRORS, ConfigError, NotSupportedOverXdsError } from './errors.js';
 export { formatPath, formatProblem, type ConfigPath, type Problem } from './reader.js';
 export {
   RATE_LIMIT_ALGORITHMS,

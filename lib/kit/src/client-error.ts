@@ -1,18 +1,21 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import {
+  BadRequestError,
+  HeadersTooLargeError,
+  MethodNotAllowedError,
+  RequestTimeoutError,
+  type ErrorClass,
+} from './errors.js';
 import type { Logger } from './log.js';
 
 /** What the HTTP parser refuses before a route runs, by its error code; anything else is 400 `BAD_REQUEST`. */
-const REFUSALS: Readonly<Record<string, { statusCode: number; error: string; code: string }>> = {
-  HPE_INVALID_METHOD: { statusCode: 405, error: 'unknown HTTP method', code: 'METHOD_NOT_ALLOWED' },
-  HPE_HEADER_OVERFLOW: { statusCode: 431, error: 'request headers too large', code: 'HEADERS_TOO_LARGE' },
-  ERR_HTTP_REQUEST_TIMEOUT: {
-    statusCode: 408,
-    error: 'request not received in time',
-    code: 'REQUEST_TIMEOUT',
-  },
+const REFUSALS: Readonly<Record<string, { type: ErrorClass; error: string }>> = {
+  HPE_INVALID_METHOD: { type: MethodNotAllowedError, error: 'unknown HTTP method' },
+  HPE_HEADER_OVERFLOW: { type: HeadersTooLargeError, error: 'request headers too large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { type: RequestTimeoutError, error: 'request not received in time' },
 };
-const MALFORMED = { statusCode: 400, error: 'malformed HTTP request', code: 'BAD_REQUEST' };
+const MALFORMED = { type: BadRequestError, error: 'malformed HTTP request' };
 
 /**
  * fastify's `clientErrorHandler`: answers a request the HTTP parser refused with the `{error, code}` body every
@@ -27,9 +30,10 @@ export function answerClientError(
   log: Logger,
 ): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const { statusCode, ...body } = (err.code === undefined ? undefined : REFUSALS[err.code]) ?? MALFORMED;
-  log.debug({ code: body.code, statusCode, remoteAddress: socket.remoteAddress }, 'request refused');
-  const json = JSON.stringify(body);
+  const { type, error } = (err.code === undefined ? undefined : REFUSALS[err.code]) ?? MALFORMED;
+  const { code, status: statusCode } = type;
+  log.debug({ code, statusCode, remoteAddress: socket.remoteAddress }, 'request refused');
+  const json = JSON.stringify({ error, code });
   const isHead =
     Buffer.isBuffer(err.rawPacket) && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
   if (socket.writable) {

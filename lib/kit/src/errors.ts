@@ -1,31 +1,216 @@
+import { GRPC_STATUS, type GrpcStatus } from './grpc-status.js';
+
 /**
- * The root of every error Portcullis raises on purpose. Subclasses carry a stable `code`; callers branch on
- * the class or the code, never on the message text.
+ * The class side of every error: its stable `code`, the HTTP `status` it answers with, the gRPC status when it
+ * is not the one the HTTP status implies (`grpcStatusOf`), and `publicMessage` when the message may carry a
+ * driver's detail that no client should see. A status of 500 means "never answered as itself": such an error
+ * is a programming or start-up failure and any request it reaches gets 500 `INTERNAL`.
+ */
+export interface ErrorClass {
+  readonly name: string;
+  readonly code: string;
+  readonly status: number;
+  readonly grpcStatus?: GrpcStatus | undefined;
+  readonly publicMessage?: string | undefined;
+  readonly prototype: PortcullisError;
+}
+
+/**
+ * The root of every error Portcullis raises on purpose. Each concrete subclass sets the static `code` and
+ * `status` (see `ErrorClass`); instances read them, so callers branch on the class or the code, never on the
+ * message text. `headers` go out with the HTTP answer.
  */
 export abstract class PortcullisError extends Error {
-  abstract readonly code: string;
+  static readonly code: string = 'INTERNAL';
+  static readonly status: number = 500;
+  static readonly grpcStatus: GrpcStatus | undefined = undefined;
+  static readonly publicMessage: string | undefined = undefined;
+  readonly code: string;
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>> = {};
 
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
+    this.code = (new.target as unknown as ErrorClass).code;
+    this.status = (new.target as unknown as ErrorClass).status;
   }
 }
 
 /** One or more environment variables hold values that cannot be used; `problems` lists every one. */
 export class SettingsError extends PortcullisError {
-  readonly code = 'SETTINGS_INVALID';
+  static override readonly code = 'SETTINGS_INVALID';
 
   constructor(readonly problems: readonly string[]) {
     super(`invalid settings:\n  ${problems.join('\n  ')}`);
   }
 }
 
-/** A JSON body nested deeper than the server allows: 400, whatever the service's own mapping. */
+/** Nothing a client should see went wrong: what any error not answered as itself becomes. */
+export class InternalError extends PortcullisError {
+  static override readonly code = 'INTERNAL';
+  static override readonly publicMessage = 'Internal Server Error';
+}
+
+/** A request the server cannot read: a URL that does not decode, a body that does not parse. */
+export class BadRequestError extends PortcullisError {
+  static override readonly code = 'BAD_REQUEST';
+  static override readonly status = 400;
+}
+
+/** A query, path parameter or field that reads fine but cannot be used. */
+export class InvalidArgumentError extends PortcullisError {
+  static override readonly code = 'INVALID_ARGUMENT';
+  static override readonly status = 400;
+}
+
+/** A JSON body nested deeper than the server allows. */
 export class BodyTooDeepError extends PortcullisError {
-  readonly code = 'BODY_TOO_DEEP';
-  readonly statusCode = 400;
+  static override readonly code = 'BODY_TOO_DEEP';
+  static override readonly status = 400;
 
   constructor(readonly maxDepth: number) {
     super(`body is nested deeper than ${maxDepth} levels`);
   }
+}
+
+/** No credentials, or credentials that open nothing; `challenge` is the `WWW-Authenticate` answer. */
+export class UnauthenticatedError extends PortcullisError {
+  static override readonly code = 'UNAUTHENTICATED';
+  static override readonly status = 401;
+  override readonly headers: Readonly<Record<string, string>>;
+
+  constructor(message: string, o: { challenge: string; cause?: unknown }) {
+    super(message, { cause: o.cause });
+    this.headers = { 'www-authenticate': o.challenge };
+  }
+}
+
+/** No route, or no such resource. */
+export class NotFoundError extends PortcullisError {
+  static override readonly code = 'NOT_FOUND';
+  static override readonly status = 404;
+}
+
+/** The path exists for other methods; `Allow` lists them when known. */
+export class MethodNotAllowedError extends PortcullisError {
+  static override readonly code = 'METHOD_NOT_ALLOWED';
+  static override readonly status = 405;
+  override readonly headers: Readonly<Record<string, string>>;
+
+  constructor(message: string, allow: readonly string[] = []) {
+    super(message);
+    this.headers = allow.length > 0 ? { allow: allow.join(', ') } : {};
+  }
+}
+
+/** The request did not arrive within the server's time limits. */
+export class RequestTimeoutError extends PortcullisError {
+  static override readonly code = 'REQUEST_TIMEOUT';
+  static override readonly status = 408;
+}
+
+/** A body above the limit; the rest is never read, so the connection is closed after the answer. */
+export class BodyTooLargeError extends PortcullisError {
+  static override readonly code = 'BODY_TOO_LARGE';
+  static override readonly status = 413;
+  override readonly headers = { connection: 'close' };
+
+  constructor(readonly maxBodyBytes: number) {
+    super(`request body larger than ${maxBodyBytes} bytes`);
+  }
+}
+
+/** A path parameter longer than the router takes. */
+export class UriTooLongError extends PortcullisError {
+  static override readonly code = 'URI_TOO_LONG';
+  static override readonly status = 414;
+}
+
+/** A body of a type the route does not read. */
+export class UnsupportedMediaTypeError extends PortcullisError {
+  static override readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+  static override readonly status = 415;
+}
+
+/** Request headers above Node's limit. */
+export class HeadersTooLargeError extends PortcullisError {
+  static override readonly code = 'HEADERS_TOO_LARGE';
+  static override readonly status = 431;
+}
+
+/** A backend (Redis, a store) failed or could not be reached: the client should retry. */
+export class UnavailableError extends PortcullisError {
+  static override readonly code = 'UNAVAILABLE';
+  static override readonly status = 503;
+}
+
+/**
+ * The errors of every HTTP edge: what the HTTP parser, fastify and kit itself refuse, unknown routes, and the
+ * fallback `INTERNAL`. Each service answers these whatever its own registry.
+ */
+export const EDGE_ERRORS: readonly ErrorClass[] = [
+  InternalError,
+  BadRequestError,
+  BodyTooDeepError,
+  NotFoundError,
+  MethodNotAllowedError,
+  RequestTimeoutError,
+  BodyTooLargeError,
+  UriTooLongError,
+  UnsupportedMediaTypeError,
+  HeadersTooLargeError,
+];
+
+/** kit's registry: the edge errors and the ones two services share. */
+export const KIT_ERRORS: readonly ErrorClass[] = [
+  ...EDGE_ERRORS,
+  SettingsError,
+  InvalidArgumentError,
+  UnauthenticatedError,
+  UnavailableError,
+];
+
+/** The gRPC status an HTTP status implies, as grpc-gateway maps them back; `UNKNOWN` past the table. */
+const GRPC_BY_HTTP: Readonly<Record<number, GrpcStatus>> = {
+  400: GRPC_STATUS.INVALID_ARGUMENT,
+  401: GRPC_STATUS.UNAUTHENTICATED,
+  403: GRPC_STATUS.PERMISSION_DENIED,
+  404: GRPC_STATUS.NOT_FOUND,
+  409: GRPC_STATUS.ALREADY_EXISTS,
+  429: GRPC_STATUS.RESOURCE_EXHAUSTED,
+  500: GRPC_STATUS.INTERNAL,
+  501: GRPC_STATUS.UNIMPLEMENTED,
+  503: GRPC_STATUS.UNAVAILABLE,
+  504: GRPC_STATUS.DEADLINE_EXCEEDED,
+};
+
+export function grpcStatusOf(type: ErrorClass): GrpcStatus {
+  return type.grpcStatus ?? GRPC_BY_HTTP[type.status] ?? GRPC_STATUS.UNKNOWN;
+}
+
+/**
+ * Every code of `registries` once with its status, sorted by code. Throws when two classes claim one code with
+ * different statuses, or a class does not set its own code (it would answer as its parent).
+ */
+export function listErrorCodes(
+  ...registries: ReadonlyArray<readonly ErrorClass[]>
+): Array<{ code: string; status: number }> {
+  const byCode = new Map<string, ErrorClass>();
+  for (const type of registries.flat()) {
+    const parent = Object.getPrototypeOf(type) as ErrorClass;
+    if (parent !== PortcullisError && parent.code === type.code) {
+      throw new Error(`${type.name}: sets no code of its own (answers as ${parent.name})`);
+    }
+    const seen = byCode.get(type.code);
+    if (seen && seen !== type) {
+      throw new Error(
+        `${type.code}: defined by ${seen.name} (${seen.status}) and ${type.name} (${type.status})`,
+      );
+    }
+    byCode.set(type.code, type);
+  }
+  return [...byCode.values()]
+    .map((t) => ({ code: t.code, status: t.status }))
+    .sort((a, b) => a.code.localeCompare(b.code));
 }

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { answerClientError } from './client-error.js';
-import { BodyTooDeepError } from './errors.js';
+import { toEdgeError, type ErrorMapper } from './error-mapper.js';
+import { NotFoundError } from './errors.js';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http-timeouts.js';
 import { checkJsonDepth } from './json-depth.js';
 import type { Logger } from './log.js';
@@ -12,13 +13,6 @@ export interface RunningServer {
   port: number;
   close(): Promise<void>;
 }
-
-/** The one mapping from an error to an HTTP status and JSON body, per service. */
-export type ErrorMapper = (err: unknown) => {
-  statusCode: number;
-  body: { error: string; code: string };
-  headers?: Record<string, string>;
-};
 
 /**
  * How deep a JSON body may nest (`{}` is 1): System.Text.Json's default, ample for real documents, far
@@ -38,17 +32,15 @@ export interface HttpAppOptions {
  * A fastify app logging through the kit logger, without a line per request (that would cost more than
  * the request on hot paths; failures are logged by the error handler), answering every error, unknown
  * route and request the HTTP parser refuses as `{error, code}` JSON. fastify's own client errors (a JSON
- * body that does not parse, say) keep their 4xx status when the service's mapper does not know them, and a
- * client that went away mid-request is logged at info: neither is a server failure. `request.protocol` and
+ * body that does not parse, say) and kit's edge errors answer the same in every service (`toEdgeError`);
+ * the rest goes through the service's `toHttpError` (see `createErrorMapper`). A client that went away mid-request is logged at info, not as a server failure. `request.protocol` and
  * `request.ip` come from `X-Forwarded-*` only when the peer is one `trustProxy` names (see `readTrustProxy`).
  * A client slower than `timeouts` gets 408 (logged at debug) or, idle, a closed connection; a JSON body
  * deeper than `maxJsonDepth` gets 400 `BODY_TOO_DEEP`.
  */
 export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppOptions = {}) {
   const answerError = (err: unknown, request: FastifyRequest, reply: FastifyReply): void => {
-    const mapped = toKitError(err) ?? toHttpError(err);
-    const { statusCode, body, headers } =
-      mapped.statusCode >= 500 ? (toFrameworkError(err) ?? mapped) : mapped;
+    const { statusCode, body, headers } = toEdgeError(err) ?? toHttpError(err);
     if (isClientGone(request.raw)) {
       request.log.info({ method: request.method, url: request.url }, 'client went away');
     } else if (statusCode >= 500) request.log.error({ err, url: request.url }, 'request failed');
@@ -92,7 +84,9 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
     void parseJson(request, text, done);
   });
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: `no route for ${request.method} ${request.url}`, code: 'NOT_FOUND' });
+    void reply
+      .code(NotFoundError.status)
+      .send({ error: `no route for ${request.method} ${request.url}`, code: NotFoundError.code });
   });
   return app;
 }
@@ -102,21 +96,6 @@ export type HttpApp = ReturnType<typeof createHttpApp>;
 /** The connection closed before the whole request arrived: whatever failed, no one waits for an answer. */
 function isClientGone(req: IncomingMessage): boolean {
   return req.destroyed && !req.complete;
-}
-
-/** The kit's own refusals, whatever the service's mapping. */
-function toKitError(err: unknown): ReturnType<ErrorMapper> | undefined {
-  if (!(err instanceof BodyTooDeepError)) return undefined;
-  return { statusCode: err.statusCode, body: { error: err.message, code: err.code } };
-}
-
-/** fastify's own errors carry a `FST_` code and their status. */
-function toFrameworkError(err: unknown): ReturnType<ErrorMapper> | undefined {
-  if (!(err instanceof Error)) return undefined;
-  const { code, statusCode } = err as { code?: unknown; statusCode?: unknown };
-  if (typeof code !== 'string' || !code.startsWith('FST_')) return undefined;
-  if (typeof statusCode !== 'number' || statusCode < 400 || statusCode >= 500) return undefined;
-  return { statusCode, body: { error: err.message, code } };
 }
 
 export async function listenHttp(app: HttpApp, at: { host: string; port: number }): Promise<RunningServer> {

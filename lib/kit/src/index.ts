@@ -1,4 +1,33 @@
-export { BodyTooDeepError, PortcullisError, SettingsError } from './errors.js';
+export {
+  BadRequestError,
+  BodyTooDeepError,
+  BodyTooLargeError,
+  EDGE_ERRORS,
+  HeadersTooLargeError,
+  InternalError,
+  InvalidArgumentError,
+  KIT_ERRORS,
+  MethodNotAllowedError,
+  NotFoundError,
+  PortcullisError,
+  RequestTimeoutError,
+  SettingsError,
+  UnauthenticatedError,
+  UnavailableError,
+  UnsupportedMediaTypeError,
+  UriTooLongError,
+  grpcStatusOf,
+  listErrorCodes,
+  type ErrorClass,
+} from './errors.js';
+export {
+  createErrorMapper,
+  createGrpcErrorMapper,
+  FRAMEWORK_ERRORS_BY_STATUS,
+  type ErrorMapper,
+  type HttpErrorAnswer,
+} from './error-mapper.js';
+export { GRPC_STATUS, type GrpcStatus } from './grpc-status.js';
 export { parseDurationMs } from './duration.js';
 export { createEnvReader, parseBoolean, type EnvReader, type EnvSource } from './env.js';
 export { deepFreeze } from './deep-freeze.js';
@@ -27,7 +56,6 @@ export {
   createHttpApp,
   listenHttp,
   DEFAULT_MAX_JSON_DEPTH,
-  type ErrorMapper,
   type HttpApp,
   type HttpAppOptions,
   type RunningServer,

@@ -44,7 +44,7 @@ describe('kit http app over a real socket', () => {
       'PATCH /healthz with an empty JSON body',
       'PATCH /healthz HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 0\r\n',
       400,
-      'FST_ERR_CTP_EMPTY_JSON_BODY',
+      'BAD_REQUEST',
     ],
     ['DELETE /', 'DELETE / HTTP/1.1\r\n', 404, 'NOT_FOUND'],
     ['BREW /, a method HTTP does not have', 'BREW / HTTP/1.1\r\n', 405, 'METHOD_NOT_ALLOWED'],

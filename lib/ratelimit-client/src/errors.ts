@@ -1,8 +1,8 @@
-import { PortcullisError } from '@portcullis/kit';
+import { PortcullisError, type ErrorClass } from '@portcullis/kit';
 
 /** `createRateLimitClient` was given options it cannot use; `problems` lists every one. */
 export class RateLimitClientOptionsError extends PortcullisError {
-  readonly code = 'RATELIMIT_CLIENT_OPTIONS_INVALID';
+  static override readonly code = 'RATELIMIT_CLIENT_OPTIONS_INVALID';
 
   constructor(readonly problems: readonly string[]) {
     super(`invalid rate-limit client options:\n  ${problems.join('\n  ')}`);
@@ -11,7 +11,7 @@ export class RateLimitClientOptionsError extends PortcullisError {
 
 /** `decide()` was called after `close()`. */
 export class RateLimitClientClosedError extends PortcullisError {
-  readonly code = 'RATELIMIT_CLIENT_CLOSED';
+  static override readonly code = 'RATELIMIT_CLIENT_CLOSED';
 
   constructor() {
     super('rate-limit client is closed');
@@ -20,9 +20,43 @@ export class RateLimitClientClosedError extends PortcullisError {
 
 /** The service answered with overall code UNKNOWN: it could not decide, so `failureMode` does. */
 export class UndecidedResponseError extends PortcullisError {
-  readonly code = 'RATELIMIT_UNDECIDED';
+  static override readonly code = 'RATELIMIT_UNDECIDED';
 
   constructor(readonly domain: string) {
     super(`ratelimit service answered UNKNOWN for domain "${domain}"`);
   }
 }
+
+/**
+ * Over a rate limit: 429 with `Retry-After` (seconds until the window resets) and the `RateLimit-*` headers
+ * the service answered. `message` is the service's wording (the gateway keeps the original module's).
+ */
+export class RateLimitedError extends PortcullisError {
+  static override readonly code = 'RATE_LIMITED';
+  static override readonly status = 429;
+  override readonly headers: Readonly<Record<string, string>>;
+
+  constructor(headers: Readonly<Record<string, string>>, message = 'too many requests') {
+    super(message);
+    this.headers = headers;
+  }
+}
+
+/** The ratelimit service could not be asked and the failure mode is `deny`: 503, not the caller's doing. */
+export class RateLimitUnavailableError extends PortcullisError {
+  static override readonly code = 'RATE_LIMIT_UNAVAILABLE';
+  static override readonly status = 503;
+
+  constructor() {
+    super('rate limit service unavailable');
+  }
+}
+
+/** This package's registry: each class with its code and status (500: never answered as itself). */
+export const RATELIMIT_CLIENT_ERRORS: readonly ErrorClass[] = [
+  RateLimitClientOptionsError,
+  RateLimitClientClosedError,
+  UndecidedResponseError,
+  RateLimitedError,
+  RateLimitUnavailableError,
+];

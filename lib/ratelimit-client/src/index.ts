@@ -5,7 +5,14 @@ export { LIMIT_HEADER_NAMES, retryAfter } from './limit-headers.js';
 export { enforceRateLimit, toEnforcement, type Enforcement } from './enforce.js';
 export { signInDescriptors, signInFallbackRules } from './sign-in.js';
 export { readRateLimitTls, type RateLimitTlsNames } from './tls-settings.js';
-export { RateLimitClientClosedError, RateLimitClientOptionsError, UndecidedResponseError } from './errors.js';
+export {
+  RATELIMIT_CLIENT_ERRORS,
+  RateLimitClientClosedError,
+  RateLimitClientOptionsError,
+  RateLimitedError,
+  RateLimitUnavailableError,
+  UndecidedResponseError,
+} from './errors.js';
 export type {
   DecideRequest,
   Decision,

@@ -21,7 +21,7 @@ describe('findInternalDetail', () => {
   it.each([
     '{"error":"Invalid token","code":"UNAUTHENTICATED"}',
     '{"error":"body is not valid JSON: Unexpected token \'x\', \\"x\\" is not valid JSON","code":"INVALID_REQUEST"}',
-    '{"error":"Unsupported Media Type","code":"FST_ERR_CTP_INVALID_MEDIA_TYPE"}',
+    '{"error":"Unsupported Media Type","code":"UNSUPPORTED_MEDIA_TYPE"}',
     'OK',
   ])('passes %j', (text) => {
     expect(findInternalDetail(text)).toBeUndefined();

@@ -46,8 +46,8 @@ export function fuzzTimeoutMs(): number {
  *   error carries; our errors answer `{error, code}` with a message written for the client;
  * - Node's error codes (`ERR_UNESCAPED_CHARACTERS`, `ECONNREFUSED`): a raw library or socket failure;
  * - Redis and driver internals (`ReplyError`, `WRONGTYPE`, `NOSCRIPT`, `MaxRetriesPerRequestError`).
- * fastify's `FST_ERR_…` codes are not here: kit answers a fastify client error (a body that does not
- * parse, a media type it refuses) with its documented code on purpose, and a code names no file or line.
+ * Stable error codes (`UNSUPPORTED_MEDIA_TYPE`) are not here: kit answers a fastify client error (a body that
+ * does not parse, a media type it refuses) with the documented code of its status, which names no file or line.
  */
 export const INTERNAL_DETAIL_PATTERNS: ReadonlyArray<{ name: string; pattern: RegExp }> = [
   { name: 'stack frame', pattern: /\bat (?:\S+ \()?(?:file:\/\/|\/|node:)\S*:\d+(?::\d+)?\)?/ },

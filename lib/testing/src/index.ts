@@ -20,6 +20,7 @@ export {
   type UpstreamRateLimit,
   type UpstreamRateLimitOptions,
 } from './ratelimit-upstream.js';
+export { compareErrorTable, readErrorTable, type DocumentedError } from './error-table.js';
 export { replaceRuntimeFile, type ServicePorts } from './service-env.js';
 export {
   checkSettingsDocs,

@@ -1,8 +1,8 @@
-import { PortcullisError } from '@portcullis/kit';
+import { PortcullisError, type ErrorClass } from '@portcullis/kit';
 
 /** `setResources` was given two resources with the same name in one type. */
 export class DuplicateResourceError extends PortcullisError {
-  readonly code = 'XDS_DUPLICATE_RESOURCE';
+  static override readonly code = 'XDS_DUPLICATE_RESOURCE';
 
   constructor(
     readonly typeUrl: string,
@@ -14,9 +14,12 @@ export class DuplicateResourceError extends PortcullisError {
 
 /** `firstUpdate()` of a client closed before every type had been ACKed once. */
 export class XdsClientClosedError extends PortcullisError {
-  readonly code = 'XDS_CLIENT_CLOSED';
+  static override readonly code = 'XDS_CLIENT_CLOSED';
 
   constructor() {
     super('xDS client closed before the first update of every type');
   }
 }
+
+/** This package's registry: each class with its code and status (500: never answered as itself). */
+export const XDS_ERRORS: readonly ErrorClass[] = [DuplicateResourceError, XdsClientClosedError];

@@ -4,7 +4,7 @@ export {
   loadAdsStreamMethod,
   type AdsStreamMethod,
 } from './ads-service.js';
-export { DuplicateResourceError, XdsClientClosedError } from './errors.js';
+export { DuplicateResourceError, XDS_ERRORS, XdsClientClosedError } from './errors.js';
 export { EMPTY_VERSION, computeVersion } from './snapshot.js';
 export {
   createSotwServer,

@@ -1,9 +1,6 @@
 import { Counter, Histogram } from 'prom-client';
 import {
-  AccountsBackendError,
   CookieSessions,
-  CsrfError,
-  PasswordChecksBusyError,
   createAccountsBackend,
   type AccountsBackend,
   type PasswordHasher,
@@ -14,7 +11,6 @@ import {
   withSpan,
   listenHttp,
   startParts,
-  type ErrorMapper,
   type Logger,
   type RunningServer,
 } from '@portcullis/kit';
@@ -30,7 +26,7 @@ import { Authenticator } from './auth/authenticator.js';
 import { createJwt } from './auth/jwt.js';
 import { applyCors } from './cors.js';
 import { Dispatcher } from './dispatch.js';
-import { HttpError } from './errors.js';
+import { toHttpError } from './error-mapper.js';
 import { loadKeys } from './keys.js';
 import { API_ROUTE_TYPE, routesFromApiRoutes } from './router/api-routes.js';
 import { parseRequestPath } from './request-path.js';
@@ -46,30 +42,6 @@ export interface GatewayApp {
   backend: AccountsBackend;
   close(): Promise<void>;
 }
-
-/** Everything the gateway answers with is `{"error": …}` JSON; a status code the error carries wins. */
-export const toHttpError: ErrorMapper = (err) => {
-  if (err instanceof HttpError) {
-    return { statusCode: err.statusCode, body: { error: err.message, code: err.code }, headers: err.headers };
-  }
-  if (err instanceof CsrfError) return { statusCode: 403, body: { error: err.message, code: err.code } };
-  if (err instanceof PasswordChecksBusyError) {
-    return {
-      statusCode: 503,
-      body: { error: err.message, code: err.code },
-      headers: { 'retry-after': String(err.retryAfterSeconds) },
-    };
-  }
-  // the sessions' Redis is down: a dead backend is 503, as the inbox answers it
-  if (err instanceof AccountsBackendError) {
-    return { statusCode: 503, body: { error: err.message, code: err.code } };
-  }
-  const status = (err as { statusCode?: unknown } | null)?.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    return { statusCode: status, body: { error: (err as Error).message, code: 'BAD_REQUEST' } };
-  }
-  return { statusCode: 500, body: { error: 'Internal Server Error', code: 'INTERNAL' } };
-};
 
 export interface GatewayDeps {
   log: Logger;

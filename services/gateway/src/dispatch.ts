@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkCsrf, type AccountStore, type CsrfPolicy } from '@portcullis/accounts';
-import type { Logger } from '@portcullis/kit';
+import { MethodNotAllowedError, type Logger } from '@portcullis/kit';
 import type { RateLimitClient } from '@portcullis/ratelimit-client';
 import { createAuthRoute, type AuthRoute } from './auth/auth-routes.js';
 import type { Authenticator, Caller } from './auth/authenticator.js';
-import { HttpError, RouteNotFoundError } from './errors.js';
+import { routeNotFound, UnknownHandlerError } from './errors.js';
 import { resolveHandler, type HandlerClasses } from './handlers/registry.js';
 import type { HandlerMethod } from './handlers/types.js';
 import { proxyToBackend } from './proxy/proxy-route.js';
@@ -66,12 +66,9 @@ export class Dispatcher {
     if (relPath === 'auth') return this.authRoute(request, reply, search);
     if (method === 'OPTIONS') return this.options(reply, table, relPath);
     const found = table.lookup(method, relPath);
-    if (found.kind === 'not-found') throw new RouteNotFoundError();
+    if (found.kind === 'not-found') throw routeNotFound();
     if (found.kind === 'method-not-allowed') {
-      throw new HttpError(405, 'Method not allowed', {
-        code: 'METHOD_NOT_ALLOWED',
-        headers: { allow: [...found.allow, 'OPTIONS'].join(', ') },
-      });
+      throw new MethodNotAllowedError('Method not allowed', [...found.allow, 'OPTIONS']);
     }
     const caller = await this.o.auth.identify(request);
     const { route } = found.match;
@@ -96,10 +93,7 @@ export class Dispatcher {
       handler = resolveHandler(this.o.handlers, route.target.handler);
       this.handlers.set(route.target.handler, handler);
     }
-    if (!handler)
-      throw new HttpError(501, `handler ${route.target.handler} is not available`, {
-        code: 'UNKNOWN_HANDLER',
-      });
+    if (!handler) throw new UnknownHandlerError(route.target.handler);
     const body = await readData(request.raw, this.o.settings);
     let data = mergeData({ query: at.query, body, params, userId: at.caller?.account.id });
     if (route.requiredParams.length > 0)
@@ -137,7 +131,7 @@ export class Dispatcher {
     const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
       (m) => table.lookup(m, relPath).kind === 'match',
     );
-    if (methods.length === 0) throw new RouteNotFoundError();
+    if (methods.length === 0) throw routeNotFound();
     return reply
       .code(204)
       .header('allow', [...methods, 'OPTIONS'].join(', '))

@@ -1,55 +1,83 @@
-import { PortcullisError } from '@portcullis/kit';
+import { NotFoundError, PortcullisError, UnauthenticatedError, type ErrorClass } from '@portcullis/kit';
 
-const STATUS_CODES: Readonly<Record<number, string>> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHENTICATED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  422: 'UNPROCESSABLE',
-  500: 'INTERNAL',
-  503: 'UNAVAILABLE',
-};
-
-/**
- * An error a handler may throw to answer with a status: `throw new HttpError(404, 'user not found')`
- * answers 404 `{"error":"user not found"}`. Anything else thrown by a handler answers 500.
- */
-export class HttpError extends PortcullisError {
-  readonly code: string;
-
-  constructor(
-    readonly statusCode: number,
-    message: string,
-    opts: { code?: string; headers?: Record<string, string>; cause?: unknown } = {},
-  ) {
-    super(message, { cause: opts.cause });
-    this.code = opts.code ?? STATUS_CODES[statusCode] ?? `HTTP_${statusCode}`;
-    this.headers = opts.headers ?? {};
-  }
-
-  readonly headers: Record<string, string>;
-}
+// The closed set of errors the gateway adds to kit's, lib/accounts' and lib/ratelimit-client's. Each class
+// carries its code and HTTP status; error-mapper.ts is the one place that turns them into responses. A handler
+// answers with a status by throwing one of these or kit's (`NotFoundError`, `InvalidArgumentError`, ...).
 
 /** No route serves the path (under the base path, or the path leaves it): 404 `Route not found`. */
-export class RouteNotFoundError extends HttpError {
-  constructor() {
-    super(404, 'Route not found', { code: 'NOT_FOUND' });
-  }
+export function routeNotFound(): NotFoundError {
+  return new NotFoundError('Route not found');
 }
 
 /** Missing, malformed, expired or revoked credentials: 401 with `WWW-Authenticate`. */
-export class AuthError extends HttpError {
-  constructor(message: string, opts: { scheme: 'Bearer' | 'Cookie'; detail?: string; cause?: unknown }) {
-    const challenge =
-      opts.scheme === 'Bearer'
-        ? `Bearer realm="api"${opts.detail ? `, error="${opts.detail}"` : ''}`
-        : 'Cookie realm="api"';
-    super(401, message, {
-      code: 'UNAUTHENTICATED',
-      headers: { 'www-authenticate': challenge },
-      cause: opts.cause,
-    });
+export function authError(
+  message: string,
+  o: { scheme: 'Bearer' | 'Cookie'; detail?: string; cause?: unknown },
+): UnauthenticatedError {
+  const challenge =
+    o.scheme === 'Bearer'
+      ? `Bearer realm="api"${o.detail ? `, error="${o.detail}"` : ''}`
+      : 'Cookie realm="api"';
+  return new UnauthenticatedError(message, { challenge, cause: o.cause });
+}
+
+/** A handler's refusal of a caller it knows: 403. */
+export class ForbiddenError extends PortcullisError {
+  static override readonly code = 'FORBIDDEN';
+  static override readonly status = 403;
+}
+
+/** A handler's refusal of a change that conflicts with what exists: 409. */
+export class ConflictError extends PortcullisError {
+  static override readonly code = 'CONFLICT';
+  static override readonly status = 409;
+}
+
+/** A request path with an escaped `/` or `\` in a segment, or an escape that is not UTF-8: 400. */
+export class BadPathError extends PortcullisError {
+  static override readonly code = 'BAD_PATH';
+  static override readonly status = 400;
+}
+
+/** A JSON body that does not parse: 400. */
+export class BadJsonError extends PortcullisError {
+  static override readonly code = 'BAD_JSON';
+  static override readonly status = 400;
+}
+
+/** A multipart/form-data body that does not parse: 400. */
+export class BadMultipartError extends PortcullisError {
+  static override readonly code = 'BAD_MULTIPART';
+  static override readonly status = 400;
+}
+
+/** An ApiRoute names a handler this gateway does not have: 501. */
+export class UnknownHandlerError extends PortcullisError {
+  static override readonly code = 'UNKNOWN_HANDLER';
+  static override readonly status = 501;
+
+  constructor(handler: string) {
+    super(`handler ${handler} is not available`);
+  }
+}
+
+/** The upstream Service cannot be reached: 502. */
+export class UpstreamUnavailableError extends PortcullisError {
+  static override readonly code = 'UPSTREAM_UNAVAILABLE';
+  static override readonly status = 502;
+
+  constructor(options?: ErrorOptions) {
+    super('upstream unavailable', options);
+  }
+}
+
+/** The upstream Service did not answer within the route's timeout: 504. */
+export class UpstreamTimeoutError extends PortcullisError {
+  static override readonly code = 'UPSTREAM_TIMEOUT';
+  static override readonly status = 504;
+
+  constructor() {
+    super('upstream timed out');
   }
 }
 
@@ -59,14 +87,17 @@ export class AuthError extends HttpError {
  * space; an unknown sanitizer reads `Sanitizer: '<name>' is no valid sanitizer`, as the original module
  * answered it (with 400, which a spec checked only at request time still gets).
  */
-export class ParameterSpecError extends HttpError {
+export class ParameterSpecError extends PortcullisError {
+  static override readonly code = 'PARAMETER_SPEC_INVALID';
+  static override readonly status = 400;
+
   constructor(
     /** One sentence per problem. */
     readonly problems: readonly string[],
     /** Every unknown sanitizer name, as written, once each. */
     readonly unknownSanitizers: readonly string[],
   ) {
-    super(400, problems.join(' '), { code: 'PARAMETER_SPEC_INVALID' });
+    super(problems.join(' '));
   }
 }
 
@@ -75,14 +106,28 @@ export class ParameterSpecError extends HttpError {
  * sentence for each, joined by one space:
  * `Required parameter: 'id|int' missing! Required parameter: 'name' missing!`
  */
-export class MissingParametersError extends HttpError {
+export class MissingParametersError extends PortcullisError {
+  static override readonly code = 'MISSING_REQUIRED_PARAMETER';
+  static override readonly status = 400;
   /** The missing parameters' names, in spec order. */
   readonly missing: readonly string[];
 
   constructor(specs: ReadonlyArray<{ readonly name: string; readonly spec: string }>) {
-    super(400, specs.map((s) => `Required parameter: '${s.spec}' missing!`).join(' '), {
-      code: 'MISSING_REQUIRED_PARAMETER',
-    });
+    super(specs.map((s) => `Required parameter: '${s.spec}' missing!`).join(' '));
     this.missing = specs.map((s) => s.name);
   }
 }
+
+/** This service's registry: each class with its code and status. */
+export const GATEWAY_ERRORS: readonly ErrorClass[] = [
+  ForbiddenError,
+  ConflictError,
+  BadPathError,
+  BadJsonError,
+  BadMultipartError,
+  UnknownHandlerError,
+  UpstreamUnavailableError,
+  UpstreamTimeoutError,
+  ParameterSpecError,
+  MissingParametersError,
+];

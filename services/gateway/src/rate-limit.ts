@@ -1,12 +1,17 @@
 import type { FastifyReply } from 'fastify';
 import type { RouteRateLimit } from '@portcullis/config';
-import { enforceRateLimit, type DescriptorEntry, type RateLimitClient } from '@portcullis/ratelimit-client';
-import { HttpError } from './errors.js';
+import {
+  enforceRateLimit,
+  RateLimitedError,
+  RateLimitUnavailableError,
+  type DescriptorEntry,
+  type RateLimitClient,
+} from '@portcullis/ratelimit-client';
 import type { GatewayRoute } from './router/route-types.js';
 
 /**
  * Asks the rate-limit service and sets the `RateLimit-*` headers it answered on `reply`.
- * @throws HttpError 429 `RATE_LIMITED` with `Retry-After` over a limit; 503 `RATE_LIMIT_UNAVAILABLE` when
+ * @throws RateLimitedError (429, with `Retry-After`) over a limit; RateLimitUnavailableError (503) when
  * the service cannot be asked and the failure mode is `deny`.
  */
 export async function enforceLimits(
@@ -15,10 +20,9 @@ export async function enforceLimits(
   request: { domain: string; descriptors: readonly DescriptorEntry[][] },
 ): Promise<void> {
   const { outcome, headers } = await enforceRateLimit(client, request);
-  if (outcome === 'limited') throw new HttpError(429, 'Too many requests', { code: 'RATE_LIMITED', headers });
+  if (outcome === 'limited') throw new RateLimitedError(headers, 'Too many requests');
   // failure mode deny: the service could not be asked, which is not the caller's doing
-  if (outcome === 'unavailable')
-    throw new HttpError(503, 'rate limit service unavailable', { code: 'RATE_LIMIT_UNAVAILABLE' });
+  if (outcome === 'unavailable') throw new RateLimitUnavailableError();
   void reply.headers(headers);
 }
 

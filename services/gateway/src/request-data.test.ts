@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from './errors.js';
+import { BadJsonError } from './errors.js';
 import { mergeData, parseBody, parseQuery, toResponseBody } from './request-data.js';
 
 describe('request data', () => {
@@ -27,9 +27,9 @@ describe('request data', () => {
     expect(await parseBody('text/plain', Buffer.from('hello'), 2)).toEqual({});
     expect(await parseBody('application/json', Buffer.from('[1,2]'), 2)).toEqual({});
     expect(parseQuery('x=1&y=&x=3')).toEqual({ x: ['1', '3'], y: '' });
-    await expect(parseBody('application/json', Buffer.from('{nope'), 2)).rejects.toThrow(HttpError);
+    await expect(parseBody('application/json', Buffer.from('{nope'), 2)).rejects.toThrow(BadJsonError);
     await expect(parseBody('application/json', Buffer.from('{"a":[[1]]}'), 2)).rejects.toMatchObject({
-      statusCode: 400,
+      status: 400,
       code: 'BODY_TOO_DEEP',
     });
   });
@@ -48,7 +48,7 @@ describe('request data', () => {
     });
     await expect(
       parseBody('multipart/form-data; boundary=xyz', Buffer.from('not multipart at all'), 2),
-    ).rejects.toMatchObject({ statusCode: 400, code: 'BAD_MULTIPART' });
+    ).rejects.toMatchObject({ status: 400, code: 'BAD_MULTIPART' });
   });
 
   it('turns return values into bodies', () => {

@@ -1,16 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { Busboy } from '@fastify/busboy';
-import { checkJsonDepth, readBody } from '@portcullis/kit';
-import { HttpError } from './errors.js';
+import { BodyTooLargeError, checkJsonDepth, readBody } from '@portcullis/kit';
+import { BadJsonError, BadMultipartError } from './errors.js';
 import type { RequestData } from './handlers/types.js';
 
-/** 413 for a body over the limit. */
-export function tooLarge(maxBytes: number): HttpError {
-  // The rest of the body is never read: closing the connection is the only way to be rid of it.
-  return new HttpError(413, `request body larger than ${maxBytes} bytes`, {
-    code: 'BODY_TOO_LARGE',
-    headers: { connection: 'close' },
-  });
+/** 413 for a body over the limit; the rest is never read, so the connection closes after the answer. */
+export function tooLarge(maxBytes: number): BodyTooLargeError {
+  return new BodyTooLargeError(maxBytes);
 }
 
 /** The JSON, urlencoded or multipart body's data, within the body size and depth limits. */
@@ -45,7 +41,7 @@ export async function parseBody(
     try {
       parsed = JSON.parse(text);
     } catch (err: unknown) {
-      throw new HttpError(400, `body is not valid JSON: ${(err as Error).message}`, { code: 'BAD_JSON' });
+      throw new BadJsonError(`body is not valid JSON: ${(err as Error).message}`);
     }
     return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
       ? (parsed as Record<string, unknown>)
@@ -62,10 +58,8 @@ export async function parseBody(
  * them in `$_FILES`, not `$_REQUEST`) and are skipped; an upstream route gets the body untouched.
  */
 function multipartFields(contentType: string, body: Buffer): Promise<Array<[string, string]>> {
-  const bad = (err: unknown): HttpError =>
-    new HttpError(400, `body is not valid multipart/form-data: ${(err as Error).message}`, {
-      code: 'BAD_MULTIPART',
-    });
+  const bad = (err: unknown): BadMultipartError =>
+    new BadMultipartError(`body is not valid multipart/form-data: ${(err as Error).message}`);
   return new Promise((resolve, reject) => {
     const fields: Array<[string, string]> = [];
     let parser: ReturnType<typeof Busboy>;

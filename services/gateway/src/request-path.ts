@@ -1,4 +1,4 @@
-import { HttpError, RouteNotFoundError } from './errors.js';
+import { BadPathError, routeNotFound } from './errors.js';
 
 /** A request's path below the base path, as routes match it and as an upstream Service is sent it. */
 export interface RequestPath {
@@ -12,15 +12,15 @@ export interface RequestPath {
 
 /**
  * Splits a request target under `/<basePath>` after resolving its dot segments (`..`, `%2e%2e`, …) as a URL
- * parser does, so a path that leaves the base path is not under it: `RouteNotFoundError`. Each segment is
- * decoded on its own, and one with an escaped `/` or `\` is refused (`HttpError` 400, `BAD_PATH`): decoded,
+ * parser does, so a path that leaves the base path is not under it: 404 `Route not found` (`routeNotFound`). Each segment is
+ * decoded on its own, and one with an escaped `/` or `\` is refused (400 `BAD_PATH`): decoded,
  * it would be a separator to the router, or to a backend that decodes it and resolves `..` again. An escape
  * that is not UTF-8 is refused the same way.
  */
 export function parseRequestPath(url: string, basePath: string): RequestPath {
   const { pathname, search } = new URL(url, 'http://gateway');
   const base = `/${basePath}`;
-  if (pathname !== base && !pathname.startsWith(`${base}/`)) throw new RouteNotFoundError();
+  if (pathname !== base && !pathname.startsWith(`${base}/`)) throw routeNotFound();
   const rel = pathname.slice(base.length).replace(/^\/+|\/+$/g, '');
   const rawSegments = rel === '' ? [] : rel.split('/');
   return { relPath: rawSegments.map(decodeSegment).join('/'), rawSegments, search };
@@ -35,6 +35,6 @@ function decodeSegment(raw: string): string {
   }
 }
 
-function badPath(message: string, cause?: unknown): HttpError {
-  return new HttpError(400, message, { code: 'BAD_PATH', cause });
+function badPath(message: string, cause?: unknown): BadPathError {
+  return new BadPathError(message, { cause });
 }

@@ -1,9 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpError } from '../src/errors.js';
+import { PortcullisError } from '@portcullis/kit';
+import { ForbiddenError } from '../src/errors.js';
 import { Example } from '../src/handlers/example.js';
 import type { RoutesDefinition } from '../src/router/routes-module.js';
 import { routes } from '../src/routes.js';
 import { startGatewayHarness, type GatewayHarness } from './harness.js';
+
+/** A PortcullisError no registry of the gateway lists: answered as any unknown error. */
+class UnregisteredError extends PortcullisError {
+  static override readonly code = 'UNREGISTERED';
+  static override readonly status = 418;
+}
 
 /** Extra handlers only these tests route to: failures and empty answers. */
 class Probe {
@@ -11,8 +18,12 @@ class Probe {
     return undefined;
   }
 
-  static teapot(): unknown {
-    throw new HttpError(418, 'short and stout');
+  static forbidden(): unknown {
+    throw new ForbiddenError('not yours');
+  }
+
+  static unregistered(): unknown {
+    throw new UnregisteredError('secret internals of a class the gateway does not answer');
   }
 
   static crash(): unknown {
@@ -23,7 +34,8 @@ class Probe {
 const testRoutes: RoutesDefinition = [
   ...routes,
   ['GET', 'probe/nothing', Probe, 'nothing', { auth: false }],
-  ['GET', 'probe/teapot', Probe, 'teapot', { auth: false }],
+  ['GET', 'probe/forbidden', Probe, 'forbidden', { auth: false }],
+  ['GET', 'probe/unregistered', Probe, 'unregistered', { auth: false }],
   ['GET', 'probe/crash', Probe, 'crash', { auth: false }],
   [
     'POST',
@@ -103,17 +115,22 @@ describe('gateway routing (auth none)', () => {
     expect(wrong.body).toEqual({ error: 'Method not allowed', code: 'METHOD_NOT_ALLOWED' });
   });
 
-  it('answers a thrown status with its code and hides other failures behind a 500', async () => {
-    expect(await g.request('GET', '/api/probe/teapot')).toMatchObject({
-      status: 418,
-      body: { error: 'short and stout' },
+  it('answers a registered error with its status and code and hides other failures behind a 500', async () => {
+    expect(await g.request('GET', '/api/probe/forbidden')).toMatchObject({
+      status: 403,
+      body: { error: 'not yours', code: 'FORBIDDEN' },
     });
-    const crash = await g.request('GET', '/api/probe/crash');
-    expect(crash).toMatchObject({ status: 500, body: { error: 'Internal Server Error', code: 'INTERNAL' } });
-    expect(JSON.stringify(crash.body)).not.toContain('secret');
+    for (const path of ['/api/probe/crash', '/api/probe/unregistered']) {
+      const crash = await g.request('GET', path);
+      expect(crash).toMatchObject({
+        status: 500,
+        body: { error: 'Internal Server Error', code: 'INTERNAL' },
+      });
+      expect(JSON.stringify(crash.body)).not.toContain('secret');
+    }
     expect(await g.request('GET', '/api/users/nobody')).toMatchObject({
       status: 404,
-      body: { error: 'user not found' },
+      body: { error: 'user not found', code: 'NOT_FOUND' },
     });
   });
 

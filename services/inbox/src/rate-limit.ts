@@ -10,8 +10,9 @@ import {
   type DescriptorEntry,
   type LocalLimitRule,
   type RateLimitClient,
+  RateLimitedError,
+  RateLimitUnavailableError,
 } from '@portcullis/ratelimit-client';
-import { RateLimitedError, RateLimitUnavailableError } from './errors.js';
 import type { Settings } from './settings.js';
 
 /** What the inbox asks the ratelimit service about, as descriptors of domain `inbox`. */

@@ -159,6 +159,19 @@ describeEachStore(
       expect((await h.api('POST', '/api/endpoints', { body: {} })).status).toBe(201);
     });
 
+    it("issue 17: answers fastify's refusals of a management body with the stable code of their status", async () => {
+      const post = (body: string, type: string) =>
+        h.send('POST', '/api/endpoints', { body, headers: { 'content-type': type } });
+      const cases: Array<[string, string, number, string]> = [
+        ['{nope', 'application/json', 400, 'BAD_REQUEST'],
+        ['<name/>', 'application/xml', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+      ];
+      for (const [body, type, status, code] of cases) {
+        const r = await post(body, type);
+        expect([r.status, (r.json as { code: string }).code]).toEqual([status, code]);
+      }
+    });
+
     it('pages through requests newest first with a before cursor, without gaps or repeats', async () => {
       const ep = await h.createEndpoint();
       const ids: string[] = [];

@@ -1,20 +1,30 @@
-import { PortcullisError } from '@portcullis/kit';
+import { PortcullisError, type ErrorClass } from '@portcullis/kit';
 
 /** The request cannot be answered as sent: empty domain, no descriptors, a bad override. */
 export class RequestError extends PortcullisError {
-  readonly code = 'REQUEST_INVALID';
+  static override readonly code = 'REQUEST_INVALID';
+  static override readonly status = 400;
 }
 
 /** No configuration has been loaded yet, so no decision can be made. */
 export class NoConfigError extends PortcullisError {
-  readonly code = 'NO_CONFIG';
+  static override readonly code = 'NO_CONFIG';
+  static override readonly status = 503;
 
   constructor() {
     super('no rate limit configuration loaded');
   }
 }
 
-/** The counter store failed or timed out; the decision is unknown. */
+/**
+ * The counter store failed or timed out; the decision is unknown. A backend outage: 503 over HTTP, `UNAVAILABLE`
+ * over gRPC; the message (the driver's text) stays in the logs.
+ */
 export class BackendError extends PortcullisError {
-  readonly code = 'BACKEND_UNAVAILABLE';
+  static override readonly code = 'BACKEND_UNAVAILABLE';
+  static override readonly status = 503;
+  static override readonly publicMessage = 'rate limit backend failed';
 }
+
+/** This service's registry: each class with its code and status. */
+export const RATELIMIT_ERRORS: readonly ErrorClass[] = [RequestError, NoConfigError, BackendError];

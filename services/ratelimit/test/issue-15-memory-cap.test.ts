@@ -27,7 +27,7 @@ describe('issue 15: MEMORY_MAX_KEYS bounds the memory backend', () => {
       details: 'rate limit backend failed',
     });
     const json = await h.json(ask('dave'));
-    expect(json.status).toBe(500);
+    expect(json.status).toBe(503);
     expect(json.body).toEqual({ error: 'rate limit backend failed', code: 'BACKEND_UNAVAILABLE' });
     expect(await h.rls.shouldRateLimit(ask('alice'))).toMatchObject({
       overallCode: 'OK',

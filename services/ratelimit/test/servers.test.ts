@@ -232,7 +232,7 @@ describe.each([
       'a 2 MiB body',
       JSON.stringify({ domain: 'web', descriptors: ['x'.repeat(2 * 1024 * 1024)] }),
       413,
-      'FST_ERR_CTP_BODY_TOO_LARGE',
+      'BODY_TOO_LARGE',
       /./,
     ],
   ])('rejects %s with a JSON error', async (_name, raw, status, code, message) => {

@@ -48,7 +48,7 @@ describe('start-up and failure', () => {
       ]);
       await redis.kill();
       const down = await h.json(body);
-      expect(down.status).toBe(500);
+      expect(down.status).toBe(503);
       expect(down.body).toEqual({ error: 'rate limit backend failed', code: 'BACKEND_UNAVAILABLE' });
       const grpcErr = await h.rls.shouldRateLimit(body).catch((e: unknown) => e as { code: number });
       expect(grpcErr).toMatchObject({ code: 14 });

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MethodNotAllowedError } from '@portcullis/kit';
 import { signInDescriptors, type RateLimitClient } from '@portcullis/ratelimit-client';
-import { HttpError } from '../errors.js';
 import { enforceLimits } from '../rate-limit.js';
 import { parseQuery, readData } from '../request-data.js';
 import type { Settings } from '../settings.js';
@@ -41,10 +41,7 @@ export function createAuthRoute(o: AuthRouteOptions): AuthRoute {
       case 'DELETE':
         return o.auth.logout(await o.auth.identify(request), reply, secure);
       default:
-        throw new HttpError(405, 'Method not allowed', {
-          code: 'METHOD_NOT_ALLOWED',
-          headers: { allow: AUTH_METHODS.join(', ') },
-        });
+        throw new MethodNotAllowedError('Method not allowed', AUTH_METHODS);
     }
   };
 }

@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { countRawHeader } from '@portcullis/kit';
+import { countRawHeader, type UnauthenticatedError } from '@portcullis/kit';
 import {
   type Account,
   type AccountStore,
   type CookieSessions,
   type TokenDenylist,
 } from '@portcullis/accounts';
-import { AuthError } from '../errors.js';
+import { authError } from '../errors.js';
 import type { AuthMode } from '../settings.js';
 import { CLOCK_TOLERANCE_SECONDS, bearerToken, type Jwt, type TokenClaims } from './jwt.js';
 
@@ -38,7 +38,7 @@ export class Authenticator {
 
   /**
    * The caller, or undefined when no credentials came. Credentials that came but do not hold (bad,
-   * expired, revoked) are an `AuthError` even on an open route: the client should know.
+   * expired, revoked) are a 401 (`authError`) even on an open route: the client should know.
    */
   async identify(request: FastifyRequest): Promise<Caller | undefined> {
     switch (this.o.mode) {
@@ -58,10 +58,10 @@ export class Authenticator {
   }
 
   /** The 401 for a route that needs a caller and got none. */
-  missing(): AuthError {
+  missing(): UnauthenticatedError {
     return this.o.mode === 'jwt'
-      ? new AuthError('No Authorization Header found', { scheme: 'Bearer' })
-      : new AuthError('user does not have authorization', { scheme: 'Cookie' });
+      ? authError('No Authorization Header found', { scheme: 'Bearer' })
+      : authError('user does not have authorization', { scheme: 'Cookie' });
   }
 
   /**
@@ -77,8 +77,7 @@ export class Authenticator {
     const password = typeof params.password === 'string' ? params.password : '';
     const account =
       username && password ? await this.o.accounts.verifyCredentials(username, password) : undefined;
-    if (!account)
-      throw new AuthError(LOGIN_FAILED, { scheme: this.o.mode === 'session' ? 'Cookie' : 'Bearer' });
+    if (!account) throw authError(LOGIN_FAILED, { scheme: this.o.mode === 'session' ? 'Cookie' : 'Bearer' });
     switch (this.o.mode) {
       case 'jwt':
         return { jwt: (await this.o.jwt.sign(account)).token };
@@ -122,21 +121,21 @@ export class Authenticator {
       this.o.denylist.isRevoked(claims.jti),
       this.o.accounts.getById(claims.sub),
     ]);
-    if (revoked) throw new AuthError('Token revoked', { scheme: 'Bearer', detail: 'invalid_token' });
-    if (!account) throw new AuthError('Invalid token', { scheme: 'Bearer', detail: 'invalid_token' });
+    if (revoked) throw authError('Token revoked', { scheme: 'Bearer', detail: 'invalid_token' });
+    if (!account) throw authError('Invalid token', { scheme: 'Bearer', detail: 'invalid_token' });
     return { account, via: 'jwt', claims };
   }
 
   private async fromCookie(header: string | undefined): Promise<Caller | undefined> {
     const found = await this.o.cookies.read(header);
     if (found.kind === 'none') return undefined;
-    if (found.kind === 'invalid') throw new AuthError('session expired or invalid', { scheme: 'Cookie' });
+    if (found.kind === 'invalid') throw authError('session expired or invalid', { scheme: 'Cookie' });
     return { account: found.account, via: 'session', sessionId: found.sessionId };
   }
 }
 
-function badAuthorizationHeader(): AuthError {
-  return new AuthError('Invalid Authorization header: expected Bearer <token>', {
+function badAuthorizationHeader(): UnauthenticatedError {
+  return authError('Invalid Authorization header: expected Bearer <token>', {
     scheme: 'Bearer',
     detail: 'invalid_request',
   });

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { AuthError } from '../errors.js';
+import { UnauthenticatedError } from '@portcullis/kit';
 import { bearerToken, createJwt } from './jwt.js';
 
 const options = {
@@ -14,8 +14,8 @@ const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url')
 
 async function rejection(token: string): Promise<string> {
   const err = await jwt.verify(token).catch((e: unknown) => e);
-  expect(err).toBeInstanceOf(AuthError);
-  return (err as AuthError).message;
+  expect(err).toBeInstanceOf(UnauthenticatedError);
+  return (err as UnauthenticatedError).message;
 }
 
 describe('jwt', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, errors, jwtVerify } from 'jose';
-import { AuthError } from '../errors.js';
+import { authError } from '../errors.js';
 
 export interface JwtOptions {
   /** The HMAC key, used as given (not base64-decoded). At least 32 bytes. */
@@ -49,7 +49,7 @@ export function createJwt(o: JwtOptions) {
       return { token, claims: { sub: account.id, jti, exp, username: account.username } };
     },
 
-    /** @throws AuthError for anything but a valid, unexpired token of ours. */
+    /** @throws UnauthenticatedError (401) for anything but a valid, unexpired token of ours. */
     async verify(token: string): Promise<TokenClaims> {
       try {
         if (!COMPACT_JWS.test(token)) throw new Error('not a compact JWS in base64url');
@@ -70,9 +70,9 @@ export function createJwt(o: JwtOptions) {
         };
       } catch (err: unknown) {
         if (err instanceof errors.JWTExpired) {
-          throw new AuthError('Token expired', { scheme: 'Bearer', detail: 'invalid_token', cause: err });
+          throw authError('Token expired', { scheme: 'Bearer', detail: 'invalid_token', cause: err });
         }
-        throw new AuthError('Invalid token', { scheme: 'Bearer', detail: 'invalid_token', cause: err });
+        throw authError('Invalid token', { scheme: 'Bearer', detail: 'invalid_token', cause: err });
       }
     },
   };

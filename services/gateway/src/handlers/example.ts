@@ -1,4 +1,4 @@
-import { HttpError } from '../errors.js';
+import { NotFoundError } from '@portcullis/kit';
 import type { HandlerContext, RequestData } from './types.js';
 
 /** The shipped example handlers, as the original module's template had them. */
@@ -30,7 +30,7 @@ export class Example {
   /** `GET /users/{id}` (auth): one account, or 404 `{"error":"user not found"}`. */
   static async getUser(data: RequestData, ctx: HandlerContext): Promise<unknown> {
     const account = typeof data.id === 'string' ? await ctx.accounts.getById(data.id) : undefined;
-    if (!account) throw new HttpError(404, 'user not found');
+    if (!account) throw new NotFoundError('user not found');
     return { id: account.id, name: account.username };
   }
 }

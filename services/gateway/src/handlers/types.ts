@@ -14,6 +14,7 @@ export interface HandlerContext {
 
 /**
  * A handler method: its return value is the response (object or array → JSON, string →
- * `{"message": …}`, nothing → `null`); it may throw an `HttpError` to answer with a status.
+ * `{"message": …}`, nothing → `null`); it may throw an error of the gateway's registry (kit's `NotFoundError`, `InvalidArgumentError`,
+ * ..., errors.ts' `ForbiddenError`, `ConflictError`) to answer with its status.
  */
 export type HandlerMethod = (data: RequestData, ctx: HandlerContext) => unknown;

@@ -5,7 +5,7 @@ import {
   type OutgoingHttpHeaders,
 } from 'node:http';
 import { HOP_BY_HOP_HEADERS } from '@portcullis/kit';
-import { HttpError } from '../errors.js';
+import { UpstreamTimeoutError, UpstreamUnavailableError } from '../errors.js';
 
 /** Never forwarded: the connection's own headers, and `Host`, which names the backend. */
 const HOP_BY_HOP = new Set([...HOP_BY_HOP_HEADERS, 'host']); /** Identity headers only the gateway may set. */
@@ -40,7 +40,7 @@ export function forwardRequest(o: UpstreamRequest): Promise<UpstreamResponse> {
     const upstream = httpRequest({ host: o.host, port: o.port, method: o.req.method, path: o.path, headers });
     const timer = setTimeout(() => {
       upstream.destroy();
-      reject(new HttpError(504, 'upstream timed out', { code: 'UPSTREAM_TIMEOUT' }));
+      reject(new UpstreamTimeoutError());
     }, o.timeoutMs);
     upstream.once('response', (res) => {
       clearTimeout(timer);
@@ -48,7 +48,7 @@ export function forwardRequest(o: UpstreamRequest): Promise<UpstreamResponse> {
     });
     upstream.once('error', (err) => {
       clearTimeout(timer);
-      reject(new HttpError(502, 'upstream unavailable', { code: 'UPSTREAM_UNAVAILABLE', cause: err }));
+      reject(new UpstreamUnavailableError({ cause: err }));
     });
     o.req.pipe(upstream);
   });

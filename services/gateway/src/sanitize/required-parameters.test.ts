@@ -46,7 +46,7 @@ describe('parseParameterSpecs', () => {
     expect(err).toMatchObject({
       name: 'ParameterSpecError',
       code: 'PARAMETER_SPEC_INVALID',
-      statusCode: 400,
+      status: 400,
       unknownSanitizers: ['foo', 'bar', 'text20'],
       message:
         "Sanitizer: 'foo' is no valid sanitizer Sanitizer: 'bar' is no valid sanitizer " +
@@ -118,7 +118,7 @@ describe('checkAndSanitizeRequiredParameters', () => {
     expect(err).toMatchObject({
       name: 'MissingParametersError',
       code: 'MISSING_REQUIRED_PARAMETER',
-      statusCode: 400,
+      status: 400,
       missing: ['message'],
       message: "Required parameter: 'message|text' missing!",
     });

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Account, AccountsBackend } from '@portcullis/accounts';
-import { withSpan, type HttpApp } from '@portcullis/kit';
+import { type HttpApp, InvalidArgumentError, withSpan } from '@portcullis/kit';
 import type { InboxContext } from '../context.js';
-import { AuthError, InvalidRequestError } from '../errors.js';
+import { authError } from '../errors.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
 import type { WebSessions } from './web-sessions.js';
 
@@ -47,7 +47,7 @@ export function registerAccountRoutes(app: HttpApp, ctx: InboxContext, g: Accoun
       const account = await g.backend.accounts.verifyCredentials(username, password);
       if (!account) {
         ctx.log.info({ remoteAddress: request.ip }, 'sign-in refused');
-        throw new AuthError('login_failed');
+        throw authError('login_failed');
       }
       await signIn(request, reply, account);
       return { account: toAccountJson(account) };
@@ -74,7 +74,7 @@ export function toAccountJson(a: Account): { id: string; username: string; creat
 function readCredentials(body: unknown): { username: string; password: string } {
   const o = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   if (typeof o.username !== 'string' || typeof o.password !== 'string') {
-    throw new InvalidRequestError('expected a JSON body {"username": "…", "password": "…"}');
+    throw new InvalidArgumentError('expected a JSON body {"username": "…", "password": "…"}');
   }
   return { username: o.username, password: o.password };
 }

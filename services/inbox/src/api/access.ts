@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { ENDPOINT_ID } from '@portcullis/config';
-import { countRawHeader } from '@portcullis/kit';
+import { countRawHeader, NotFoundError } from '@portcullis/kit';
 import type { WebSessions } from '../accounts/web-sessions.js';
 import { hashToken, isTokenMatch } from './endpoint-credentials.js';
-import { AuthError, NotFoundError } from '../errors.js';
+import { authError } from '../errors.js';
 import type { EndpointRecord, InboxStore } from '../store/types.js';
 
 export type Authorize = (request: FastifyRequest, endpointId: string) => Promise<EndpointRecord>;
@@ -28,10 +28,10 @@ export function createAuthorize(o: {
   return async (request, endpointId) => {
     const header = request.headers.authorization;
     // node keeps the first of two Authorization headers; a proxy in front may have checked the other
-    if (countRawHeader(request.raw.rawHeaders, 'authorization') > 1) throw new AuthError('invalid_request');
+    if (countRawHeader(request.raw.rawHeaders, 'authorization') > 1) throw authError('invalid_request');
     if (header === undefined) {
       const signedIn = await o.sessions.signedIn(request);
-      if (!signedIn) throw new AuthError('invalid_request');
+      if (!signedIn) throw authError('invalid_request');
       const endpoint = await find(endpointId);
       if (endpoint?.kind !== 'account' || endpoint.ownerId !== signedIn.account.id) {
         throw new NotFoundError('no such endpoint');
@@ -39,7 +39,7 @@ export function createAuthorize(o: {
       return endpoint;
     }
     const token = bearerToken(header);
-    if (token === undefined) throw new AuthError('invalid_request');
+    if (token === undefined) throw authError('invalid_request');
     const endpoint = await find(endpointId);
     if (isTokenMatch(token, adminSha256)) {
       if (!endpoint) throw new NotFoundError('no such endpoint');
@@ -47,7 +47,7 @@ export function createAuthorize(o: {
     }
     // compared even when there is nothing to compare with: the same work either way
     const own = isTokenMatch(token, endpoint?.kind === 'anonymous' ? endpoint.tokenSha256 : '');
-    if (!endpoint || !own) throw new AuthError('invalid_token');
+    if (!endpoint || !own) throw authError('invalid_token');
     return endpoint;
   };
 }

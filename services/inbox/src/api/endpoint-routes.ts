@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { withSpan, type HttpApp } from '@portcullis/kit';
+import { type HttpApp, InvalidArgumentError, NotFoundError, withSpan } from '@portcullis/kit';
 import type { WebSessions } from '../accounts/web-sessions.js';
 import { receiveUrl, type InboxContext } from '../context.js';
 import { createEndpointId, createEndpointToken, hashToken } from './endpoint-credentials.js';
-import { AuthError, EndpointManagedError, InvalidRequestError, NotFoundError } from '../errors.js';
+import { authError, EndpointManagedError } from '../errors.js';
 import { isStreamId } from '../store/stream-id.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
 import type { EndpointRecord } from '../store/types.js';
@@ -72,7 +72,7 @@ export function registerEndpointRoutes(
   app.get('/api/endpoints', (request) =>
     traced('inbox list endpoints', async () => {
       const signedIn = await sessions.signedIn(request);
-      if (!signedIn) throw new AuthError('sign_in');
+      if (!signedIn) throw authError('sign_in');
       const owned = await store.listAccountEndpoints(signedIn.account.id);
       return { endpoints: await Promise.all(owned.map(view)) };
     }),
@@ -84,9 +84,9 @@ export function registerEndpointRoutes(
       const endpoint = await authorize(request, request.params.id);
       const token = bearerToken(request.headers.authorization ?? '');
       const signedIn = await sessions.signedIn(request);
-      if (!signedIn) throw new AuthError('sign_in');
+      if (!signedIn) throw authError('sign_in');
       if (endpoint.kind !== 'anonymous' || token === undefined) {
-        throw new InvalidRequestError('only an anonymous endpoint, opened with its token, can be claimed');
+        throw new InvalidArgumentError('only an anonymous endpoint, opened with its token, can be claimed');
       }
       const claimed = await store.claimEndpoint(endpoint.id, {
         tokenSha256: hashToken(token),
@@ -174,18 +174,18 @@ export function registerEndpointRoutes(
  */
 function readName(body: unknown, o: { required: boolean }): string {
   if (body === undefined) {
-    if (o.required) throw new InvalidRequestError('expected a JSON body {"name": "…"}');
+    if (o.required) throw new InvalidArgumentError('expected a JSON body {"name": "…"}');
     return '';
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new InvalidRequestError('expected a JSON object {"name": "…"}');
+    throw new InvalidArgumentError('expected a JSON object {"name": "…"}');
   }
   const name = (body as { name?: unknown }).name;
   if (name === undefined && !o.required) return '';
-  if (typeof name !== 'string') throw new InvalidRequestError('name: expected a string');
+  if (typeof name !== 'string') throw new InvalidArgumentError('name: expected a string');
   // eslint-disable-next-line no-control-regex -- control characters are what is refused
   if (name.length > MAX_NAME_CHARS || /[\u0000-\u001f\u007f]/.test(name)) {
-    throw new InvalidRequestError(`name: at most ${MAX_NAME_CHARS} characters, no control characters`);
+    throw new InvalidArgumentError(`name: at most ${MAX_NAME_CHARS} characters, no control characters`);
   }
   return name;
 }
@@ -194,11 +194,11 @@ function readPage(query: Record<string, string | undefined>): { limit: number; b
   const rawLimit = query.limit ?? String(DEFAULT_PAGE_SIZE);
   const limit = Number(rawLimit);
   if (!/^\d+$/.test(rawLimit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-    throw new InvalidRequestError(`limit: expected an integer from 1 to ${MAX_PAGE_SIZE}`);
+    throw new InvalidArgumentError(`limit: expected an integer from 1 to ${MAX_PAGE_SIZE}`);
   }
   const before = query.before;
   if (before !== undefined && !isStreamId(before)) {
-    throw new InvalidRequestError('before: expected a request id such as 1700000000000-0');
+    throw new InvalidArgumentError('before: expected a request id such as 1700000000000-0');
   }
   return { limit, before };
 }

@@ -46,7 +46,7 @@ const body = (name: string, required = true) => ({ required, content: json(schem
 const noStore = { 'Cache-Control': { schema: { const: 'no-store' } } };
 
 const ERROR_RESPONSES: Record<number, string> = {
-  400: 'A parameter or JSON field that cannot be used, or a body that is not JSON (`INVALID_ARGUMENT`) or nested too deep (`BODY_TOO_DEEP`).',
+  400: 'A parameter or JSON field that cannot be used (`INVALID_ARGUMENT`), a body that is not JSON (`BAD_REQUEST`) or nested too deep (`BODY_TOO_DEEP`).',
   401: 'No credentials, or credentials that open nothing (`UNAUTHENTICATED`); the same for an unknown id.',
   403: `A cookie write or sign-in without \`X-Inbox-CSRF\`, or from another site (\`CSRF_CHECK_FAILED\`).`,
   404: 'No such endpoint (to the admin, or a signed-in account) or request (`NOT_FOUND`).',

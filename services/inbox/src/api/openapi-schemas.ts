@@ -1,5 +1,7 @@
 import { MIN_PASSWORD_CHARS } from '@portcullis/accounts';
 import { MAX_FORWARD_TARGETS } from '@portcullis/config';
+import { EDGE_ERRORS } from '@portcullis/kit';
+import { ANSWERED_ERRORS } from '../error-mapper.js';
 
 // The JSON Schemas (2020-12, as OpenAPI 3.1 has them) of what the management API reads and answers, for
 // openapi-document.ts. They describe capture-json.ts, endpoint-routes.ts, request-actions.ts and
@@ -8,36 +10,8 @@ import { MAX_FORWARD_TARGETS } from '@portcullis/config';
 /** A JSON Schema object; loose on purpose: the document is checked by an OpenAPI 3.1 validator in tests. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
-/**
- * Every `code` an error body of the management API or a receive URL can carry: errors.ts, the account
- * errors error-mapper.ts maps, and the HTTP parser's refusals (lib/kit's client-error.ts).
- */
-export const ERROR_CODES = [
-  'INVALID_ARGUMENT',
-  'BAD_REQUEST',
-  'UNAUTHENTICATED',
-  'CSRF_CHECK_FAILED',
-  'NOT_FOUND',
-  'METHOD_NOT_ALLOWED',
-  'REQUEST_TIMEOUT',
-  'USERNAME_TAKEN',
-  'ENDPOINT_MANAGED',
-  'INVALID_USERNAME',
-  'WEAK_PASSWORD',
-  'BODY_TOO_LARGE',
-  'UNSUPPORTED_MEDIA_TYPE',
-  'EGRESS_REFUSED',
-  'RATE_LIMITED',
-  'HEADERS_TOO_LARGE',
-  'INTERNAL',
-  'TARGET_UNREACHABLE',
-  'UNAVAILABLE',
-  'RATE_LIMIT_UNAVAILABLE',
-  'ACCOUNTS_BACKEND_UNAVAILABLE',
-  'BODY_TOO_DEEP',
-  'PASSWORD_CHECKS_BUSY',
-  'STORE_FULL',
-] as const;
+/** Every `code` an error body of the management API or a receive URL can carry: kit's edge errors and the inbox's. */
+export const ERROR_CODES = [...EDGE_ERRORS, ...ANSWERED_ERRORS].map((type) => type.code);
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const str = (extra: JsonSchema = {}): JsonSchema => ({ type: 'string', ...extra });

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { withSpan, type HttpApp } from '@portcullis/kit';
+import { type HttpApp, InvalidArgumentError, NotFoundError, withSpan } from '@portcullis/kit';
 import type { InboxContext } from '../context.js';
-import { EgressRefusedError, InvalidRequestError, NotFoundError, TargetUnreachableError } from '../errors.js';
+import { EgressRefusedError, TargetUnreachableError } from '../errors.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
 import { isStreamId } from '../store/stream-id.js';
 import type { Capture, EndpointRecord } from '../store/types.js';
@@ -78,16 +78,16 @@ export function registerRequestActions(
 function readTarget(body: unknown): URL {
   const to = (typeof body === 'object' && body !== null ? body : {}) as { to?: unknown };
   if (typeof to.to !== 'string' || to.to.length > MAX_TARGET_CHARS) {
-    throw new InvalidRequestError('expected a JSON body {"to": "<absolute http or https URL>"}');
+    throw new InvalidArgumentError('expected a JSON body {"to": "<absolute http or https URL>"}');
   }
   let url: URL;
   try {
     url = new URL(to.to);
   } catch {
-    throw new InvalidRequestError('to: not an absolute URL');
+    throw new InvalidArgumentError('to: not an absolute URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InvalidRequestError('to: expected an http or https URL');
+    throw new InvalidArgumentError('to: expected an http or https URL');
   }
   return url;
 }

@@ -1,7 +1,8 @@
-import { PortcullisError } from '@portcullis/kit';
+import { PortcullisError, type ErrorClass } from '@portcullis/kit';
 
 // The CLI's closed set of failures. Each names what to fix and carries the process exit code; none
-// carries a token or a body.
+// carries a token or a body. Their codes are the CLI's own (never an HTTP answer, so status 500), named apart
+// from the API's `NOT_FOUND`, `UNAUTHENTICATED` and `UNAVAILABLE`: one class per code.
 
 export abstract class CliError extends PortcullisError {
   readonly exitCode: number = 1;
@@ -9,26 +10,35 @@ export abstract class CliError extends PortcullisError {
 
 /** Bad arguments or options: exit 2, like most Unix tools. */
 export class UsageError extends CliError {
-  readonly code = 'USAGE';
+  static override readonly code = 'USAGE';
   override readonly exitCode = 2;
 }
 
 /** The inbox answered 404: unknown endpoint or request. */
 export class NotFoundError extends CliError {
-  readonly code = 'NOT_FOUND';
+  static override readonly code = 'CLI_NOT_FOUND';
 }
 
 /** No token, or the inbox refused it (401: wrong token, or an endpoint it does not know). */
 export class AuthError extends CliError {
-  readonly code = 'UNAUTHENTICATED';
+  static override readonly code = 'CLI_UNAUTHENTICATED';
 }
 
 /** The inbox or the target could not be reached, or answered something unexpected. */
 export class UnreachableError extends CliError {
-  readonly code = 'UNAVAILABLE';
+  static override readonly code = 'CLI_UNREACHABLE';
 }
 
 /** The endpoint was deleted while streaming. */
 export class EndpointGoneError extends CliError {
-  readonly code = 'ENDPOINT_DELETED';
+  static override readonly code = 'ENDPOINT_DELETED';
 }
+
+/** The CLI's registry. */
+export const CLI_ERRORS: readonly ErrorClass[] = [
+  UsageError,
+  NotFoundError,
+  AuthError,
+  UnreachableError,
+  EndpointGoneError,
+];

@@ -17,7 +17,7 @@ export interface FeedSubscription {
 export interface FeedHub {
   /**
    * Adds a listener to the endpoint's read loop, starting the loop if it is the first. Resolves once the
-   * loop knows where it reads from. Rejects with `StoreUnavailableError` when that cannot be read.
+   * loop knows where it reads from. Rejects with `UnavailableError` when that cannot be read.
    */
   subscribe(endpointId: string, listener: FeedListener): Promise<FeedSubscription>;
   /** Endpoints with a running read loop. */

@@ -1,10 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyRequest } from 'fastify';
-import { withSpan, type HttpApp } from '@portcullis/kit';
+import { type HttpApp, InvalidArgumentError, withSpan } from '@portcullis/kit';
 import type { Authorize } from '../api/access.js';
 import { toCaptureDetail, toCaptureSummary } from '../api/capture-json.js';
 import type { InboxContext } from '../context.js';
-import { InvalidRequestError } from '../errors.js';
 import { isStreamId } from '../store/stream-id.js';
 import type { FeedSubscription } from './feed-hub.js';
 import { formatSseEvent, formatSseRetry } from './sse-format.js';
@@ -28,7 +27,7 @@ export function registerSseRoute(app: HttpApp, ctx: InboxContext, authorize: Aut
     const header = request.headers['last-event-id'];
     const lastEventId = typeof header === 'string' ? header.trim() : undefined;
     if (header !== undefined && (lastEventId === undefined || !isStreamId(lastEventId))) {
-      throw new InvalidRequestError('Last-Event-ID: expected a request id such as 1700000000000-0');
+      throw new InvalidArgumentError('Last-Event-ID: expected a request id such as 1700000000000-0');
     }
     const full = request.query.full === '1' || request.query.full === 'true';
     const res = reply.raw;

@@ -1,3 +1,4 @@
+import { UnavailableError } from '@portcullis/kit';
 import type { Capture } from '../store/types.js';
 import { compareStreamIds } from '../store/stream-id.js';
 import type { FeedListener } from './feed-hub.js';
@@ -65,7 +66,7 @@ export class SseSubscriber implements FeedListener {
       }
     } catch (err: unknown) {
       const message = err instanceof Error ? err.message : 'replay failed';
-      this.finish({ event: 'error', data: { error: message, code: 'UNAVAILABLE' } });
+      this.finish({ event: 'error', data: { error: message, code: UnavailableError.code } });
       return;
     }
     this.writing = false;

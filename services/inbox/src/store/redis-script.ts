@@ -1,17 +1,16 @@
-import { PortcullisError } from '@portcullis/kit';
-import { StoreUnavailableError } from '../errors.js';
+import { PortcullisError, UnavailableError } from '@portcullis/kit';
 
-/** Runs Redis calls, turning their failures into `StoreUnavailableError` (the cause kept). */
+/** Runs Redis calls, turning their failures into `UnavailableError` (the cause kept). */
 export async function callRedis<T>(operation: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err: unknown) {
     if (err instanceof PortcullisError) throw err;
-    throw new StoreUnavailableError(`inbox store: redis ${operation} failed`, { cause: err });
+    throw new UnavailableError(`inbox store: redis ${operation} failed`, { cause: err });
   }
 }
 
-/** Runs a MULTI or pipeline: its results, or `StoreUnavailableError` for the first command that failed. */
+/** Runs a MULTI or pipeline: its results, or `UnavailableError` for the first command that failed. */
 export function execRedis(
   operation: string,
   batch: { exec(): Promise<Array<[Error | null, unknown]> | null> },

@@ -1,12 +1,12 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '@portcullis/kit';
-import { StoreUnavailableError } from '../errors.js';
 import {
   decodeCaptureEntry,
   decodeEndpoint,
   encodeCaptureFields,
   encodeEndpointFields,
 } from './redis-entry.js';
+import { UnavailableError } from '@portcullis/kit';
 import { createKeyLayout, FORWARD_GROUP } from './redis-keys.js';
 import { FAIL_FAST_OPTIONS, defineScript } from '@portcullis/redis';
 import { callRedis, execRedis } from './redis-script.js';
@@ -291,7 +291,7 @@ function openRedisTail(main: Redis, tails: Set<Redis>, key: string): CaptureTail
         return (reply?.[0]?.[1] ?? []).map(decodeCaptureEntry);
       } catch (err: unknown) {
         if (isClosed()) return [];
-        throw new StoreUnavailableError('inbox store: redis XREAD failed', { cause: err });
+        throw new UnavailableError('inbox store: redis XREAD failed', { cause: err });
       }
     },
     close() {

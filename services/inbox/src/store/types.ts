@@ -1,7 +1,7 @@
 import type { ForwardTarget } from '@portcullis/config';
 
 // The inbox store: endpoints and their captured requests. Two implementations (redis.ts, memory.ts) behave
-// the same; factory.ts picks one. Every method that talks to Redis throws `StoreUnavailableError` when it
+// the same; factory.ts picks one. Every method that talks to Redis throws `UnavailableError` when it
 // cannot, so a caller never mistakes an outage for "not found".
 
 export interface Retention {
@@ -93,7 +93,7 @@ export interface ForwardAttempt {
 export interface CaptureTail {
   /**
    * Captures after `afterId`, oldest first, at most `count`, waiting up to `blockMs` for the first; `[]`
-   * when none came. Rejects with `StoreUnavailableError`, or resolves `[]` once closed.
+   * when none came. Rejects with `UnavailableError`, or resolves `[]` once closed.
    */
   next(afterId: string, opts: { count: number; blockMs: number }): Promise<Capture[]>;
   /** Ends a pending `next` (and a Redis tail's dedicated connection). */

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '@portcullis/kit';
 import { FAIL_FAST_OPTIONS } from '@portcullis/redis';
-import { StoreUnavailableError } from '../errors.js';
+import { UnavailableError } from '@portcullis/kit';
 import { decodeCaptureEntry } from '../store/redis-entry.js';
 import { createKeyLayout, FORWARD_GROUP } from '../store/redis-keys.js';
 import { callRedis } from '../store/redis-script.js';
@@ -62,7 +62,7 @@ export function createForwardQueue(o: {
           await redis.xgroup('CREATE', keys.captures(id), FORWARD_GROUP, '$', 'MKSTREAM');
         } catch (err: unknown) {
           if (!(err instanceof Error) || !err.message.startsWith('BUSYGROUP')) {
-            throw new StoreUnavailableError('inbox store: redis XGROUP CREATE failed', { cause: err });
+            throw new UnavailableError('inbox store: redis XGROUP CREATE failed', { cause: err });
           }
         }
       }

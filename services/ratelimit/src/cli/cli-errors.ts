@@ -2,5 +2,5 @@ import { PortcullisError } from '@portcullis/kit';
 
 /** Bad flags: exit 2, as Go's flag package (and so upstream's client) does. */
 export class UsageError extends PortcullisError {
-  readonly code = 'USAGE';
+  static override readonly code = 'USAGE';
 }

@@ -9,7 +9,7 @@ import {
 } from '@portcullis/kit';
 import { describeRuleSet } from '../config/rule-set.js';
 import type { RateLimitService } from '../service.js';
-import { toHttpError } from './error-status.js';
+import { toHttpError } from './error-mapper.js';
 import type { Stats } from '../stats/stats.js';
 
 export interface DebugServerOptions {

@@ -10,7 +10,7 @@ import { PROTO_FILES, loadGrpcObject, type LoadOptions } from '@portcullis/proto
 import type { RateLimitService } from '../service.js';
 import type { Settings } from '../settings.js';
 import type { Stats } from '../stats/stats.js';
-import { toGrpcStatus } from './error-status.js';
+import { toGrpcStatus } from './error-mapper.js';
 import { fromGrpcRequest, toGrpcResponse, type GrpcRateLimitRequest } from './grpc-codec.js';
 import { addHealthService } from './grpc-health.js';
 import { createGrpcServerCredentials, requireClientSan } from './grpc-tls.js';

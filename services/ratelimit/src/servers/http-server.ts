@@ -2,6 +2,7 @@ import {
   checkJsonDepth,
   createHttpApp,
   listenHttp,
+  MethodNotAllowedError,
   withCallerContext,
   type Health,
   type HttpTimeouts,
@@ -9,7 +10,7 @@ import {
   type RunningServer,
 } from '@portcullis/kit';
 import { RequestError } from '../errors.js';
-import { toHttpError } from './error-status.js';
+import { toHttpError } from './error-mapper.js';
 import type { RateLimitService } from '../service.js';
 import { decodeJsonRequest, encodeJsonResponse } from './json-codec.js';
 
@@ -63,11 +64,8 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningServ
   app.route({
     method: ['GET', 'PUT', 'DELETE', 'PATCH'],
     url: '/json',
-    handler: (_request, reply) => {
-      void reply
-        .code(405)
-        .header('allow', 'POST')
-        .send({ error: 'use POST for /json', code: 'METHOD_NOT_ALLOWED' });
+    handler: () => {
+      throw new MethodNotAllowedError('use POST for /json', ['POST']);
     },
   });
   app.get('/healthcheck', (_request, reply) => {
