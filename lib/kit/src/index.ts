@@ -13,6 +13,14 @@ export {
 export { createMetricsRegistry } from './metrics.js';
 export { createHealth, type Health } from './health.js';
 export {
+  addProbeRoutes,
+  createReadiness,
+  trackRedis,
+  SHUTDOWN_COMPONENT,
+  type Readiness,
+  type RedisConnectionEvents,
+} from './probes.js';
+export {
   onShutdownSignal,
   runMain,
   startParts,
