@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
-import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { createHttpApp } from './http-app.js';
+import { createLogger } from './log.js';
 import { addProbeRoutes, createReadiness, trackRedis } from './probes.js';
 
 describe('createReadiness', () => {
@@ -51,7 +52,10 @@ describe('trackRedis', () => {
 
 describe('addProbeRoutes', () => {
   it('answers liveness always and readiness with the failing components', async () => {
-    const app = Fastify();
+    const app = createHttpApp(createLogger({ level: 'fatal', format: 'json' }), () => ({
+      statusCode: 500,
+      body: { error: 'unexpected', code: 'INTERNAL' },
+    }));
     const readiness = createReadiness();
     readiness.health.register('redis', true);
     addProbeRoutes(app, readiness);

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FastifyInstance } from 'fastify';
 import { createHealth, type Health } from './health.js';
+import type { HttpApp } from './http-app.js';
 
 /** The readiness component that fails, for good, when the process starts to shut down. */
 export const SHUTDOWN_COMPONENT = 'shutdown';
@@ -68,13 +68,11 @@ export function trackRedis(health: Health, component: string, client: RedisConne
  * `GET /healthz`, liveness: 200 `{status: "ok"}` whenever the event loop answers. `GET /readyz`, readiness:
  * 200 `{status: "ready"}`, or 503 `{error, code: "NOT_READY", failing}` naming the components not ready.
  */
-export function addProbeRoutes(app: FastifyInstance, readiness: Readiness): void {
+export function addProbeRoutes(app: HttpApp, readiness: Readiness): void {
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const failing = readiness.failing();
     if (failing.length === 0) return { status: 'ready' };
-    return reply
-      .code(503)
-      .send({ error: `not ready: ${failing.join(', ')}`, code: 'NOT_READY', failing });
+    return reply.code(503).send({ error: `not ready: ${failing.join(', ')}`, code: 'NOT_READY', failing });
   });
 }
