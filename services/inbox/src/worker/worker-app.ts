@@ -97,7 +97,7 @@ export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps
             claimIdleMs: settings.worker.claimIdleMs,
             pollMs: settings.worker.pollMs,
             maxInFlight: settings.worker.maxInFlight,
-            onAttempt: metrics.countAttempt,
+            onAttempt: (outcome, attempt) => metrics.countAttempt(outcome, attempt),
             now,
             ...(deps.random ? { random: deps.random } : {}),
           });
