@@ -87,9 +87,9 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
     closing = true;
     done();
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', async (_request, reply, payload) => {
     if (closing && !reply.raw.headersSent) void reply.header('connection', 'close');
-    done(null, payload);
+    return payload;
   });
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');

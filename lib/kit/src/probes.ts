@@ -66,13 +66,14 @@ export function trackRedis(health: Health, component: string, client: RedisConne
 
 /**
  * `GET /healthz`, liveness: 200 `{status: "ok"}` whenever the event loop answers. `GET /readyz`, readiness:
- * 200 `{status: "ready"}`, or 503 `{error, code: "NOT_READY", failing}` naming the components not ready.
+ * 200 `{status: "ready"}`, or 503 `{error: "not ready: redis:store, xds", code: "NOT_READY"}` naming the
+ * components not ready (the one error body of every service).
  */
 export function addProbeRoutes(app: HttpApp, readiness: Readiness): void {
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const failing = readiness.failing();
     if (failing.length === 0) return { status: 'ready' };
-    return reply.code(503).send({ error: `not ready: ${failing.join(', ')}`, code: 'NOT_READY', failing });
+    return reply.code(503).send({ error: `not ready: ${failing.join(', ')}`, code: 'NOT_READY' });
   });
 }

@@ -37,6 +37,7 @@ export const ERROR_CODES = [
   'BODY_TOO_DEEP',
   'PASSWORD_CHECKS_BUSY',
   'STORE_FULL',
+  'NOT_READY',
 ] as const;
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
@@ -194,4 +195,5 @@ export const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   Session: obj({ account: { oneOf: [ref('Account'), { type: 'null' }] } }),
   Captured: obj({ ok: { const: true }, requestId: str({ pattern: STREAM_ID_PATTERN }) }),
   Health: obj({ status: { const: 'ok' } }),
+  Ready: obj({ status: { const: 'ready' } }),
 };
