@@ -15,6 +15,7 @@ export { createHealth, type Health } from './health.js';
 export {
   addProbeRoutes,
   createReadiness,
+  failingComponents,
   trackRedis,
   SHUTDOWN_COMPONENT,
   type Readiness,

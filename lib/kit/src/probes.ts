@@ -39,12 +39,17 @@ export function createReadiness(o: { drainDelayMs?: number } = {}): Readiness {
       if (signal === 'SIGTERM' && o.drainDelayMs) await sleep(o.drainDelayMs);
     },
     failing: () => [
-      ...Object.entries(health.snapshot())
-        .filter(([, ready]) => !ready)
-        .map(([name]) => name),
+      ...failingComponents(health),
       ...[...checks].filter(([, isReady]) => !isReady()).map(([name]) => name),
     ],
   };
+}
+
+/** The components of `health` that are down, in the order registered. */
+export function failingComponents(health: Health): string[] {
+  return Object.entries(health.snapshot())
+    .filter(([, healthy]) => !healthy)
+    .map(([name]) => name);
 }
 
 /** What `trackRedis` needs of an ioredis client (or cluster): its status and its connection events. */
@@ -69,7 +74,7 @@ export function trackRedis(health: Health, component: string, client: RedisConne
  * 200 `{status: "ready"}`, or 503 `{error: "not ready: redis:store, xds", code: "NOT_READY"}` naming the
  * components not ready (the one error body of every service).
  */
-export function addProbeRoutes(app: HttpApp, readiness: Readiness): void {
+export function addProbeRoutes(app: HttpApp, readiness: Pick<Readiness, 'failing'>): void {
   app.get('/healthz', () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const failing = readiness.failing();
