@@ -247,10 +247,11 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
     },
     async stop() {
       stopping.abort();
-      clearInterval(timer);
       o.queue.stopReading();
       await loop;
+      // the heartbeat goes on (claims do not): captures being finished must not look idle to other workers
       await Promise.all([...inFlight.values()].map((f) => f.done));
+      clearInterval(timer);
       o.queue.close();
       keepAlive.close();
     },
