@@ -17,7 +17,6 @@ export {
   createReadiness,
   failingComponents,
   trackRedis,
-  SHUTDOWN_COMPONENT,
   type Readiness,
   type RedisConnectionEvents,
 } from './probes.js';

@@ -3,7 +3,7 @@ import { createHealth, type Health } from './health.js';
 import type { HttpApp } from './http-app.js';
 
 /** The readiness component that fails, for good, when the process starts to shut down. */
-export const SHUTDOWN_COMPONENT = 'shutdown';
+const SHUTDOWN_COMPONENT = 'shutdown';
 
 /**
  * Whether the process should get traffic: pushed components (a Redis connection's ready/end events, the
