@@ -34,8 +34,8 @@ interface Container {
   image: string;
   securityContext?: Record<string, unknown>;
   resources?: { limits?: Record<string, string>; requests?: Record<string, string> };
-  readinessProbe?: unknown;
-  livenessProbe?: unknown;
+  readinessProbe?: { httpGet?: { path: string } };
+  livenessProbe?: { httpGet?: { path: string } };
   env?: Array<{ name: string; value?: string; valueFrom?: unknown }>;
 }
 interface PodSpec {
@@ -156,11 +156,27 @@ describe('Helm chart', () => {
           { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
         ]);
         expect([c.name, c.resources?.limits?.memory]).toEqual([c.name, expect.any(String)]);
-        if (c.name !== 'inbox-worker') {
-          expect([c.name, Boolean(c.readinessProbe), Boolean(c.livenessProbe)]).toEqual([c.name, true, true]);
-        }
+        expect([c.name, Boolean(c.readinessProbe), Boolean(c.livenessProbe)]).toEqual([c.name, true, true]);
       }
     }
+  });
+
+  it('probes liveness at /healthz and readiness at /readyz, and scrapes the forwarding worker', () => {
+    const probes = (deployment: string) => {
+      const c = podSpecOf(named(byDefault, 'Deployment', deployment)!).containers[0]!;
+      return [c.livenessProbe?.httpGet?.path, c.readinessProbe?.httpGet?.path];
+    };
+    for (const d of ['portcullis-gateway', 'portcullis-inbox', 'portcullis-inbox-worker']) {
+      expect([d, ...probes(d)]).toEqual([d, '/healthz', '/readyz']);
+    }
+    const worker = named(byDefault, 'Service', 'portcullis-inbox-worker')!.spec as {
+      ports: Array<{ name: string; port: number }>;
+    };
+    expect(worker.ports).toEqual([{ name: 'http', port: 8091, targetPort: 'http' }]);
+    const monitor = named(productionLike, 'ServiceMonitor', 'portcullis-inbox-worker')!.spec as {
+      endpoints: Array<{ port: string; path: string }>;
+    };
+    expect(monitor.endpoints).toEqual([expect.objectContaining({ port: 'http', path: '/metrics' })]);
   });
 
   it('wires the services: images, Redis, the operator xDS address, the shared keys Secret, rate-limit ports', () => {

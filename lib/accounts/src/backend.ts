@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Logger } from '@portcullis/kit';
+import type { Logger, RedisConnectionEvents } from '@portcullis/kit';
 import { FAIL_FAST_OPTIONS } from '@portcullis/redis';
 import { createMemoryAccountStore } from './memory-accounts.js';
 import { createMemoryTokenDenylist } from './memory-denylist.js';
@@ -36,6 +36,8 @@ export interface AccountsBackend {
   accounts: AccountStore;
   sessions: SessionStore;
   denylist: TokenDenylist;
+  /** The Redis connection's status and events (readiness follows them); absent for memory stores. */
+  connection?: RedisConnectionEvents;
   /** Closes the Redis connection; the stores must not be used afterwards. */
   close(): Promise<void>;
 }
@@ -70,6 +72,7 @@ export function createAccountsBackend(options: AccountsBackendOptions = {}): Acc
     accounts: createRedisAccountStore({ redis, prefix, hasher, now }),
     sessions: createRedisSessionStore({ redis, prefix, now }),
     denylist: createRedisTokenDenylist({ redis, prefix, now }),
+    connection: redis,
     async close() {
       try {
         await redis.quit();

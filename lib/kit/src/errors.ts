@@ -145,6 +145,16 @@ export class UnavailableError extends PortcullisError {
   static override readonly status = 503;
 }
 
+/** `/readyz` while a component is not ready (a backend, the first config, a shutdown under way): 503. */
+export class NotReadyError extends PortcullisError {
+  static override readonly code = 'NOT_READY';
+  static override readonly status = 503;
+
+  constructor(readonly failing: readonly string[]) {
+    super(`not ready: ${failing.join(', ')}`);
+  }
+}
+
 /**
  * The errors of every HTTP edge: what the HTTP parser, fastify and kit itself refuse, unknown routes, and the
  * fallback `INTERNAL`. Each service answers these whatever its own registry.
@@ -158,6 +168,7 @@ export const EDGE_ERRORS: readonly ErrorClass[] = [
   RequestTimeoutError,
   BodyTooLargeError,
   UriTooLongError,
+  NotReadyError,
   UnsupportedMediaTypeError,
   HeadersTooLargeError,
 ];

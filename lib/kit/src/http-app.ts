@@ -36,7 +36,8 @@ export interface HttpAppOptions {
  * the rest goes through the service's `toHttpError` (see `createErrorMapper`). A client that went away mid-request is logged at info, not as a server failure. `request.protocol` and
  * `request.ip` come from `X-Forwarded-*` only when the peer is one `trustProxy` names (see `readTrustProxy`).
  * A client slower than `timeouts` gets 408 (logged at debug) or, idle, a closed connection; a JSON body
- * deeper than `maxJsonDepth` gets 400 `BODY_TOO_DEEP`.
+ * deeper than `maxJsonDepth` gets 400 `BODY_TOO_DEEP`. Answers sent after `close()` began end their
+ * connection, so the close waits for requests in flight, not for their idle connections.
  */
 export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppOptions = {}) {
   const answerError = (err: unknown, request: FastifyRequest, reply: FastifyReply): void => {
@@ -71,6 +72,17 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
     clientErrorHandler: (err, socket) => answerClientError(err, socket, log),
   });
   app.setErrorHandler(answerError);
+  // close() ends idle connections only: one busy at that moment would otherwise stay open, once answered,
+  // until the idle timeout, and hold the close back that long
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing && !reply.raw.headersSent) void reply.header('connection', 'close');
+    return payload;
+  });
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

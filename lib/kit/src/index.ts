@@ -8,6 +8,7 @@ export {
   InvalidArgumentError,
   KIT_ERRORS,
   MethodNotAllowedError,
+  NotReadyError,
   NotFoundError,
   PortcullisError,
   RequestTimeoutError,
@@ -42,6 +43,14 @@ export {
 } from './log.js';
 export { createMetricsRegistry } from './metrics.js';
 export { createHealth, type Health } from './health.js';
+export {
+  addProbeRoutes,
+  createReadiness,
+  failingComponents,
+  trackRedis,
+  type Readiness,
+  type RedisConnectionEvents,
+} from './probes.js';
 export {
   onShutdownSignal,
   runMain,

@@ -78,8 +78,11 @@ export interface MainOptions<S, A extends Running> {
   /** The log settings alone, tolerant of bad values: how to report that the other settings are bad. */
   loadLogSettings(): Pick<LogOptions, 'level' | 'format'>;
   start(settings: S, log: Logger): Promise<A>;
-  /** Runs at once on SIGTERM or SIGINT, before the app closes (a health check turning unhealthy, say). */
-  onSignal?(app: A): void;
+  /**
+   * Runs at once on SIGTERM or SIGINT and is awaited before the app closes (readiness failing, then a wait
+   * for load balancers to notice, say).
+   */
+  onSignal?(app: A, signal: NodeJS.Signals): Promise<void> | void;
 }
 
 /**
@@ -91,8 +94,8 @@ export async function runMain<S, A extends Running>(o: MainOptions<S, A>): Promi
     const settings = o.loadSettings();
     const log = createLogger(settings.log);
     const app = await o.start(settings, log);
-    onShutdownSignal(async () => {
-      o.onSignal?.(app);
+    onShutdownSignal(async (signal) => {
+      await o.onSignal?.(app, signal);
       await app.close();
     }, log);
   } catch (err: unknown) {

@@ -6,12 +6,16 @@ import {
   type PasswordHasher,
 } from '@portcullis/accounts';
 import {
+  addProbeRoutes,
   createHttpApp,
   createMetricsRegistry,
+  createReadiness,
   withSpan,
   listenHttp,
   startParts,
+  trackRedis,
   type Logger,
+  type Readiness,
   type RunningServer,
 } from '@portcullis/kit';
 import {
@@ -40,6 +44,9 @@ export interface GatewayApp {
   port: number;
   dispatcher: Dispatcher;
   backend: AccountsBackend;
+  /** `/readyz`: Redis connected (when configured), first routes applied (xDS mode), not shutting down. */
+  readiness: Readiness;
+  /** Fails readiness at once, then drains the server, then closes the backends. */
   close(): Promise<void>;
 }
 
@@ -67,7 +74,10 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     ...(settings.redisUrl ? { redisUrl: settings.redisUrl } : {}),
     ...(deps.passwordHasher ? { hasher: deps.passwordHasher } : {}),
     passwordChecks: settings.passwordChecks,
+    log,
   });
+  const readiness = createReadiness({ drainDelayMs: settings.shutdownDelayMs });
+  if (backend.connection) trackRedis(readiness.health, 'redis:accounts', backend.connection);
   const auth = new Authenticator({
     mode: settings.auth,
     jwt: createJwt({ ...settings.jwt, secret: keys.jwtSecret }),
@@ -178,7 +188,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
   };
   app.all(base, serve);
   app.all(`${base}/*`, serve);
-  app.get('/healthz', () => ({ status: 'ok' }));
+  addProbeRoutes(app, readiness);
   app.get('/metrics', async (_request, reply) =>
     reply.type(registry.contentType).send(await registry.metrics()),
   );
@@ -190,25 +200,11 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     done();
   });
 
+  if (xds) readiness.health.register('xds', false);
   let server: RunningServer | undefined;
+  // backends first, so closed last: requests draining from the server still reach them
   const running = await startParts(
     [
-      {
-        name: 'routes',
-        start: async () => {
-          if (!xds) return;
-          xds.start();
-          await xds.firstUpdate();
-        },
-        close: () => xds?.close(),
-      },
-      {
-        name: 'http server',
-        start: async () => {
-          server = await listenHttp(app, settings);
-        },
-        close: () => server?.close(),
-      },
       {
         name: 'backends',
         start: () => undefined,
@@ -217,8 +213,34 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
           await backend.close();
         },
       },
+      { name: 'routes', start: () => xds?.start(), close: () => xds?.close() },
+      {
+        name: 'http server',
+        start: async () => {
+          server = await listenHttp(app, settings);
+        },
+        close: () => server?.close(),
+      },
+      {
+        // the port is open meanwhile: /healthz answers, /readyz names xds
+        name: 'first routes',
+        start: async () => {
+          await xds?.firstUpdate();
+          readiness.health.set('xds', true);
+        },
+        close: () => undefined,
+      },
     ],
     log,
   );
-  return { port: server?.port ?? 0, dispatcher, backend, close: () => running.close() };
+  return {
+    port: server?.port ?? 0,
+    dispatcher,
+    backend,
+    readiness,
+    close: async () => {
+      readiness.shutDown();
+      await running.close();
+    },
+  };
 }

@@ -6,4 +6,5 @@ await runMain({
   loadSettings: () => loadSettings(),
   loadLogSettings: () => loadLogSettings(),
   start: (settings, log) => startGateway(settings, { log }),
+  onSignal: (app, signal) => app.readiness.stopTraffic(signal),
 });

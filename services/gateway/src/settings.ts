@@ -62,6 +62,8 @@ export interface Settings {
   /** How deep a JSON body may nest arrays and objects (`{}` is 1). */
   maxBodyDepth: number;
   timeouts: HttpTimeouts;
+  /** After SIGTERM, how long `/readyz` fails before the server stops accepting (load balancers catch up). */
+  shutdownDelayMs: number;
   /** Peers whose `X-Forwarded-Proto` (so `Secure` cookies) and `X-Forwarded-For` count. */
   trustProxy: TrustProxy;
   log: { level: LogLevel; format: LogFormat };
@@ -157,6 +159,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       headersMs: 'GATEWAY_HEADERS_TIMEOUT',
       idleMs: 'GATEWAY_IDLE_TIMEOUT',
     }),
+    shutdownDelayMs: env.durationMs('GATEWAY_SHUTDOWN_DELAY', { default: '5s', min: '0s', max: '5m' }),
     trustProxy: readTrustProxy(env, 'GATEWAY_TRUST_PROXY'),
     log: readLogOptions(env, 'info'),
   };

@@ -44,6 +44,7 @@ const PREFIXES = [
   '/api/v9/open',
   '/api/auth',
   '/healthz',
+  '/readyz',
   '/metrics',
 ];
 

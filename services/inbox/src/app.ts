@@ -1,10 +1,14 @@
 import { createAccountsBackend, type PasswordHasher } from '@portcullis/accounts';
 import {
+  addProbeRoutes,
   createHttpApp,
   createMetricsRegistry,
+  createReadiness,
   listenHttp,
   startParts,
+  trackRedis,
   type Logger,
+  type Readiness,
   type RunningServer,
 } from '@portcullis/kit';
 import { createXdsSubscription, type XdsSubscription } from '@portcullis/xds';
@@ -37,6 +41,9 @@ export interface InboxApp {
   hub: FeedHub;
   /** Every route served, as `METHOD /url` in fastify's spelling (the OpenAPI document is checked against it). */
   routes: readonly string[];
+  /** `/readyz`: Redis connected (when configured), first InboxEndpoints applied (xDS mode), not shutting down. */
+  readiness: Readiness;
+  /** Fails readiness at once, then drains the server, then closes the backends. */
   close(): Promise<void>;
 }
 
@@ -50,8 +57,8 @@ export interface InboxDeps {
 }
 
 /**
- * Metrics → store → accounts → live feed → rate limiter → retention → managed endpoints (xDS) → HTTP server; closed
- * in reverse.
+ * Metrics → store → accounts → live feed → rate limiter → retention → managed endpoints (xDS) → HTTP server →
+ * first InboxEndpoints; closed in reverse.
  */
 export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps): Promise<InboxApp> {
   const { log } = deps;
@@ -85,6 +92,10 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
     passwordChecks: settings.passwordChecks,
     log,
   });
+  const readiness = createReadiness({ drainDelayMs: settings.shutdownDelayMs });
+  if (store.connection) trackRedis(readiness.health, 'redis:store', store.connection);
+  if (backend.connection) trackRedis(readiness.health, 'redis:accounts', backend.connection);
+  if (xds) readiness.health.register('xds', false);
   const sessions = createWebSessions({ backend, settings: settings.accounts, log });
   const app = createHttpApp(log.child({ component: 'http' }), toHttpError, {
     trustProxy: settings.trustProxy,
@@ -121,7 +132,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
     closeStreams();
     done();
   });
-  app.get('/healthz', () => ({ status: 'ok' }));
+  addProbeRoutes(app, readiness);
   app.get('/metrics', async (_request, reply) =>
     reply.type(registry.contentType).send(await registry.metrics()),
   );
@@ -146,11 +157,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
       },
       {
         name: 'managed endpoints',
-        start: async () => {
-          if (!xds) return;
-          xds.start();
-          await xds.firstUpdate();
-        },
+        start: () => xds?.start(),
         close: async () => {
           stopReapplying();
           sync.close();
@@ -165,8 +172,27 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
         },
         close: () => server?.close(),
       },
+      {
+        // the port is open meanwhile: /healthz answers, /readyz names xds
+        name: 'first InboxEndpoints',
+        start: async () => {
+          await xds?.firstUpdate();
+          readiness.health.set('xds', true);
+        },
+        close: () => undefined,
+      },
     ],
     log,
   );
-  return { port: server?.port ?? 0, store, hub, routes, close: () => running.close() };
+  return {
+    port: server?.port ?? 0,
+    store,
+    hub,
+    routes,
+    readiness,
+    close: async () => {
+      readiness.shutDown();
+      await running.close();
+    },
+  };
 }

@@ -27,6 +27,8 @@ export interface Settings {
   /** How deep a JSON body may nest (`{}` is 1): management bodies, and captured bodies shown parsed. */
   maxBodyDepth: number;
   timeouts: HttpTimeouts;
+  /** After SIGTERM, how long `/readyz` fails before the server stops accepting (load balancers catch up). */
+  shutdownDelayMs: number;
   /** Peers whose `X-Forwarded-Proto` (so `Secure` cookies) and `X-Forwarded-For` count. */
   trustProxy: TrustProxy;
   /** For endpoints created through the API; InboxEndpoint resources carry their own. */
@@ -80,6 +82,8 @@ export interface Settings {
     pollMs: number;
     /** Captures forwarded at once by one worker. */
     maxInFlight: number;
+    /** Its `/healthz`, `/readyz` and `/metrics` (on `host`); 0 picks a free port. */
+    port: number;
   };
   /**
    * Lets forward and replay targets resolve to loopback, private, link-local and metadata addresses (local
@@ -141,6 +145,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       },
       { ...DEFAULT_HTTP_TIMEOUTS, requestMs: 60_000 },
     ),
+    shutdownDelayMs: env.durationMs('INBOX_SHUTDOWN_DELAY', { default: '5s', min: '0s', max: '5m' }),
     trustProxy: readTrustProxy(env, 'INBOX_TRUST_PROXY'),
     retention: {
       maxRequests: env.int('INBOX_RETENTION_MAX_REQUESTS', { default: 500, min: 1, max: 100_000 }),
@@ -210,6 +215,8 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       claimIdleMs: env.durationMs('INBOX_WORKER_CLAIM_IDLE', { default: '1m', min: '30ms', max: '24h' }),
       pollMs: env.durationMs('INBOX_WORKER_POLL_INTERVAL', { default: '5s', min: '10ms', max: '5m' }),
       maxInFlight: env.int('INBOX_WORKER_MAX_IN_FLIGHT', { default: 32, min: 1, max: 1024 }),
+      // after the gateway's 8088, the inbox's 8089 and the operator's 8090 in local mode
+      port: env.int('INBOX_WORKER_PORT', { default: 8091, min: 0, max: 65_535 }),
     },
     egressAllowPrivate: env.bool('INBOX_EGRESS_ALLOW_PRIVATE', { default: false }),
     accounts: {

@@ -80,8 +80,9 @@ beforeAll(async () => {
   client = new Redis(`redis://${redis.address}`);
 });
 afterEach(async () => {
-  for (const r of running.splice(0)) await r.close();
+  // targets first: a worker's close waits for its deliveries under way, which a closed target ends
   for (const t of targets.splice(0)) await t.close();
+  for (const r of running.splice(0)) await r.close();
 });
 afterAll(async () => {
   client.disconnect();
@@ -251,20 +252,22 @@ describe('forwarding worker (redis)', () => {
     await waitUntil(async () => (await pendingCount(id)) === 0);
   });
 
-  it('hands a capture held by a stopped worker to another one: nothing is lost', async () => {
+  it('hands a capture whose worker stopped before its retry to another one: nothing is lost', async () => {
     const t = await addTarget((n) => (n === 1 ? 'hang' : 200));
-    const id = await addEndpoint('crash', [target(t.url)]);
+    const id = await addEndpoint('crash', [target(t.url, { timeoutSeconds: 1 })]);
     const first = await runWorker('w-first');
     const requestId = await capture(id, '/crash');
     await waitUntil(() => t.received.length === 1);
-    await first.close(); // before any outcome: nothing recorded, nothing acknowledged
-    expect(await forwarding(id, requestId)).toEqual([]);
+    // the delivery under way runs to its timeout and is recorded; the retry is left to another worker
+    await first.close();
+    expect((await forwarding(id, requestId)).map((a) => [a.attempt, a.outcome])).toEqual([[1, 'retrying']]);
     expect(await pendingCount(id)).toBe(1);
 
     await runWorker('w-second');
     await waitUntil(async () => isSettled(await forwarding(id, requestId)));
     expect((await forwarding(id, requestId)).map((a) => [a.attempt, a.status, a.outcome])).toEqual([
-      [1, 200, 'delivered'],
+      [1, undefined, 'retrying'],
+      [2, 200, 'delivered'],
     ]);
     expect(t.received.map((r) => r.url)).toEqual(['/crash', '/crash']);
     await waitUntil(async () => (await pendingCount(id)) === 0);

@@ -45,6 +45,7 @@ const MANAGEMENT_PREFIXES = [
   '/%61pi/endpoints',
   '/api/%73ession',
   '/healthz',
+  '/readyz',
   '/metrics',
   '/',
   '/inspect/{id}',

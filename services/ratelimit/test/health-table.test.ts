@@ -38,8 +38,16 @@ describe('the health table', () => {
     );
     try {
       expect(await healthOf(h)).toBe(500);
+      // the kit's probes over the same components: not ready naming config, live all along
+      const readyz = await h.get('/readyz');
+      expect([readyz.status, JSON.parse(readyz.text)]).toEqual([
+        503,
+        { error: 'not ready: config', code: 'NOT_READY' },
+      ]);
+      expect((await h.get('/healthz')).status).toBe(200);
       await writeFile(join(at.configDir, 'a.yaml'), 'domain: a\n');
       await waitUntil(async () => (await healthOf(h)) === 200);
+      expect((await h.get('/readyz')).status).toBe(200);
       await rm(join(at.configDir, 'a.yaml'));
       await waitUntil(async () => (await healthOf(h)) === 500);
       expect(h.app.health.snapshot()).toEqual({ sigterm: true, kvstore: true, config: false });

@@ -56,7 +56,7 @@ const ERROR_RESPONSES: Record<number, string> = {
   422: 'A replay target the egress policy refuses (`EGRESS_REFUSED`).',
   429: 'Over a rate limit (`RATE_LIMITED`).',
   502: 'A replay target that did not answer (`TARGET_UNREACHABLE`).',
-  503: 'Redis or the ratelimit service could not be asked (`UNAVAILABLE`, `ACCOUNTS_BACKEND_UNAVAILABLE`, `RATE_LIMIT_UNAVAILABLE`), or every password check slot is taken (`PASSWORD_CHECKS_BUSY`, with `Retry-After`).',
+  503: 'Redis or the ratelimit service could not be asked (`UNAVAILABLE`, `ACCOUNTS_BACKEND_UNAVAILABLE`, `RATE_LIMIT_UNAVAILABLE`), or every password check slot is taken (`PASSWORD_CHECKS_BUSY`, with `Retry-After`); at `/readyz`, not ready (`NOT_READY`, naming the components that are not).',
   507: 'The memory store (no Redis) is full (`STORE_FULL`); nothing was stored.',
 };
 
@@ -398,6 +398,18 @@ const paths: Record<string, PathItem> = {
       summary: 'Liveness: the process answers',
       security: PUBLIC,
       responses: { '200': answer('Alive.', 'Health') },
+    },
+  },
+  '/readyz': {
+    get: {
+      operationId: 'getReadiness',
+      tags: ['meta'],
+      summary: 'Readiness: Redis connected, first InboxEndpoints applied (xDS mode), not shutting down',
+      security: PUBLIC,
+      responses: {
+        '200': answer('Ready for traffic.', 'Ready'),
+        ...errors(503),
+      },
     },
   },
   '/metrics': {

@@ -168,4 +168,5 @@ export const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   Session: obj({ account: { oneOf: [ref('Account'), { type: 'null' }] } }),
   Captured: obj({ ok: { const: true }, requestId: str({ pattern: STREAM_ID_PATTERN }) }),
   Health: obj({ status: { const: 'ok' } }),
+  Ready: obj({ status: { const: 'ready' } }),
 };

@@ -125,6 +125,7 @@ export function createRedisStore(o: RedisStoreOptions): InboxStore {
 
   return {
     kind: 'redis',
+    connection: redis,
     async createEndpoint(e) {
       const kind = e.ownerId === '' ? 'anonymous' : 'account';
       const fields = encodeEndpointFields({ ...e, kind, resource: '' });

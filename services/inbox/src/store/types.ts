@@ -1,4 +1,5 @@
 import type { ForwardTarget } from '@portcullis/config';
+import type { RedisConnectionEvents } from '@portcullis/kit';
 
 // The inbox store: endpoints and their captured requests. Two implementations (redis.ts, memory.ts) behave
 // the same; factory.ts picks one. Every method that talks to Redis throws `UnavailableError` when it
@@ -102,6 +103,8 @@ export interface CaptureTail {
 
 export interface InboxStore {
   readonly kind: 'redis' | 'memory';
+  /** The Redis connection's status and events (readiness follows them); absent for the memory store. */
+  readonly connection?: RedisConnectionEvents;
 
   /** Stores a new endpoint: an account's when `ownerId` is set, else anonymous. */
   createEndpoint(endpoint: NewEndpoint): Promise<void>;

@@ -17,7 +17,8 @@ export interface DeliverOptions {
   /** The address the egress policy checked: the connection goes there, whatever DNS says now. */
   pinned: { address: string; family: 4 | 6 };
   timeoutMs: number;
-  signal: AbortSignal;
+  /** Ends the delivery early (`aborted`); without it, the delivery runs to its answer or timeout. */
+  signal?: AbortSignal;
   /** Connections kept open between deliveries; without it, one connection per delivery. */
   keepAlive?: KeepAlive | undefined;
 }
@@ -81,7 +82,7 @@ function send(req: ForwardRequest, o: DeliverOptions, keepAlive: KeepAlive | und
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      o.signal.removeEventListener('abort', onAbort);
+      o.signal?.removeEventListener('abort', onAbort);
       resolve(result);
     };
     const client: ClientRequest = request(
@@ -114,8 +115,8 @@ function send(req: ForwardRequest, o: DeliverOptions, keepAlive: KeepAlive | und
       client.destroy();
       finish({ kind: 'aborted' });
     };
-    o.signal.addEventListener('abort', onAbort);
-    if (o.signal.aborted) onAbort();
+    o.signal?.addEventListener('abort', onAbort);
+    if (o.signal?.aborted) onAbort();
     client.on('error', (err: NodeJS.ErrnoException) => {
       finish({
         kind: 'failed',

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Logger } from '@portcullis/kit';
+import type { Logger, RedisConnectionEvents } from '@portcullis/kit';
 import { FAIL_FAST_OPTIONS } from '@portcullis/redis';
 import { UnavailableError } from '@portcullis/kit';
 import { decodeCaptureEntry } from '../store/redis-entry.js';
@@ -27,6 +27,15 @@ export interface ForwardQueue {
   touch(endpointId: string, requestIds: readonly string[]): Promise<void>;
   ack(endpointId: string, requestId: string): Promise<void>;
   addDeadLetter(fields: Record<string, string>): Promise<void>;
+  /**
+   * Over these endpoints: captures read by a worker and not yet acknowledged (`pending`), captures not yet
+   * read by any (`lag`, from XINFO GROUPS: Redis 7), and the dead letters kept.
+   */
+  backlog(endpointIds: readonly string[]): Promise<{ pending: number; lag: number; deadLetters: number }>;
+  /** Makes a blocked `readNew`, and any later one, reject at once: how the worker stops reading. */
+  stopReading(): void;
+  /** The commands' connection (not the blocking reader's): readiness follows it. */
+  readonly connection: RedisConnectionEvents;
   close(): void;
 }
 
@@ -113,6 +122,32 @@ export function createForwardQueue(o: {
       await callRedis('XADD', () =>
         redis.xadd(keys.deadLetters, 'MAXLEN', '~', MAX_DEAD_LETTERS, '*', ...flat),
       );
+    },
+    async backlog(endpointIds) {
+      const pipeline = redis.pipeline().xlen(keys.deadLetters);
+      for (const id of endpointIds) pipeline.xinfo('GROUPS', keys.captures(id));
+      const replies = await callRedis('XINFO', async () => (await pipeline.exec()) ?? []);
+      const [deadLetters, ...groups] = replies;
+      if (deadLetters?.[0])
+        throw new UnavailableError('inbox store: redis XLEN failed', { cause: deadLetters[0] });
+      const totals = { pending: 0, lag: 0, deadLetters: Number(deadLetters?.[1] ?? 0) };
+      // an endpoint deleted since the worker last read the list has no stream: it counts for nothing
+      for (const [err, list] of groups) {
+        if (err) continue;
+        for (const group of list as unknown[][]) {
+          const fields = new Map<unknown, unknown>();
+          for (let i = 0; i + 1 < group.length; i += 2) fields.set(group[i], group[i + 1]);
+          if (fields.get('name') !== FORWARD_GROUP) continue;
+          totals.pending += Number(fields.get('pending') ?? 0);
+          // nil when Redis cannot tell (entries deleted from the stream): nothing to add then
+          totals.lag += Number(fields.get('lag') ?? 0);
+        }
+      }
+      return totals;
+    },
+    connection: redis,
+    stopReading() {
+      reader.disconnect();
     },
     close() {
       reader.disconnect();

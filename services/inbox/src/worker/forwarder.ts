@@ -8,6 +8,7 @@ import { createKeepAlive, deliver, type DeliveryResult } from './deliver.js';
 import type { EgressPolicy } from './egress-policy.js';
 import { buildForwardRequest } from './forward-request.js';
 import type { ForwardQueue, QueuedCapture } from './forward-queue.js';
+import type { AttemptOutcome } from './worker-metrics.js';
 
 export interface ForwarderOptions {
   store: InboxStore;
@@ -21,12 +22,24 @@ export interface ForwarderOptions {
   now?: () => number;
   /** In [0, 1): the jitter. */
   random?: () => number;
+  /** Told of each attempt recorded: its outcome and number (1 for the first). */
+  onAttempt?: (outcome: AttemptOutcome, attempt: number) => void;
 }
 
 export interface Forwarder {
   start(): void;
-  /** Stops at once: deliveries under way are abandoned unacknowledged, for another worker to claim. */
+  /**
+   * Stops reading and claiming, lets each delivery under way finish and be recorded, then returns. A capture
+   * not finished by then (a retry still to wait for, a target still to try) stays pending, unacknowledged,
+   * for a worker to claim: at least once. The queue is closed last.
+   */
   stop(): Promise<void>;
+  /** When the reading loop last went round (`now()` milliseconds); readiness checks it is recent. */
+  lastLoopAt(): number;
+  /** Captures being forwarded now. */
+  inFlightCount(): number;
+  /** The managed endpoints with a forward target enabled, as last read. */
+  endpointIds(): string[];
 }
 
 type TargetOutcome = 'done' | 'stopped';
@@ -41,7 +54,7 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
   const now = o.now ?? Date.now;
   const random = o.random ?? Math.random;
   const stopping = new AbortController();
-  // every delivery and retry wait in flight listens to it, and removes its listener when it ends: past
+  // every retry wait in flight listens to it, and removes its listener when it ends: past
   // Node's default of 10 that is concurrency, not a leak
   setMaxListeners(0, stopping.signal);
   const isStopping = (): boolean => stopping.signal.aborted;
@@ -51,6 +64,7 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
   let loop: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let maintaining = false;
+  let loopAt = now();
 
   const refreshEndpoints = async (): Promise<void> => {
     const list = (await o.store.listManagedEndpoints()).filter((e) => e.forward.some((t) => t.enabled));
@@ -92,6 +106,7 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
     let dueAt = last?.nextAttemptAt ? Date.parse(last.nextAttemptAt) : now();
     for (;;) {
       if (!(await waitUntilDue(dueAt))) return 'stopped';
+      // not aborted by stop(): a delivery under way finishes and is recorded, so it is not sent twice
       const result = await attemptDelivery(capture, target);
       if (result.kind === 'aborted') return 'stopped';
       const at = now();
@@ -105,6 +120,7 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
       const retryable = result.kind === 'answered' ? isRetryableStatus(result.status) : result.retryable;
       if (result.kind === 'answered' && result.status >= 200 && result.status < 300) {
         await o.store.recordForwardAttempt(endpointId, capture.id, record);
+        o.onAttempt?.('delivered', attempt);
         return 'done';
       }
       if (!retryable || attempt >= target.maxAttempts) {
@@ -118,6 +134,7 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
           at: record.at,
         });
         await o.store.recordForwardAttempt(endpointId, capture.id, { ...record, outcome: 'dead' });
+        o.onAttempt?.('dead', attempt);
         log.warn({ endpointId, requestId: capture.id, target: target.url, attempt }, 'capture dead-lettered');
         return 'done';
       }
@@ -136,6 +153,7 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
         outcome: 'retrying',
         nextAttemptAt: new Date(dueAt).toISOString(),
       });
+      o.onAttempt?.('retrying', attempt);
       attempt += 1;
     }
   };
@@ -153,7 +171,6 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
     const result = await deliver(request, {
       pinned: decision,
       timeoutMs: target.timeoutSeconds * 1000,
-      signal: stopping.signal,
       keepAlive,
     });
     return result.kind === 'failed' ? { ...result, retryable: true } : result;
@@ -197,13 +214,15 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
   const run = async (): Promise<void> => {
     let refreshedAt = -Infinity;
     while (!stopping.signal.aborted) {
+      loopAt = now();
       try {
         if (now() - refreshedAt >= o.pollMs) {
           await refreshEndpoints();
           refreshedAt = now();
         }
         if (inFlight.size >= o.maxInFlight) {
-          await Promise.race([...inFlight.values()].map((f) => f.done));
+          // a slot, or one poll interval: the loop goes round while every slot waits on a long retry
+          await Promise.race([...[...inFlight.values()].map((f) => f.done), waitUntilDue(now() + o.pollMs)]);
           continue;
         }
         const ids = [...endpoints.keys()];
@@ -229,11 +248,16 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
     },
     async stop() {
       stopping.abort();
+      o.queue.stopReading();
+      await loop;
+      // the heartbeat goes on (claims do not): captures being finished must not look idle to other workers
+      await Promise.all([...inFlight.values()].map((f) => f.done));
       clearInterval(timer);
       o.queue.close();
-      await loop;
-      await Promise.all([...inFlight.values()].map((f) => f.done));
       keepAlive.close();
     },
+    lastLoopAt: () => loopAt,
+    inFlightCount: () => inFlight.size,
+    endpointIds: () => [...endpoints.keys()],
   };
 }

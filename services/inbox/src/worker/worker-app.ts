@@ -1,9 +1,30 @@
-import { SettingsError, startParts, type Logger, type Running } from '@portcullis/kit';
+import {
+  SettingsError,
+  addProbeRoutes,
+  createHttpApp,
+  createMetricsRegistry,
+  createReadiness,
+  listenHttp,
+  startParts,
+  trackRedis,
+  type Logger,
+  type Readiness,
+  type Running,
+  type RunningServer,
+} from '@portcullis/kit';
+import { toHttpError } from '../error-mapper.js';
 import type { Settings } from '../settings.js';
 import { createInboxStore } from '../store/factory.js';
 import { createEgressPolicy } from './egress-policy.js';
 import { createForwardQueue } from './forward-queue.js';
 import { createForwarder, type Forwarder } from './forwarder.js';
+import { createWorkerMetrics } from './worker-metrics.js';
+
+export interface WorkerApp extends Running {
+  /** The bound port of `/healthz`, `/readyz` and `/metrics`. */
+  port: number;
+  readiness: Readiness;
+}
 
 export interface WorkerDeps {
   log: Logger;
@@ -11,17 +32,21 @@ export interface WorkerDeps {
   random?: () => number;
 }
 
+/** The consumer loop counts as alive while it went round within this many poll intervals. */
+const LOOP_STALE_POLLS = 3;
+
 /**
- * The forwarding worker: store → queue → forwarder, closed in reverse. It needs Redis: the memory store
- * lives inside one inbox process, where a separate worker cannot read it.
+ * The forwarding worker: store → HTTP server (probes, metrics) → forwarder, closed in reverse. It
+ * needs Redis: the memory store lives inside one inbox process, where a separate worker cannot read it.
  */
-export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps): Promise<Running> {
+export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps): Promise<WorkerApp> {
   if (settings.redisUrl === '') {
     throw new SettingsError([
       'REDIS_URL: the forwarding worker needs Redis (the memory store is per process)',
     ]);
   }
   const log = deps.log.child({ component: 'inbox-worker', consumer: settings.worker.consumerName });
+  const now = deps.now ?? Date.now;
   const store = createInboxStore(settings, { log });
   const queue = createForwardQueue({
     url: settings.redisUrl,
@@ -29,10 +54,38 @@ export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps
     consumerName: settings.worker.consumerName,
     log,
   });
+  const registry = createMetricsRegistry({ component: 'inbox-worker' });
   let forwarder: Forwarder | undefined;
-  return startParts(
+  const metrics = createWorkerMetrics(registry, {
+    inFlight: () => forwarder?.inFlightCount() ?? 0,
+    backlog: () => queue.backlog(forwarder?.endpointIds() ?? []),
+  });
+  const readiness = createReadiness();
+  if (store.connection) trackRedis(readiness.health, 'redis:store', store.connection);
+  trackRedis(readiness.health, 'redis:queue', queue.connection);
+  readiness.addCheck('consumer loop', () => {
+    const at = forwarder?.lastLoopAt();
+    return at !== undefined && now() - at <= LOOP_STALE_POLLS * settings.worker.pollMs;
+  });
+  const app = createHttpApp(log.child({ component: 'http' }), toHttpError, { timeouts: settings.timeouts });
+  addProbeRoutes(app, readiness);
+  app.get('/metrics', async (_request, reply) =>
+    reply.type(registry.contentType).send(await registry.metrics()),
+  );
+
+  let server: RunningServer | undefined;
+  const running = await startParts(
     [
       { name: 'store', start: () => undefined, close: () => store.close() },
+      // before the forwarder, so closed after it: probes and metrics answer while deliveries finish
+      {
+        name: 'http server',
+        start: async () => {
+          server = await listenHttp(app, { host: settings.host, port: settings.worker.port });
+          log.info({ port: server.port }, 'worker probes and metrics listening');
+        },
+        close: () => server?.close(),
+      },
       {
         name: 'forwarder',
         start: () => {
@@ -44,7 +97,8 @@ export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps
             claimIdleMs: settings.worker.claimIdleMs,
             pollMs: settings.worker.pollMs,
             maxInFlight: settings.worker.maxInFlight,
-            ...(deps.now ? { now: deps.now } : {}),
+            onAttempt: (outcome, attempt) => metrics.countAttempt(outcome, attempt),
+            now,
             ...(deps.random ? { random: deps.random } : {}),
           });
           forwarder.start();
@@ -55,4 +109,12 @@ export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps
     ],
     log,
   );
+  return {
+    port: server?.port ?? 0,
+    readiness,
+    close: async () => {
+      readiness.shutDown();
+      await running.close();
+    },
+  };
 }

@@ -1,6 +1,8 @@
 import {
+  addProbeRoutes,
   checkJsonDepth,
   createHttpApp,
+  failingComponents,
   listenHttp,
   MethodNotAllowedError,
   withCallerContext,
@@ -27,7 +29,7 @@ export interface HttpServerOptions {
 
 const STATUS_BY_CODE = { OK: 200, OVER_LIMIT: 429, UNKNOWN: 500 } as const;
 
-/** `POST /json` (a decision in the proto3 JSON mapping) and `GET /healthcheck`. */
+/** `POST /json` (a decision in the proto3 JSON mapping), `GET /healthcheck` and `GET /healthz`, `/readyz`. */
 export async function startHttpServer(o: HttpServerOptions): Promise<RunningServer> {
   const app = createHttpApp(o.log.child({ component: 'http' }), toHttpError, { timeouts: o.timeouts });
   // Any content type is JSON here: upstream never looked at it, and `curl -d` sends a form type.
@@ -68,6 +70,8 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningServ
       throw new MethodNotAllowedError('use POST for /json', ['POST']);
     },
   });
+  // the kit's probes beside upstream's /healthcheck, over the same components
+  addProbeRoutes(app, { failing: () => failingComponents(o.health) });
   app.get('/healthcheck', (_request, reply) => {
     const healthy = o.health.isHealthy();
     void reply
