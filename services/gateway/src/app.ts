@@ -42,6 +42,7 @@ import { HANDLER_CLASSES, type HandlerClasses } from './handlers/registry.js';
 import { routes as codeRoutes } from './routes.js';
 import { parseParameterSpecs } from './sanitize/index.js';
 import type { Settings } from './settings.js';
+import { registerRedisMetrics } from '@portcullis/redis';
 
 export interface GatewayApp {
   port: number;
@@ -95,7 +96,8 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     log,
   });
   const backend = createAccountsBackend({
-    ...(settings.redisUrl ? { redisUrl: settings.redisUrl } : {}),
+    redis: settings.redis,
+    log,
     ...(deps.passwordHasher ? { hasher: deps.passwordHasher } : {}),
     passwordChecks: settings.passwordChecks,
   });
@@ -175,6 +177,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     : undefined;
 
   const registry = createMetricsRegistry({ component: 'gateway' });
+  if (backend.redisPool) registerRedisMetrics(registry, 'accounts', backend.redisPool);
   const requests = new Counter({
     name: 'portcullis_gateway_requests_total',
     help: 'Requests under the base path, by method and status.',

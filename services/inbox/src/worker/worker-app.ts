@@ -16,15 +16,15 @@ export interface WorkerDeps {
  * lives inside one inbox process, where a separate worker cannot read it.
  */
 export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps): Promise<Running> {
-  if (settings.redisUrl === '') {
+  if (settings.redis.url === '') {
     throw new SettingsError([
-      'REDIS_URL: the forwarding worker needs Redis (the memory store is per process)',
+      'INBOX_REDIS_URL: the forwarding worker needs Redis (the memory store is per process)',
     ]);
   }
   const log = deps.log.child({ component: 'inbox-worker', consumer: settings.worker.consumerName });
   const store = createInboxStore(settings, { log });
   const queue = createForwardQueue({
-    url: settings.redisUrl,
+    connection: settings.redis,
     prefix: settings.redisKeyPrefix,
     consumerName: settings.worker.consumerName,
     log,
