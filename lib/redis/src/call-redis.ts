@@ -5,12 +5,12 @@ export type BackendErrorFactory = (message: string, cause: unknown) => Error;
 
 export interface RedisCaller {
   /** Runs Redis calls, turning their failures into the package's backend error. */
-  call<T>(operation: string, fn: () => Promise<T>): Promise<T>;
+  call: <T>(operation: string, fn: () => Promise<T>) => Promise<T>;
   /** Runs a MULTI or pipeline: its replies, or the backend error for the first command that failed. */
-  exec(
+  exec: (
     operation: string,
     batch: { exec(): Promise<Array<[Error | null, unknown]> | null> },
-  ): Promise<unknown[]>;
+  ) => Promise<unknown[]>;
 }
 
 /**

@@ -66,10 +66,12 @@ export function createForwardQueue(o: {
       if (endpointIds.length === 0) return [];
       const streams = endpointIds.map((id) => keys.captures(id));
       const reply = (await callRedis('XREADGROUP', () =>
-        reader.callBuffer('XREADGROUP', [
+        // arguments spread, not one array: a cluster's auto-pipelining does not flatten an array
+        reader.callBuffer(
+          'XREADGROUP',
           ...['GROUP', FORWARD_GROUP, o.consumerName, 'COUNT', opts.count, 'BLOCK', opts.blockMs],
           ...['STREAMS', ...streams, ...streams.map(() => '>')],
-        ]),
+        ),
       )) as Array<[Buffer, RawEntry[]]> | null;
       const out: QueuedCapture[] = [];
       for (const [key, entries] of reply ?? []) {
@@ -82,9 +84,10 @@ export function createForwardQueue(o: {
     async claimStale(endpointId, opts) {
       const key = keys.captures(endpointId);
       const reply = (await callRedis('XAUTOCLAIM', () =>
-        redis.callBuffer('XAUTOCLAIM', [
+        redis.callBuffer(
+          'XAUTOCLAIM',
           ...[key, FORWARD_GROUP, o.consumerName, opts.minIdleMs, '0-0', 'COUNT', opts.count],
-        ]),
+        ),
       )) as [Buffer, RawEntry[], Buffer[]?];
       const deleted = reply[2] ?? [];
       // Redis 7 drops trimmed entries from the pending list as it reports them: they are lost to forwarding
