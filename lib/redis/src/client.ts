@@ -38,9 +38,7 @@ export function createRedisClient(c: RedisConnection, policy: Readonly<ClientPol
         {
           redisOptions: common,
           enableOfflineQueue: policy.offlineQueue,
-          maxRedirections: 16,
-          // Groups the commands of one flush by node: a request's keys may live on different slots.
-          enableAutoPipelining: true,
+          enableAutoPipelining: policy.clusterAutoPipelining,
           clusterRetryStrategy: retryDelayMs,
           slotsRefreshTimeout: c.timeoutMs,
         },

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   createCollectingLog,
   startRedis,
@@ -95,6 +98,31 @@ describe('scripts, errors and pools on a single server', () => {
       );
     } finally {
       await pool.close();
+    }
+  });
+});
+
+describe('single server addresses', () => {
+  it('reaches a server by host:port, by redis:// URL (its database and password) and by unix socket', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'redis-socket-'));
+    const socket = join(dir, 'redis.sock');
+    const redis = await startRedis({ args: ['--unixsocket', socket, '--requirepass', 'pw'] });
+    const connections: RedisConnection[] = [
+      { ...toSingleConnection(redis.address), auth: 'pw' },
+      toSingleConnection(`redis://:pw@${redis.address}/2`),
+      { ...toSingleConnection(socket), auth: 'default:pw' },
+    ];
+    const pools = connections.map((c) => createRedisPool(c, { policy: FAIL_FAST_POLICY }));
+    try {
+      const [byAddress, byUrl, bySocket] = pools.map((p) => p.next());
+      await byUrl?.set('k', 'in db 2');
+      await byAddress?.set('k', 'in db 0');
+      expect(await bySocket?.get('k')).toBe('in db 0');
+      expect(await byUrl?.get('k')).toBe('in db 2');
+    } finally {
+      await Promise.all(pools.map((p) => p.close()));
+      await redis.stop();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -47,6 +47,12 @@ describe.each(TOPOLOGIES)('inbox on Redis $type', ({ type, start }) => {
     expect(info.json).toMatchObject({ requestCount: 1 });
   });
 
+  it('exposes the store and accounts connections in /metrics', async () => {
+    const metrics = (await h.send('GET', '/metrics')).body.toString();
+    expect(metrics).toMatch(/^redis_connections_active\{[^}]*pool="store"[^}]*\} 1$/m);
+    expect(metrics).toMatch(/^redis_connections_active\{[^}]*pool="accounts"[^}]*\} 1$/m);
+  });
+
   it('signs up, claims an anonymous endpoint into the account, signs out', async () => {
     const anon = await h.createEndpoint('to claim');
     const cookie = await h.signUp(`${type}-user`);
