@@ -12,12 +12,9 @@ export interface RedisPoolStats {
   readonly connects: number;
   /** Connection errors reported by the clients (every retry counts). */
   readonly errors: number;
-  /** Connections this process closed (`close`). */
-  readonly localCloses: number;
 }
 
 export interface RedisPool {
-  readonly connection: RedisConnection;
   readonly clients: readonly RedisClient[];
   readonly stats: RedisPoolStats;
   /** Commands sent on the pool's connections and not answered yet. */
@@ -35,14 +32,14 @@ export interface RedisPool {
 
 export interface RedisPoolOptions {
   policy: Readonly<ClientPolicy>;
-  /** Receives one warning per outage and client (per distinct error message), not one per retry. */
+  /** Receives one warning per outage and client (its first error), not one per retry. */
   log?: Logger;
 }
 
 /** `c.poolSize` clients to one deployment, their connection errors logged and counted. */
 export function createRedisPool(c: RedisConnection, o: RedisPoolOptions): RedisPool {
   const log = o.log?.child({ component: 'redis', type: c.type });
-  const stats = { active: 0, connects: 0, errors: 0, localCloses: 0 };
+  const stats = { active: 0, connects: 0, errors: 0 };
   const listeners = new Set<(connected: boolean) => void>();
   const notify = (now: boolean): void => {
     for (const l of [...listeners]) l(now);
@@ -50,9 +47,9 @@ export function createRedisPool(c: RedisConnection, o: RedisPoolOptions): RedisP
 
   const watch = (client: RedisClient): RedisClient => {
     let connected = false;
-    let lastError = '';
+    let warned = false;
     client.on('ready', () => {
-      lastError = '';
+      warned = false;
       stats.connects++;
       if (connected) return;
       connected = true;
@@ -67,9 +64,11 @@ export function createRedisPool(c: RedisConnection, o: RedisPoolOptions): RedisP
     });
     client.on('error', (err: Error) => {
       stats.errors++;
+      // the first error of an outage only: retries alternate messages (a sentinel, then the master it names)
+      if (warned) return;
+      warned = true;
       // the URL names no secret: a password travels in the auth setting or is stripped here
-      if (err.message !== lastError) log?.warn({ err, url: redactUrl(c.url) }, 'redis connection error');
-      lastError = err.message;
+      log?.warn({ err, url: redactUrl(c.url) }, 'redis connection error');
     });
     return client;
   };
@@ -77,7 +76,6 @@ export function createRedisPool(c: RedisConnection, o: RedisPoolOptions): RedisP
   const clients = Array.from({ length: c.poolSize }, () => watch(createRedisClient(c, o.policy)));
   let turn = 0;
   return {
-    connection: c,
     clients,
     stats,
     pendingCommands: () => clients.reduce((n, client) => n + countPending(client), 0),
@@ -104,7 +102,6 @@ export function createRedisPool(c: RedisConnection, o: RedisPoolOptions): RedisP
       return () => listeners.delete(listener);
     },
     async close() {
-      stats.localCloses += stats.active;
       await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
     },
   };

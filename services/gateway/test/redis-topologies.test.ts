@@ -1,8 +1,10 @@
 import {
   createCertificates,
+  redisCli,
   startRedis,
   startRedisCluster,
   startRedisSentinelSet,
+  waitUntil,
 } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayHarness, type GatewayHarness } from './harness.js';
@@ -85,4 +87,39 @@ describe.each(DEPLOYMENTS)('gateway sessions on Redis: $name', ({ start }) => {
     const r = await a.request('GET', '/metrics');
     expect(String(r.body)).toMatch(/^redis_connections_active\{[^}]*pool="accounts"[^}]*\} 1$/m);
   });
+});
+
+describe('gateway sessions across a Sentinel failover', () => {
+  it('keeps a session signed in before the master dies, and signs it out on the promoted replica', async () => {
+    const set = await startRedisSentinelSet();
+    const env = { GATEWAY_AUTH: 'session', GATEWAY_SESSION_KEYS: SESSION_KEYS };
+    const h = await startGatewayHarness({
+      ...env,
+      GATEWAY_REDIS_TYPE: 'sentinel',
+      GATEWAY_REDIS_URL: set.url,
+    });
+    try {
+      await h.app.backend.accounts.createUser({ username: 'dora', password: 'open sesame' });
+      const login = await h.request('POST', '/api/auth', {
+        body: { username: 'dora', password: 'open sesame' },
+      });
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      // the session reached the replica before the master goes (WAIT: replicas that acknowledged every write)
+      await waitUntil(async () => (await redisCli(set.master.port, 'WAIT', '1', '1000')) === '1');
+      await set.master.kill();
+      await waitUntil(async () => (await set.currentMaster()) === set.replica.address, 20_000);
+      await waitUntil(
+        async () => (await h.request('GET', '/api/test', { headers: { cookie } })).status === 200,
+        20_000,
+      );
+      expect((await h.request('GET', '/api/test', { headers: { cookie } })).body).toMatchObject({
+        user: { username: 'dora' },
+      });
+      expect((await h.request('DELETE', '/api/auth', { headers: { cookie } })).status).toBeLessThan(300);
+      expect((await h.request('GET', '/api/test', { headers: { cookie } })).status).toBe(401);
+    } finally {
+      await h.close();
+      await set.stop();
+    }
+  }, 60_000);
 });
