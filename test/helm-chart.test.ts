@@ -205,7 +205,7 @@ describe('Helm chart', () => {
     // production-like: the Redis URL from a Secret, the image from its registry
     const prodEnv = podSpecOf(named(productionLike, 'Deployment', 'portcullis-inbox-worker')!).containers[0]!
       .env!;
-    expect(prodEnv.find((e) => e.name === 'REDIS_URL')?.valueFrom).toEqual({
+    expect(prodEnv.find((e) => e.name === 'INBOX_REDIS_URL')?.valueFrom).toEqual({
       secretKeyRef: { name: 'portcullis-redis', key: 'url' },
     });
     // the HPA owns the replica count
@@ -259,6 +259,53 @@ describe('Helm chart', () => {
     const bundled = await render('--set', 'redis.bundled.enabled=true');
     expect(named(bundled, 'Deployment', 'portcullis-redis')).toBeDefined();
     const gatewayEnv = podSpecOf(named(bundled, 'Deployment', 'portcullis-gateway')!).containers[0]!.env!;
-    expect(gatewayEnv.find((e) => e.name === 'REDIS_URL')?.value).toBe('redis://portcullis-redis:6379');
+    expect(gatewayEnv.find((e) => e.name === 'GATEWAY_REDIS_URL')?.value).toBe(
+      'redis://portcullis-redis:6379',
+    );
+  });
+
+  it('gives every service the Redis type, passwords and TLS files of the redis values, by its own names', async () => {
+    const manifests = await render(
+      ...['--set', 'redis.type=sentinel', '--set-string', 'redis.url=mymaster\\,10.0.0.1:26379'],
+      ...[
+        '--set',
+        'redis.auth.existingSecret.name=redis-auth',
+        '--set',
+        'redis.sentinelAuth.existingSecret.name=s',
+      ],
+      ...['--set', 'redis.tls.enabled=true', '--set', 'redis.tls.secretName=redis-certs'],
+      ...['--set', 'redis.tls.clientCertificate=true'],
+    );
+    const prefixes = {
+      'portcullis-gateway': 'GATEWAY_REDIS_',
+      'portcullis-inbox': 'INBOX_REDIS_',
+      'portcullis-inbox-worker': 'INBOX_REDIS_',
+      'portcullis-ratelimit': 'KVSTORE_',
+    };
+    for (const [deployment, p] of Object.entries(prefixes)) {
+      const spec = podSpecOf(named(manifests, 'Deployment', deployment)!) as PodSpec & {
+        volumes?: Array<{ name: string; secret?: { secretName: string } }>;
+        containers: Array<Container & { volumeMounts?: Array<{ name: string; mountPath: string }> }>;
+      };
+      const env = new Map(spec.containers[0]!.env!.map((e) => [e.name, e]));
+      expect(env.get(`${p}URL`)?.value).toBe('mymaster,10.0.0.1:26379');
+      expect(env.get(`${p}TYPE`)?.value).toBe('sentinel');
+      expect(env.get(`${p}AUTH`)?.valueFrom).toEqual({
+        secretKeyRef: { name: 'redis-auth', key: 'password' },
+      });
+      expect(env.get(`${p}SENTINEL_AUTH`)?.valueFrom).toEqual({
+        secretKeyRef: { name: 's', key: 'sentinel-password' },
+      });
+      expect(env.get(`${p}TLS`)?.value).toBe('true');
+      expect(env.get(`${p}TLS_CACERT`)?.value).toBe('/etc/portcullis/redis-tls/ca.crt');
+      expect(env.get(`${p}TLS_CLIENT_CERT`)?.value).toBe('/etc/portcullis/redis-tls/tls.crt');
+      expect(env.get(`${p}TLS_CLIENT_KEY`)?.value).toBe('/etc/portcullis/redis-tls/tls.key');
+      expect(spec.volumes).toContainEqual({ name: 'redis-tls', secret: { secretName: 'redis-certs' } });
+      expect(spec.containers[0]!.volumeMounts).toContainEqual({
+        name: 'redis-tls',
+        mountPath: '/etc/portcullis/redis-tls',
+        readOnly: true,
+      });
+    }
   });
 });

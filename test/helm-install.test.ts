@@ -141,7 +141,7 @@ describe('helm install, upgrade and uninstall on the real API server', () => {
     const gateway = stored.find(
       (m) => m.metadata.name === 'trial-portcullis-gateway' && m.kind === 'Deployment',
     );
-    expect(envOf(containersOf(gateway!)[0], 'REDIS_URL')).toBe('redis://trial-portcullis-redis:6379');
+    expect(envOf(containersOf(gateway!)[0], 'GATEWAY_REDIS_URL')).toBe('redis://trial-portcullis-redis:6379');
   });
 
   it('installs the production-like values: autoscaler, disruption budget, a Role in the watched namespace', async () => {

@@ -45,6 +45,57 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 {{- end -}}
 
+{{/*
+The Redis connection settings beyond the URL (redis.type, auth, sentinelAuth, tls) as the environment of one
+service; .names maps type, auth, sentinelAuth, tls, tlsCaCert, tlsClientCert, tlsClientKey to its whole names.
+*/}}
+{{- define "portcullis.redisConnectionEnv" -}}
+{{- $r := .root.Values.redis -}}
+{{- if and (ne $r.type "single") (not $r.bundled.enabled) }}
+- { name: {{ .names.type }}, value: {{ $r.type | quote }} }
+{{- end }}
+{{- with $r.auth.existingSecret.name }}
+- name: {{ $.names.auth }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $r.auth.existingSecret.key }}
+{{- end }}
+{{- with $r.sentinelAuth.existingSecret.name }}
+- name: {{ $.names.sentinelAuth }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $r.sentinelAuth.existingSecret.key }}
+{{- end }}
+{{- if $r.tls.enabled }}
+- { name: {{ .names.tls }}, value: "true" }
+{{- if $r.tls.secretName }}
+- { name: {{ .names.tlsCaCert }}, value: /etc/portcullis/redis-tls/ca.crt }
+{{- if $r.tls.clientCertificate }}
+- { name: {{ .names.tlsClientCert }}, value: /etc/portcullis/redis-tls/tls.crt }
+- { name: {{ .names.tlsClientKey }}, value: /etc/portcullis/redis-tls/tls.key }
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The volume mount of redis.tls.secretName, when set. */}}
+{{- define "portcullis.redisTlsMount" -}}
+{{- if and .Values.redis.tls.enabled .Values.redis.tls.secretName }}
+- { name: redis-tls, mountPath: /etc/portcullis/redis-tls, readOnly: true }
+{{- end }}
+{{- end -}}
+
+{{/* The volume of redis.tls.secretName, when set. */}}
+{{- define "portcullis.redisTlsVolume" -}}
+{{- if and .Values.redis.tls.enabled .Values.redis.tls.secretName }}
+- name: redis-tls
+  secret:
+    secretName: {{ .Values.redis.tls.secretName }}
+{{- end }}
+{{- end -}}
+
 {{/* A key of the keys Secret the operator creates, as an environment variable. */}}
 {{- define "portcullis.keyEnv" -}}
 - name: {{ .name }}

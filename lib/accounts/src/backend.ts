@@ -1,6 +1,11 @@
-import { Redis } from 'ioredis';
 import type { Logger, RedisConnectionEvents } from '@portcullis/kit';
-import { FAIL_FAST_OPTIONS } from '@portcullis/redis';
+import {
+  createRedisPool,
+  FAIL_FAST_POLICY,
+  toSingleConnection,
+  type RedisConnection,
+  type RedisPool,
+} from '@portcullis/redis';
 import { createMemoryAccountStore } from './memory-accounts.js';
 import { createMemoryTokenDenylist } from './memory-denylist.js';
 import { createMemorySessionStore } from './memory-sessions.js';
@@ -18,68 +23,71 @@ import type { AccountStore, Clock, SessionStore, TokenDenylist } from './types.j
 export const DEFAULT_KEY_PREFIX = 'acct:';
 
 export interface AccountsBackendOptions {
-  /** `redis://…`, `rediss://…` or `host:port`; in-memory stores (local mode) when omitted. */
+  /** The Redis deployment (`readRedisConnection`); in-memory stores (local mode) when its URL is empty. */
+  redis?: RedisConnection;
+  /** Short for a single server: `redis://…`, `rediss://…` or `host:port` (tools and tests). */
   redisUrl?: string;
-  /** Start of every Redis key; `acct:` by default. */
+  /**
+   * Start of every Redis key; `acct:` by default. On a cluster it is put in a hash tag (`{acct:}`), so every
+   * accounts key hashes to one slot and the scripts may touch an account, its name and the index together.
+   */
   prefix?: string;
   /** scrypt with the production parameters (ln=17, r=8, p=1) by default. */
   hasher?: PasswordHasher;
   /** How many hashes and verifications run and wait at once (`DEFAULT_PASSWORD_CHECK_LIMITS` by default). */
   passwordChecks?: PasswordCheckLimits;
-  /** Receives Redis connection errors (once per distinct message); calls fail with `AccountsBackendError`. */
+  /** Receives Redis connection errors (once per outage); calls fail with `AccountsBackendError`. */
   log?: Logger;
   now?: Clock;
 }
 
 export interface AccountsBackend {
   kind: 'redis' | 'memory';
+  /** The Redis clients, for their metrics (`registerRedisMetrics`); none in memory mode. */
+  redisPool: RedisPool | undefined;
+  /** The commands' Redis connection, its status and events (readiness follows them); absent for memory stores. */
+  connection?: RedisConnectionEvents;
   accounts: AccountStore;
   sessions: SessionStore;
   denylist: TokenDenylist;
-  /** The Redis connection's status and events (readiness follows them); absent for memory stores. */
-  connection?: RedisConnectionEvents;
   /** Closes the Redis connection; the stores must not be used afterwards. */
   close(): Promise<void>;
 }
 
-/** Redis stores sharing one connection when `redisUrl` is given, else memory stores. */
+/** Redis stores sharing one connection when `redis` or `redisUrl` names a server, else memory stores. */
 export function createAccountsBackend(options: AccountsBackendOptions = {}): AccountsBackend {
   const hasher = limitPasswordChecks(
     options.hasher ?? createScryptHasher(),
     options.passwordChecks ?? DEFAULT_PASSWORD_CHECK_LIMITS,
   );
   const now = options.now ?? Date.now;
-  if (options.redisUrl === undefined || options.redisUrl === '') {
+  const connection =
+    options.redis ?? (options.redisUrl === undefined ? undefined : toSingleConnection(options.redisUrl));
+  if (connection === undefined || connection.url === '') {
     return {
       kind: 'memory',
+      redisPool: undefined,
       accounts: createMemoryAccountStore({ hasher, now }),
       sessions: createMemorySessionStore({ now }),
       denylist: createMemoryTokenDenylist({ now }),
       close: () => Promise.resolve(),
     };
   }
-  const redis = new Redis(options.redisUrl, { ...FAIL_FAST_OPTIONS });
   const log = options.log?.child({ component: 'accounts-redis' });
-  let lastError = '';
-  redis.on('ready', () => (lastError = ''));
-  redis.on('error', (err: Error) => {
-    if (err.message !== lastError) log?.warn({ err }, 'redis connection error');
-    lastError = err.message;
-  });
-  const prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
+  const pool = createRedisPool(connection, { policy: FAIL_FAST_POLICY, ...(log ? { log } : {}) });
+  const redis = pool.next();
+  const prefix = toSlotPrefix(connection, options.prefix ?? DEFAULT_KEY_PREFIX);
   return {
     kind: 'redis',
+    redisPool: pool,
+    connection: redis,
     accounts: createRedisAccountStore({ redis, prefix, hasher, now }),
     sessions: createRedisSessionStore({ redis, prefix, now }),
     denylist: createRedisTokenDenylist({ redis, prefix, now }),
-    connection: redis,
-    async close() {
-      try {
-        await redis.quit();
-      } catch {
-        // Already closed or never connected: nothing left to release.
-        redis.disconnect();
-      }
-    },
+    close: () => pool.close(),
   };
+}
+
+function toSlotPrefix(c: RedisConnection, prefix: string): string {
+  return c.type === 'cluster' && !prefix.includes('{') ? `{${prefix}}` : prefix;
 }

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import {
   checkNewAccount,
   createAccountId,
@@ -10,12 +9,12 @@ import { checkPassword } from './credential-check.js';
 import { UsernameTakenError } from './errors.js';
 import { encodeListCursor, resolveListOptions } from './list-cursor.js';
 import type { PasswordHasher } from './password-hasher.js';
-import { defineScript } from '@portcullis/redis';
-import { callRedis, toFieldMap } from './redis-script.js';
+import { defineScript, type RedisClient } from '@portcullis/redis';
+import { callRedis, toFieldMap } from './redis-caller.js';
 import type { Account, AccountStore, Clock } from './types.js';
 
 export interface RedisAccountStoreOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** Every key starts with it, e.g. `acct:`. */
   prefix: string;
   hasher: PasswordHasher;

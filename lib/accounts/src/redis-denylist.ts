@@ -1,11 +1,10 @@
-import type { Redis } from 'ioredis';
-import { defineScript } from '@portcullis/redis';
-import { callRedis } from './redis-script.js';
+import { defineScript, type RedisClient } from '@portcullis/redis';
+import { callRedis } from './redis-caller.js';
 import { toRevocationTtlMs } from './revocation-rules.js';
 import type { Clock, TokenDenylist } from './types.js';
 
 export interface RedisTokenDenylistOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** Every key starts with it, e.g. `acct:`. */
   prefix: string;
   /** The verifier's clock: entry lifetimes are counted from it, not from the Redis server's. */

@@ -1,11 +1,10 @@
-import type { Redis } from 'ioredis';
-import { defineScript } from '@portcullis/redis';
-import { callRedis, toFieldMap } from './redis-script.js';
+import { defineScript, type RedisClient } from '@portcullis/redis';
+import { callRedis, toFieldMap } from './redis-caller.js';
 import { createSessionId, isSessionId, toTtlMs } from './session-rules.js';
 import type { Clock, Session, SessionStore } from './types.js';
 
 export interface RedisSessionStoreOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** Every key starts with it, e.g. `acct:`. */
   prefix: string;
   now?: Clock;

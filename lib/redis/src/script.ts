@@ -1,21 +1,48 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from './types.js';
+
+type Arg = string | number | Buffer;
 
 export interface RedisScript {
-  run(redis: Redis, keys: readonly string[], args: ReadonlyArray<string | number | Buffer>): Promise<unknown>;
+  /** Teaches `client` the script; `run` does it when needed, a pipeline needs it before it is made. */
+  define(client: RedisClient): void;
+  /** Runs the script on `client`: its reply. */
+  run(client: RedisClient, keys: readonly string[], args: readonly Arg[]): Promise<unknown>;
+  /** Queues the script on a pipeline or MULTI of a client `define` taught before the batch was made. */
+  queue(batch: ChainableCommander, keys: readonly string[], args: readonly Arg[]): void;
 }
 
-/** A Lua script sent by digest (`EVALSHA`), and in full once a server answers that it does not know it. */
+/** What `defineCommand` adds to a client and its pipelines; ioredis's types cannot know it. */
+type Defined = Partial<Record<string, (numKeys: number, ...keysAndArgs: Arg[]) => unknown>>;
+
+/**
+ * A Lua script sent by digest (`EVALSHA`), and in full once a server answers NOSCRIPT (a flushed script
+ * cache, a failover, a new cluster node): ioredis's `defineCommand`, which also loads what a pipeline
+ * needs before sending it. The script must name every key it touches in `keys`; on a cluster they must
+ * hash to one slot (use a hash tag), or Redis refuses the script with CROSSSLOT.
+ */
 export function defineScript(source: string): RedisScript {
-  const sha = createHash('sha1').update(source).digest('hex');
+  const name = `portcullis_${createHash('sha1').update(source).digest('hex').slice(0, 16)}`;
+  const taught = new WeakSet<RedisClient>();
+  const define = (client: RedisClient): void => {
+    if (taught.has(client)) return;
+    client.defineCommand(name, { lua: source });
+    taught.add(client);
+  };
+  const call = (target: object, keys: readonly string[], args: readonly Arg[]): unknown => {
+    const command = (target as Defined)[name];
+    if (command === undefined) throw new Error(`script ${name}: not defined on the client before the batch`);
+    return command.call(target, keys.length, ...keys, ...args);
+  };
   return {
-    async run(redis, keys, args) {
-      try {
-        return await redis.evalsha(sha, keys.length, ...keys, ...args);
-      } catch (err: unknown) {
-        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-        return await redis.eval(source, keys.length, ...keys, ...args);
-      }
+    define,
+    run(client, keys, args) {
+      define(client);
+      return call(client, keys, args) as Promise<unknown>;
+    },
+    queue(batch, keys, args) {
+      call(batch, keys, args);
     },
   };
 }

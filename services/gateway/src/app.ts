@@ -39,6 +39,7 @@ import { routesFromModule, type RoutesDefinition } from './router/routes-module.
 import { HANDLER_CLASSES, type HandlerClasses } from './handlers/registry.js';
 import { routes as codeRoutes } from './routes.js';
 import type { Settings } from './settings.js';
+import { registerRedisMetrics } from '@portcullis/redis';
 
 export interface GatewayApp {
   port: number;
@@ -71,7 +72,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     log,
   });
   const backend = createAccountsBackend({
-    ...(settings.redisUrl ? { redisUrl: settings.redisUrl } : {}),
+    redis: settings.redis,
     ...(deps.passwordHasher ? { hasher: deps.passwordHasher } : {}),
     passwordChecks: settings.passwordChecks,
     log,
@@ -143,6 +144,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     : undefined;
 
   const registry = createMetricsRegistry({ component: 'gateway' });
+  if (backend.redisPool) registerRedisMetrics(registry, 'accounts', backend.redisPool);
   const requests = new Counter({
     name: 'portcullis_gateway_requests_total',
     help: 'Requests under the base path, by method and status.',

@@ -14,6 +14,7 @@ import {
 } from '@portcullis/kit';
 import { readRateLimitTls, type RateLimitTlsNames } from '@portcullis/ratelimit-client';
 import type { ClientTlsOptions } from '@portcullis/xds';
+import { GATEWAY_REDIS_ENV, readRedisConnection, type RedisConnection } from '@portcullis/redis';
 
 export const AUTH_MODES = ['none', 'session', 'jwt'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
@@ -35,7 +36,8 @@ export interface Settings {
   stateDir: string;
   corsOrigins: string[];
   /** Accounts, sessions and the token denylist; empty keeps them in memory (local mode). */
-  redisUrl: string;
+  /** Redis for accounts and sessions (lib/redis's `GATEWAY_REDIS_ENV` names); empty URL: memory (local mode). */
+  redis: RedisConnection;
   xds: { serverUrl: string; nodeId: string; retryIntervalMs: number };
   ratelimit: {
     /** Empty (`GATEWAY_RATELIMIT_URL=none`): no ratelimit service; the in-process fallback limits answer every call. */
@@ -111,7 +113,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     },
     stateDir: env.str('GATEWAY_STATE_DIR', { default: '.portcullis' }),
     corsOrigins: env.list('GATEWAY_CORS_ORIGINS'),
-    redisUrl: env.str('REDIS_URL'),
+    redis: readRedisConnection(env, GATEWAY_REDIS_ENV, { url: '' }),
     xds: {
       serverUrl: env.str('GATEWAY_XDS_SERVER_URL'),
       nodeId: env.str('GATEWAY_XDS_NODE_ID', { default: 'gateway' }),

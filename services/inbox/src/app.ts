@@ -34,6 +34,7 @@ import { createInboxStore } from './store/factory.js';
 import type { InboxStore } from './store/types.js';
 import { registerWebRoutes } from './web/web-routes.js';
 import { createEgressPolicy } from './worker/egress-policy.js';
+import { registerRedisMetrics } from '@portcullis/redis';
 
 export interface InboxApp {
   port: number;
@@ -68,6 +69,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   const store = createInboxStore(settings, {
     log,
     now,
+    registry,
     onFull: (what) => metrics.memoryStoreFull.inc({ what }),
   });
   const hub = createFeedHub({ store, log, ...(deps.liveBlockMs ? { blockMs: deps.liveBlockMs } : {}) });
@@ -87,11 +89,12 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
     : undefined;
 
   const backend = createAccountsBackend({
-    ...(settings.redisUrl ? { redisUrl: settings.redisUrl } : {}),
+    redis: settings.redis,
     ...(deps.passwordHasher ? { hasher: deps.passwordHasher } : {}),
     passwordChecks: settings.passwordChecks,
     log,
   });
+  if (backend.redisPool) registerRedisMetrics(registry, 'accounts', backend.redisPool);
   const readiness = createReadiness({ drainDelayMs: settings.shutdownDelayMs });
   if (store.connection) trackRedis(readiness.health, 'redis:store', store.connection);
   if (backend.connection) trackRedis(readiness.health, 'redis:accounts', backend.connection);

@@ -26,7 +26,7 @@ describe('inbox settings', () => {
       maxBodyDepth: 64,
       timeouts: { requestMs: 60_000, headersMs: 10_000, idleMs: 72_000 },
       retention: { maxRequests: 500, maxAgeMs: 168 * 3_600_000 },
-      redisUrl: '',
+      redis: { type: 'single', url: '' },
       adminToken: '',
       xds: { serverUrl: '', nodeId: 'inbox' },
       sse: { heartbeatMs: 15_000, maxPendingEvents: 256 },

@@ -17,6 +17,7 @@ import {
 } from '@portcullis/kit';
 import { readRateLimitTls, type RateLimitTlsNames } from '@portcullis/ratelimit-client';
 import type { ClientTlsOptions } from '@portcullis/xds';
+import { INBOX_REDIS_ENV, readRedisConnection, type RedisConnection } from '@portcullis/redis';
 
 export interface Settings {
   host: string;
@@ -36,7 +37,8 @@ export interface Settings {
   /** How often captures older than their endpoint's maximum age are trimmed. */
   trimIntervalMs: number;
   /** Empty keeps everything in process memory (local mode). */
-  redisUrl: string;
+  /** Redis for captures, forwarding, accounts and sessions (lib/redis's `INBOX_REDIS_ENV` names); empty URL: memory (local mode). */
+  redis: RedisConnection;
   /** Start of every Redis key. */
   redisKeyPrefix: string;
   /** Reads every endpoint, including those of InboxEndpoint resources; empty: no admin access. */
@@ -70,7 +72,7 @@ export interface Settings {
   };
   /** scrypt hashes and verifications at once, and waiting; past both, sign-in and sign-up answer 503. */
   passwordChecks: { maxConcurrent: number; maxQueued: number };
-  /** Bounds of the memory store (no `REDIS_URL`); past them captures and endpoint creation answer 507. */
+  /** Bounds of the memory store (no `INBOX_REDIS_URL`); past them captures and endpoint creation answer 507. */
   memoryStore: { maxBytes: number; maxEndpoints: number };
   /** The forwarding worker (`src/worker-main.ts`); it needs Redis. */
   worker: {
@@ -156,7 +158,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       min: '10ms',
       max: '24h',
     }),
-    redisUrl: env.str('REDIS_URL'),
+    redis: readRedisConnection(env, INBOX_REDIS_ENV, { url: '' }),
     redisKeyPrefix: env.str('INBOX_REDIS_KEY_PREFIX', { default: 'inbox:' }),
     adminToken,
     xds: {

@@ -1,4 +1,6 @@
 import type { Logger } from '@portcullis/kit';
+import { registerRedisMetrics, type RedisConnection } from '@portcullis/redis';
+import type { Registry } from 'prom-client';
 import { createMemoryStore } from './memory.js';
 import { createRedisStore } from './redis.js';
 import type { InboxStore } from './types.js';
@@ -6,18 +8,30 @@ import type { InboxStore } from './types.js';
 /** Redis when a URL is given, else process memory (local mode) within `memoryStore`'s bounds. */
 export function createInboxStore(
   settings: {
-    redisUrl: string;
+    redis: RedisConnection;
     redisKeyPrefix: string;
     memoryStore: { maxBytes: number; maxEndpoints: number };
   },
-  deps: { log: Logger; now?: () => number; onFull?: (what: 'capture' | 'endpoint') => void },
+  deps: {
+    log: Logger;
+    now?: () => number;
+    onFull?: (what: 'capture' | 'endpoint') => void;
+    /** Where the Redis clients' metrics go (`pool="store"`). */
+    registry?: Registry;
+  },
 ): InboxStore {
-  if (settings.redisUrl === '') {
+  if (settings.redis.url === '') {
     return createMemoryStore({
       ...settings.memoryStore,
       ...(deps.now ? { now: deps.now } : {}),
       ...(deps.onFull ? { onFull: deps.onFull } : {}),
     });
   }
-  return createRedisStore({ url: settings.redisUrl, prefix: settings.redisKeyPrefix, log: deps.log });
+  const store = createRedisStore({
+    connection: settings.redis,
+    prefix: settings.redisKeyPrefix,
+    log: deps.log,
+  });
+  if (deps.registry) registerRedisMetrics(deps.registry, 'store', store.pool);
+  return store;
 }

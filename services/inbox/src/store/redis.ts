@@ -1,5 +1,12 @@
-import { Redis } from 'ioredis';
 import type { Logger } from '@portcullis/kit';
+import {
+  createRedisPool,
+  defineScript,
+  FAIL_FAST_POLICY,
+  type RedisClient,
+  type RedisConnection,
+  type RedisPool,
+} from '@portcullis/redis';
 import {
   decodeCaptureEntry,
   decodeEndpoint,
@@ -8,8 +15,7 @@ import {
 } from './redis-entry.js';
 import { UnavailableError } from '@portcullis/kit';
 import { createKeyLayout, FORWARD_GROUP } from './redis-keys.js';
-import { FAIL_FAST_OPTIONS, defineScript } from '@portcullis/redis';
-import { callRedis, execRedis } from './redis-script.js';
+import { callRedis, execRedis } from './redis-caller.js';
 import { ZERO_STREAM_ID } from './stream-id.js';
 import type {
   Capture,
@@ -21,11 +27,24 @@ import type {
 } from './types.js';
 
 export interface RedisStoreOptions {
-  /** `redis://…`, `rediss://…` or `host:port`. */
-  url: string;
-  /** Start of every key, e.g. `inbox:`. */
+  connection: RedisConnection;
+  /**
+   * Start of every key, e.g. `inbox:`. On a cluster it is put in a hash tag (`{inbox:}`): the store's
+   * transactions, scripts and the worker's stream reads span several endpoints and the shared sets, so
+   * every key must hash to one slot (the cluster then serves the inbox from one node and its replicas).
+   */
   prefix: string;
   log: Logger;
+}
+
+/** The store in Redis, and its clients (for their metrics). */
+export interface RedisInboxStore extends InboxStore {
+  pool: RedisPool;
+}
+
+/** The key prefix a deployment of `c`'s type uses (see `RedisStoreOptions.prefix`). */
+export function toSlotPrefix(c: RedisConnection, prefix: string): string {
+  return c.type === 'cluster' && !prefix.includes('{') ? `{${prefix}}` : prefix;
 }
 
 // The endpoint must still exist when the capture is written: a capture racing a DELETE stores nothing.
@@ -81,26 +100,23 @@ const TRIM_BATCH = 200;
 
 /**
  * The store in Redis (see redis-keys.ts for the layout). One connection for everything but the tails,
- * which block (XREAD BLOCK) and so each get a dedicated one. lib/redis's `FAIL_FAST_OPTIONS`:
+ * which block (XREAD BLOCK) and so each get a dedicated one. lib/redis's `FAIL_FAST_POLICY`:
  * with Redis down a capture fails fast with 503 instead of hanging.
  */
-export function createRedisStore(o: RedisStoreOptions): InboxStore {
-  const log = o.log.child({ component: 'inbox-redis' });
-  const keys = createKeyLayout(o.prefix);
-  const redis = new Redis(o.url, { ...FAIL_FAST_OPTIONS });
-  let lastError = '';
+export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
+  const pool = createRedisPool(o.connection, {
+    policy: FAIL_FAST_POLICY,
+    log: o.log.child({ component: 'inbox-redis' }),
+  });
+  const keys = createKeyLayout(toSlotPrefix(o.connection, o.prefix));
+  const redis = pool.next();
   const reconnectListeners = new Set<() => void>();
-  let wasReady = false;
-  redis.on('ready', () => {
-    lastError = '';
-    if (wasReady) for (const l of [...reconnectListeners]) l();
-    wasReady = true;
+  let wasConnected = false;
+  pool.onConnectedChange((connected) => {
+    if (connected && wasConnected) for (const l of [...reconnectListeners]) l();
+    wasConnected ||= connected;
   });
-  redis.on('error', (err: Error) => {
-    if (err.message !== lastError) log.warn({ err }, 'redis connection error');
-    lastError = err.message;
-  });
-  const tails = new Set<Redis>();
+  const tails = new Set<RedisClient>();
 
   const readEndpoints = async (ids: readonly string[]): Promise<Array<EndpointRecord | undefined>> => {
     if (ids.length === 0) return [];
@@ -126,6 +142,7 @@ export function createRedisStore(o: RedisStoreOptions): InboxStore {
   return {
     kind: 'redis',
     connection: redis,
+    pool,
     async createEndpoint(e) {
       const kind = e.ownerId === '' ? 'anonymous' : 'account';
       const fields = encodeEndpointFields({ ...e, kind, resource: '' });
@@ -245,7 +262,7 @@ export function createRedisStore(o: RedisStoreOptions): InboxStore {
       return items.map((json) => JSON.parse(json) as ForwardAttempt);
     },
     openTail(endpointId) {
-      return openRedisTail(redis, tails, keys.captures(endpointId));
+      return openRedisTail(pool, tails, keys.captures(endpointId));
     },
     onReconnect(listener) {
       reconnectListeners.add(listener);
@@ -253,12 +270,7 @@ export function createRedisStore(o: RedisStoreOptions): InboxStore {
     },
     async close() {
       for (const t of tails) t.disconnect();
-      try {
-        await redis.quit();
-      } catch {
-        // Already closed or never connected: nothing left to release.
-        redis.disconnect();
-      }
+      await pool.close();
     },
   };
 
@@ -270,9 +282,8 @@ export function createRedisStore(o: RedisStoreOptions): InboxStore {
 }
 
 /** XREAD BLOCK on a connection of its own (a blocked connection serves nobody else). */
-function openRedisTail(main: Redis, tails: Set<Redis>, key: string): CaptureTail {
-  const conn = main.duplicate();
-  conn.on('error', () => undefined); // reported by the main connection; a failed read rejects
+function openRedisTail(pool: RedisPool, tails: Set<RedisClient>, key: string): CaptureTail {
+  const conn = pool.dedicated();
   tails.add(conn);
   const state = { closed: false };
   const isClosed = (): boolean => state.closed;

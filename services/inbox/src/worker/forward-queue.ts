@@ -1,10 +1,9 @@
-import { Redis } from 'ioredis';
-import type { Logger, RedisConnectionEvents } from '@portcullis/kit';
-import { FAIL_FAST_OPTIONS } from '@portcullis/redis';
-import { UnavailableError } from '@portcullis/kit';
+import { UnavailableError, type Logger, type RedisConnectionEvents } from '@portcullis/kit';
+import { createRedisPool, FAIL_FAST_POLICY, type RedisConnection } from '@portcullis/redis';
+import { callRedis } from '../store/redis-caller.js';
 import { decodeCaptureEntry } from '../store/redis-entry.js';
 import { createKeyLayout, FORWARD_GROUP } from '../store/redis-keys.js';
-import { callRedis } from '../store/redis-script.js';
+import { toSlotPrefix } from '../store/redis.js';
 import type { Capture } from '../store/types.js';
 
 // The captures to forward, read straight from the endpoints' capture streams through the `forwarders`
@@ -45,23 +44,18 @@ type RawEntry = [Buffer, Buffer[]];
 const MAX_DEAD_LETTERS = 10_000;
 
 export function createForwardQueue(o: {
-  url: string;
+  connection: RedisConnection;
   prefix: string;
   consumerName: string;
   log: Logger;
 }): ForwardQueue {
-  const keys = createKeyLayout(o.prefix);
+  // on a cluster every key is in one slot (see `toSlotPrefix`): one XREADGROUP reads every stream
+  const keys = createKeyLayout(toSlotPrefix(o.connection, o.prefix));
   const log = o.log.child({ component: 'forward-queue' });
-  const redis = new Redis(o.url, { ...FAIL_FAST_OPTIONS });
+  const pool = createRedisPool(o.connection, { policy: FAIL_FAST_POLICY, log });
+  const redis = pool.next();
   // XREADGROUP BLOCK holds its connection: the other commands must not wait behind it
-  const reader = redis.duplicate();
-  let lastError = '';
-  redis.on('ready', () => (lastError = ''));
-  redis.on('error', (err: Error) => {
-    if (err.message !== lastError) log.warn({ err }, 'redis connection error');
-    lastError = err.message;
-  });
-  reader.on('error', () => undefined); // reported by the main connection; a failed read rejects
+  const reader = pool.dedicated();
   const idOf = (key: Buffer | string): string | undefined => /^.*ep:\{(.*)\}:req$/.exec(key.toString())?.[1];
 
   return {
@@ -80,10 +74,12 @@ export function createForwardQueue(o: {
       if (endpointIds.length === 0) return [];
       const streams = endpointIds.map((id) => keys.captures(id));
       const reply = (await callRedis('XREADGROUP', () =>
-        reader.callBuffer('XREADGROUP', [
+        // arguments spread, not one array: a cluster's auto-pipelining does not flatten an array
+        reader.callBuffer(
+          'XREADGROUP',
           ...['GROUP', FORWARD_GROUP, o.consumerName, 'COUNT', opts.count, 'BLOCK', opts.blockMs],
           ...['STREAMS', ...streams, ...streams.map(() => '>')],
-        ]),
+        ),
       )) as Array<[Buffer, RawEntry[]]> | null;
       const out: QueuedCapture[] = [];
       for (const [key, entries] of reply ?? []) {
@@ -96,9 +92,10 @@ export function createForwardQueue(o: {
     async claimStale(endpointId, opts) {
       const key = keys.captures(endpointId);
       const reply = (await callRedis('XAUTOCLAIM', () =>
-        redis.callBuffer('XAUTOCLAIM', [
+        redis.callBuffer(
+          'XAUTOCLAIM',
           ...[key, FORWARD_GROUP, o.consumerName, opts.minIdleMs, '0-0', 'COUNT', opts.count],
-        ]),
+        ),
       )) as [Buffer, RawEntry[], Buffer[]?];
       const deleted = reply[2] ?? [];
       // Redis 7 drops trimmed entries from the pending list as it reports them: they are lost to forwarding
@@ -151,7 +148,7 @@ export function createForwardQueue(o: {
     },
     close() {
       reader.disconnect();
-      redis.disconnect();
+      for (const client of pool.clients) client.disconnect();
     },
   };
 }

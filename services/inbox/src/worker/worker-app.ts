@@ -40,16 +40,16 @@ const LOOP_STALE_POLLS = 3;
  * needs Redis: the memory store lives inside one inbox process, where a separate worker cannot read it.
  */
 export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps): Promise<WorkerApp> {
-  if (settings.redisUrl === '') {
+  if (settings.redis.url === '') {
     throw new SettingsError([
-      'REDIS_URL: the forwarding worker needs Redis (the memory store is per process)',
+      'INBOX_REDIS_URL: the forwarding worker needs Redis (the memory store is per process)',
     ]);
   }
   const log = deps.log.child({ component: 'inbox-worker', consumer: settings.worker.consumerName });
   const now = deps.now ?? Date.now;
   const store = createInboxStore(settings, { log });
   const queue = createForwardQueue({
-    url: settings.redisUrl,
+    connection: settings.redis,
     prefix: settings.redisKeyPrefix,
     consumerName: settings.worker.consumerName,
     log,

@@ -1,21 +1,13 @@
 import type { EnvReader } from '@portcullis/kit';
+import {
+  RATELIMIT_PERSECOND_REDIS_ENV,
+  RATELIMIT_REDIS_ENV,
+  readRedisConnection,
+  type RedisConnection,
+} from '@portcullis/redis';
 
-export const KVSTORE_TYPES = ['single', 'sentinel', 'cluster'] as const;
-export type KvstoreType = (typeof KVSTORE_TYPES)[number];
-
-/** How to reach one Redis deployment: the main one, or the per-second one. */
-export interface KvstoreConnection {
-  type: KvstoreType;
-  /** `single`: `host:port` or a socket path; `sentinel`: `master,host:port,host:port…`; `cluster`: `host:port,…`. */
-  url: string;
-  socketType: 'tcp' | 'unix';
-  poolSize: number;
-  /** `password` or `user:password`; empty for none. */
-  auth: string;
-  /** For `sentinel`: what the sentinels themselves require, in the same form; empty for none. */
-  sentinelAuth: string;
-  tls: { enabled: boolean; clientCert: string; clientKey: string; caCert: string };
-  timeoutMs: number;
+/** How to reach one Redis deployment (the main one, or the per-second one), and how to pipeline to it. */
+export interface KvstoreConnection extends RedisConnection {
   /** Implicit pipelining: how long commands of concurrent requests wait to share one flush; 0 = off. */
   pipelineWindowMs: number;
   /** Flush early once this many commands wait; 0 = no limit. */
@@ -39,11 +31,47 @@ export interface ObjcacheSettings {
   maxIdleConns: number;
 }
 
-/** `KVSTORE_*` (aliases `REDIS_*`), and the same for `KVSTORE_PERSECOND_*` when `KVSTORE_PERSECOND=true`. */
+/**
+ * `KVSTORE_*` (aliases `REDIS_*`), and `KVSTORE_PERSECOND_*` (aliases `REDIS_PERSECOND_*`) when
+ * `KVSTORE_PERSECOND=true`; the connection names are listed in lib/redis's `RATELIMIT_REDIS_ENV` tables.
+ */
 export function readKvstore(env: EnvReader): KvstoreSettings {
-  const main = readConnection(env, { prefix: 'KVSTORE_', alias: 'REDIS_', fallbackTls: undefined });
-  const perSecond = env.bool('KVSTORE_PERSECOND', { default: false, alias: 'REDIS_PERSECOND' })
-    ? readConnection(env, { prefix: 'KVSTORE_PERSECOND_', alias: 'REDIS_PERSECOND_', fallbackTls: main.tls })
+  const main: KvstoreConnection = {
+    ...readRedisConnection(env, RATELIMIT_REDIS_ENV, { url: 'localhost:6379' }),
+    pipelineWindowMs: env.durationMs('KVSTORE_PIPELINE_WINDOW', {
+      default: '0',
+      min: '1us',
+      max: '1s',
+      zeroMeans: 'off',
+      alias: 'REDIS_PIPELINE_WINDOW',
+    }),
+    pipelineLimit: env.int('KVSTORE_PIPELINE_LIMIT', {
+      default: 0,
+      min: 0,
+      max: 100_000,
+      alias: 'REDIS_PIPELINE_LIMIT',
+    }),
+  };
+  const perSecond: KvstoreConnection | undefined = env.bool('KVSTORE_PERSECOND', {
+    default: false,
+    alias: 'REDIS_PERSECOND',
+  })
+    ? {
+        ...readRedisConnection(env, RATELIMIT_PERSECOND_REDIS_ENV, { url: 'localhost:6379', tls: main.tls }),
+        pipelineWindowMs: env.durationMs('KVSTORE_PERSECOND_PIPELINE_WINDOW', {
+          default: '0',
+          min: '1us',
+          max: '1s',
+          zeroMeans: 'off',
+          alias: 'REDIS_PERSECOND_PIPELINE_WINDOW',
+        }),
+        pipelineLimit: env.int('KVSTORE_PERSECOND_PIPELINE_LIMIT', {
+          default: 0,
+          min: 0,
+          max: 100_000,
+          alias: 'REDIS_PERSECOND_PIPELINE_LIMIT',
+        }),
+      }
     : undefined;
   return {
     ...main,
@@ -53,64 +81,6 @@ export function readKvstore(env: EnvReader): KvstoreSettings {
     }),
     perSecond,
   };
-}
-
-interface Names {
-  prefix: string;
-  alias: string;
-  /** The per-second instance uses the main certificate files unless it names its own, as upstream shares them. */
-  fallbackTls: KvstoreConnection['tls'] | undefined;
-}
-
-function readConnection(env: EnvReader, n: Names): KvstoreConnection {
-  const at = (name: string): { alias: string } => ({ alias: n.alias + name });
-  const v = (name: string): string => n.prefix + name;
-  const type = env.oneOf(v('TYPE'), KVSTORE_TYPES, { default: 'single', ...at('TYPE') });
-  const url = env.str(v('URL'), { default: 'localhost:6379', ...at('URL') });
-  checkUrl(env, { name: v('URL'), type, url });
-  const file = (name: string, fallback: string | undefined): string =>
-    env.str(v(name), { default: fallback ?? '', ...at(name) });
-  return {
-    type,
-    url,
-    socketType: env.oneOf(v('SOCKET_TYPE'), ['tcp', 'unix'], {
-      default: url.startsWith('/') ? 'unix' : 'tcp',
-      ...at('SOCKET_TYPE'),
-    }),
-    poolSize: env.int(v('POOL_SIZE'), { default: 1, min: 1, max: 1024, ...at('POOL_SIZE') }),
-    auth: env.str(v('AUTH'), at('AUTH')),
-    sentinelAuth: env.str(v('SENTINEL_AUTH'), at('SENTINEL_AUTH')),
-    tls: {
-      enabled: env.bool(v('TLS'), { default: false, ...at('TLS') }),
-      clientCert: file('TLS_CLIENT_CERT', n.fallbackTls?.clientCert),
-      clientKey: file('TLS_CLIENT_KEY', n.fallbackTls?.clientKey),
-      caCert: file('TLS_CACERT', n.fallbackTls?.caCert),
-    },
-    timeoutMs: env.durationMs(v('TIMEOUT'), { default: '10s', min: '10ms', max: '5m', ...at('TIMEOUT') }),
-    pipelineWindowMs: env.durationMs(v('PIPELINE_WINDOW'), {
-      default: '0',
-      min: '1us',
-      max: '1s',
-      zeroMeans: 'off',
-      ...at('PIPELINE_WINDOW'),
-    }),
-    pipelineLimit: env.int(v('PIPELINE_LIMIT'), {
-      default: 0,
-      min: 0,
-      max: 100_000,
-      ...at('PIPELINE_LIMIT'),
-    }),
-  };
-}
-
-function checkUrl(env: EnvReader, o: { name: string; type: KvstoreType; url: string }): void {
-  const items = o.url.split(',').map((s) => s.trim());
-  if (o.type === 'sentinel' && (items.length < 2 || items.some((s) => s === ''))) {
-    env.problem(`${o.name}="${o.url}": a sentinel URL is the master name, then sentinel host:port items`);
-  }
-  if (o.type === 'cluster' && items.some((s) => s === '')) {
-    env.problem(`${o.name}="${o.url}": a cluster URL is a comma-separated list of node host:port items`);
-  }
 }
 
 /** `OBJCACHE_*` (aliases `MEMCACHE_*`): nodes from a list or from an SRV record, never both. */

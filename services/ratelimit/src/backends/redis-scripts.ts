@@ -1,5 +1,5 @@
 import type { ChainableCommander } from 'ioredis';
-import type { RedisClient } from './redis-client.js';
+import { defineScript, type RedisClient } from '@portcullis/redis';
 import type { BucketTake } from './types.js';
 
 /**
@@ -21,32 +21,18 @@ end
 return nxt
 `;
 
-const COMMAND = 'portcullisBucketTake';
-
-/** What `defineCommand` adds to a client and its pipelines; ioredis's types cannot know it. */
-interface WithBucketTake {
-  [COMMAND](key: string, nowUs: number, costUs: number, capacityUs: number): unknown;
-}
-
 /**
- * Teaches `client` the bucket script. ioredis sends it with EVAL once per connection and EVALSHA after,
- * and resends it on NOSCRIPT (a flushed script cache, a failover), so no SCRIPT LOAD round trip is needed.
+ * The bucket script, by digest with a resend on NOSCRIPT (a flushed script cache, a failover); a pipeline
+ * loads it first, so no SCRIPT LOAD round trip is needed.
  */
-export function defineBucketTake(client: RedisClient): void {
-  client.defineCommand(COMMAND, { numberOfKeys: 1, lua: BUCKET_TAKE_LUA });
-}
+export const BUCKET_TAKE = defineScript(BUCKET_TAKE_LUA);
 
-/** Queues a take on a pipeline that `defineBucketTake` prepared (its client's, that is). */
+/** Queues a take on a pipeline of a client that `BUCKET_TAKE.define` prepared. */
 export function queueBucketTake(pipeline: ChainableCommander, op: BucketTake): void {
-  (pipeline as unknown as WithBucketTake)[COMMAND](op.key, op.nowUs, op.costUs, op.capacityUs);
+  BUCKET_TAKE.queue(pipeline, [op.key], [op.nowUs, op.costUs, op.capacityUs]);
 }
 
-/** Sends a take on a client `defineBucketTake` prepared; answers the script's reply. */
+/** Sends a take; answers the script's reply. */
 export function sendBucketTake(client: RedisClient, op: BucketTake): Promise<unknown> {
-  return (client as unknown as WithBucketTake)[COMMAND](
-    op.key,
-    op.nowUs,
-    op.costUs,
-    op.capacityUs,
-  ) as Promise<unknown>;
+  return BUCKET_TAKE.run(client, [op.key], [op.nowUs, op.costUs, op.capacityUs]);
 }

@@ -2,8 +2,8 @@ import { Cluster } from 'ioredis';
 import { withSpan, type Logger } from '@portcullis/kit';
 import type { KvstoreConnection } from './backend-settings.js';
 import { BackendError } from '../errors.js';
-import { createRedisClient, type RedisClient } from './redis-client.js';
-import { defineBucketTake, queueBucketTake, sendBucketTake } from './redis-scripts.js';
+import { createRedisPool, NO_QUEUE_POLICY, type RedisClient, type RedisPool } from '@portcullis/redis';
+import { BUCKET_TAKE, queueBucketTake, sendBucketTake } from './redis-scripts.js';
 import type { Stats } from '../stats/stats.js';
 import type { CounterOp, CounterStore } from './types.js';
 
@@ -29,14 +29,12 @@ export interface RedisStoreOptions {
  */
 export function createRedisStore(o: RedisStoreOptions): CounterStore {
   const c = o.connection;
-  const log = o.log.child({ component: 'redis', type: c.type });
-  const clients = Array.from({ length: c.poolSize }, () => createRedisClient(c));
-  for (const client of clients) defineBucketTake(client);
-  const connections = trackConnections(clients, { ...o, log });
-  let next = 0;
+  const pool = createRedisPool(c, { policy: NO_QUEUE_POLICY, log: o.log });
+  for (const client of pool.clients) BUCKET_TAKE.define(client);
+  const stats = exposePoolStats(pool, o);
 
   const send = async (ops: readonly CounterOp[]): Promise<number[]> => {
-    const client = clients[next++ % clients.length] as RedisClient;
+    const client = pool.next();
     let values: unknown[];
     try {
       values = client instanceof Cluster ? await sendPerNode(client, ops) : await sendPipeline(client, ops);
@@ -51,20 +49,10 @@ export function createRedisStore(o: RedisStoreOptions): CounterStore {
       return withSpan('portcullis-ratelimit', 'Redis Pipeline Execution', () => send(ops));
     },
     supportsTokenBuckets: true,
-    async ready() {
-      await Promise.all(
-        clients.map(
-          (client) =>
-            new Promise<void>((resolve) => {
-              if (client.status === 'ready') resolve();
-              else client.once('ready', () => resolve());
-            }),
-        ),
-      );
-    },
+    ready: () => pool.ready(),
     async close() {
-      connections.closingLocally();
-      await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
+      stats.closingLocally();
+      await pool.close();
     },
   };
 }
@@ -122,34 +110,15 @@ function sendPerNode(client: Cluster, ops: readonly CounterOp[]): Promise<unknow
   );
 }
 
-function trackConnections(clients: readonly RedisClient[], o: RedisStoreOptions): { closingLocally(): void } {
+function exposePoolStats(pool: RedisPool, o: RedisStoreOptions): { closingLocally(): void } {
   const total = o.stats.namedCounter(`${o.statsPrefix}.cx_total`);
   const localClose = o.stats.namedCounter(`${o.statsPrefix}.cx_local_close`);
-  let connectedCount = 0;
-  o.stats.gauge(`${o.statsPrefix}.cx_active`, () => connectedCount);
-  for (const client of clients) {
-    let connected = false;
-    const setConnected = (now: boolean): void => {
-      if (now === connected) return;
-      connected = now;
-      connectedCount += now ? 1 : -1;
-      if (connectedCount === (now ? 1 : 0)) o.onConnectedChange?.(now);
-    };
-    let lastError = '';
-    client.on('ready', () => {
-      lastError = '';
-      total.value++;
-      setConnected(true);
-    });
-    client.on('close', () => setConnected(false));
-    client.on('error', (err: Error) => {
-      if (err.message !== lastError) o.log.warn({ err, url: o.connection.url }, 'redis connection error');
-      lastError = err.message;
-    });
-  }
+  o.stats.gauge(`${o.statsPrefix}.cx_active`, () => pool.stats.active);
+  for (const client of pool.clients) client.on('ready', () => total.value++);
+  if (o.onConnectedChange) pool.onConnectedChange(o.onConnectedChange);
   return {
     closingLocally() {
-      localClose.value += connectedCount;
+      localClose.value += pool.stats.active;
     },
   };
 }

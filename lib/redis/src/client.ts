@@ -1,22 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import type { KvstoreConnection } from './backend-settings.js';
+import type { ClientPolicy } from './client-policy.js';
+import type { RedisClient, RedisConnection } from './types.js';
 
-export type RedisClient = Redis | Cluster;
-
-const MAX_RECONNECT_DELAY_MS = 2000;
-
-/**
- * One connection (or, for a cluster, one connection per node) to the deployment `c` describes. Commands
- * fail at once while disconnected instead of queueing behind a reconnect, so decisions fail fast.
- */
-export function createRedisClient(c: KvstoreConnection): RedisClient {
-  const common = toCommonOptions(c);
+/** One client (for a cluster: one connection per node) to the deployment `c` describes. */
+export function createRedisClient(c: RedisConnection, policy: Readonly<ClientPolicy>): RedisClient {
+  const retryDelayMs = (attempt: number): number =>
+    Math.min(attempt * policy.reconnectDelay.stepMs, policy.reconnectDelay.maxMs);
+  const common = toCommonOptions(c, policy, retryDelayMs);
   switch (c.type) {
-    case 'single': {
+    case 'single':
       if (c.socketType === 'unix') return new Redis({ ...common, path: c.url });
+      if (/^rediss?:\/\//.test(c.url)) {
+        return new Redis({ ...common, ...fromUrl(c.url), ...(common.tls ? { tls: common.tls } : {}) });
+      }
       return new Redis({ ...common, ...splitHostPort(c.url) });
-    }
     case 'sentinel': {
       const [name = '', ...sentinels] = c.url.split(',').map((s) => s.trim());
       const [sentinelUsername, sentinelPassword] = splitAuth(c.sentinelAuth);
@@ -26,6 +24,7 @@ export function createRedisClient(c: KvstoreConnection): RedisClient {
         sentinels: sentinels.map(splitHostPort),
         ...(sentinelUsername ? { sentinelUsername } : {}),
         ...(sentinelPassword ? { sentinelPassword } : {}),
+        ...(common.tls ? { enableTLSForSentinelMode: true, sentinelTLS: common.tls } : {}),
         sentinelRetryStrategy: retryDelayMs,
         // Follow `+switch-master` from the sentinels at once, rather than after the old master fails.
         failoverDetector: true,
@@ -38,39 +37,52 @@ export function createRedisClient(c: KvstoreConnection): RedisClient {
         c.url.split(',').map((s) => splitHostPort(s.trim())),
         {
           redisOptions: common,
-          enableOfflineQueue: false,
-          // Groups the commands of one flush by node: a request's keys may live on different slots.
-          enableAutoPipelining: true,
+          enableOfflineQueue: policy.offlineQueue,
+          enableAutoPipelining: policy.clusterAutoPipelining,
           clusterRetryStrategy: retryDelayMs,
           slotsRefreshTimeout: c.timeoutMs,
         },
       );
     default: {
       const unknown: never = c.type;
-      throw new Error(`unknown KVSTORE_TYPE ${String(unknown)}`);
+      throw new Error(`unknown Redis type ${String(unknown)}`);
     }
   }
 }
 
-function retryDelayMs(times: number): number {
-  return Math.min(times * 100, MAX_RECONNECT_DELAY_MS);
-}
-
-function toCommonOptions(c: KvstoreConnection): RedisOptions {
+function toCommonOptions(
+  c: RedisConnection,
+  policy: Readonly<ClientPolicy>,
+  retryDelayMs: (attempt: number) => number,
+): RedisOptions {
   const [username, password] = splitAuth(c.auth);
   return {
     ...(username ? { username } : {}),
     ...(password ? { password } : {}),
-    commandTimeout: c.timeoutMs,
+    ...(policy.commandTimeout ? { commandTimeout: c.timeoutMs } : {}),
     connectTimeout: c.timeoutMs,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
+    enableOfflineQueue: policy.offlineQueue,
+    maxRetriesPerRequest: policy.maxRetriesPerRequest,
     retryStrategy: retryDelayMs,
     ...(c.tls.enabled ? { tls: toTls(c.tls) } : {}),
   };
 }
 
-function toTls(files: KvstoreConnection['tls']): NonNullable<RedisOptions['tls']> {
+/** `redis://[user:password@]host[:port][/db]`; `rediss://` adds TLS. Its parts win over the settings'. */
+function fromUrl(url: string): RedisOptions {
+  const u = new URL(url);
+  const db = Number(u.pathname.slice(1) || '0');
+  return {
+    host: u.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: Number(u.port || '6379'),
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(Number.isInteger(db) && db > 0 ? { db } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+}
+
+function toTls(files: RedisConnection['tls']): NonNullable<RedisOptions['tls']> {
   const read = (path: string): Buffer | undefined => (path === '' ? undefined : readFileSync(path));
   const cert = read(files.clientCert);
   const key = read(files.clientKey);
