@@ -77,7 +77,7 @@ export function trackRedis(health: Health, component: string, client: RedisConne
  */
 export function addProbeRoutes(app: HttpApp, readiness: Pick<Readiness, 'failing'>): void {
   app.get('/healthz', () => ({ status: 'ok' }));
-  app.get('/readyz', async () => {
+  app.get('/readyz', () => {
     const failing = readiness.failing();
     if (failing.length > 0) throw new NotReadyError(failing);
     return { status: 'ready' };

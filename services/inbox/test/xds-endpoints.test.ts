@@ -1,7 +1,10 @@
 import { freePort, quietLog, startRedis } from '@portcullis/testing';
 import { createSotwServer, type SotwServer, type XdsResource } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeInboxEndpoint, INBOX_ENDPOINT_TYPE } from '../src/managed-endpoints/inbox-endpoint-resources.js';
+import {
+  encodeInboxEndpoint,
+  INBOX_ENDPOINT_TYPE,
+} from '../src/managed-endpoints/inbox-endpoint-resources.js';
 import {
   ADMIN_TOKEN,
   describeEachStore,
