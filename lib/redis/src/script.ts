@@ -14,32 +14,40 @@ export interface RedisScript {
 }
 
 /** What `defineCommand` adds to a client and its pipelines; ioredis's types cannot know it. */
-type Defined = Partial<Record<string, (numKeys: number, ...keysAndArgs: Arg[]) => unknown>>;
+type Defined = Partial<Record<string, (...keysAndArgs: Arg[]) => unknown>>;
 
 /**
  * A Lua script sent by digest (`EVALSHA`), and in full once a server answers NOSCRIPT (a flushed script
  * cache, a failover, a new cluster node): ioredis's `defineCommand`, which also loads what a pipeline
- * needs before sending it. The script must name every key it touches in `keys`; on a cluster they must
- * hash to one slot (use a hash tag), or Redis refuses the script with CROSSSLOT.
+ * needs before sending it. The script names its keys `KEYS[1]` … `KEYS[n]`, and every call passes exactly
+ * those n keys; on a cluster they must hash to one slot (use a hash tag), or Redis refuses the script with
+ * CROSSSLOT. A client that auto-pipelines must be taught (`define`) before it sends anything: a batch
+ * already open lacks commands defined after it.
  */
 export function defineScript(source: string): RedisScript {
   const name = `portcullis_${createHash('sha1').update(source).digest('hex').slice(0, 16)}`;
+  const numberOfKeys = Math.max(0, ...[...source.matchAll(/KEYS\[(\d+)\]/g)].map((m) => Number(m[1])));
   const taught = new WeakSet<RedisClient>();
   const define = (client: RedisClient): void => {
     if (taught.has(client)) return;
-    client.defineCommand(name, { lua: source });
+    // with numberOfKeys declared the first argument is the first key, which ioredis's auto-pipelining
+    // routes a cluster command by; without it, the key count was, and the script joined another node's batch
+    client.defineCommand(name, { lua: source, numberOfKeys });
     taught.add(client);
   };
   const call = (target: object, keys: readonly string[], args: readonly Arg[]): unknown => {
+    if (keys.length !== numberOfKeys) {
+      throw new Error(`script ${name}: given ${keys.length} keys, it uses ${numberOfKeys}`);
+    }
     const command = (target as Defined)[name];
     if (command === undefined) throw new Error(`script ${name}: not defined on the client before the batch`);
-    return command.call(target, keys.length, ...keys, ...args);
+    return command.call(target, ...keys, ...args);
   };
   return {
     define,
-    run(client, keys, args) {
+    async run(client, keys, args) {
       define(client);
-      return call(client, keys, args) as Promise<unknown>;
+      return await call(client, keys, args);
     },
     queue(batch, keys, args) {
       call(batch, keys, args);

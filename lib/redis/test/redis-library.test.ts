@@ -16,6 +16,7 @@ import {
   createRedisPool,
   defineScript,
   FAIL_FAST_POLICY,
+  NO_QUEUE_POLICY,
   registerRedisMetrics,
   toSingleConnection,
   type RedisConnection,
@@ -149,6 +150,28 @@ describe('scripts on a cluster', () => {
       await Promise.all(client.nodes('master').map((n) => n.script('FLUSH')));
       expect(await INCR_BOTH.run(client, ['{x}a', '{x}b'], [1])).toBe(3);
       await expect(INCR_BOTH.run(client, ['a', 'b'], [1])).rejects.toThrow(/CROSSSLOT|same slot/);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("joins the auto-pipelined batch of its keys' node, among other commands sent in the same turn", async () => {
+    // ioredis routes an auto-pipelined command by its first argument: the key count, before numberOfKeys
+    // was declared, so the script joined another node's batch and Redis refused the whole batch
+    const pool = createRedisPool(connection, { policy: NO_QUEUE_POLICY });
+    try {
+      const client = pool.next();
+      INCR_BOTH.define(client);
+      await pool.ready();
+      const tags = ['p', 'q', 'r', 's', 't', 'u'];
+      const replies = await Promise.all(
+        tags.flatMap((tag) => [
+          INCR_BOTH.run(client, [`{${tag}}a`, `{${tag}}b`], [5]),
+          client.incrby(`plain-${tag}`, 1),
+        ]),
+      );
+      expect(replies).toEqual(tags.flatMap(() => [5, 1]));
+      await expect(INCR_BOTH.run(client, ['{p}a'], [1])).rejects.toThrow('given 1 keys, it uses 2');
     } finally {
       await pool.close();
     }

@@ -21,7 +21,7 @@ describe('the health table', () => {
     try {
       await redis.kill();
       const body = { domain: 'a', descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] };
-      await waitUntil(async () => (await h.json(body)).status === 500);
+      await waitUntil(async () => (await h.json(body)).status === 503);
       expect(await healthOf(h)).toBe(200);
       expect(h.app.health.snapshot()).toEqual({ sigterm: true, kvstore: true });
     } finally {
