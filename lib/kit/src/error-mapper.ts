@@ -73,6 +73,18 @@ export function createErrorMapper(answered: readonly ErrorClass[]): ErrorMapper 
   };
 }
 
+/**
+ * The classes a mapper made from `answered` answers as themselves, one per code: kit's `EDGE_ERRORS` and
+ * `answered`, without the status-500 ones (they answer `INTERNAL`, which is there).
+ */
+export function listAnsweredErrors(answered: readonly ErrorClass[]): ErrorClass[] {
+  const byCode = new Map<string, ErrorClass>();
+  for (const type of [...EDGE_ERRORS, ...answered]) {
+    if (type.status !== InternalError.status || type === InternalError) byCode.set(type.code, type);
+  }
+  return [...byCode.values()];
+}
+
 /** The gRPC side of `createErrorMapper`: `INTERNAL` with a fixed text for anything not in `answered`. */
 export function createGrpcErrorMapper(
   answered: readonly ErrorClass[],

@@ -24,6 +24,7 @@ export {
 export {
   createErrorMapper,
   createGrpcErrorMapper,
+  listAnsweredErrors,
   FRAMEWORK_ERRORS_BY_STATUS,
   type ErrorMapper,
   type HttpErrorAnswer,

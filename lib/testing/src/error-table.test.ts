@@ -1,7 +1,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BadRequestError, InternalError, NotFoundError, SettingsError } from '@portcullis/kit';
+import {
+  BadRequestError,
+  InternalError,
+  listAnsweredErrors,
+  NotFoundError,
+  SettingsError,
+} from '@portcullis/kit';
 import { describe, expect, it } from 'vitest';
 import { compareErrorTable, readErrorTable } from './error-table.js';
 
@@ -26,14 +32,17 @@ describe('README errors tables', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'error-table-')), 'README.md');
     writeFileSync(path, README);
     const answered = [InternalError, BadRequestError, NotFoundError, SettingsError];
+    // every mapper answers kit's edge errors too; the fixture documents three of them
+    const documentedEdge = ['BAD_REQUEST', 'INTERNAL', 'NOT_FOUND'];
+    const edgeCodes = listAnsweredErrors([]).map((t) => t.code);
     expect(compareErrorTable(path, answered)).toEqual({
-      undocumented: [],
+      undocumented: edgeCodes.filter((code) => !documentedEdge.includes(code)).sort(),
       notAnswered: ['TEAPOT'],
       wrongStatus: ['BAD_REQUEST: documented 404, answers 400'],
       repeated: [],
     });
     writeFileSync(path, README.replace(/\| `NOT_FOUND`.*\n/, ''));
-    expect(compareErrorTable(path, answered).undocumented).toEqual(['NOT_FOUND']);
+    expect(compareErrorTable(path, answered).undocumented).toContain('NOT_FOUND');
   });
 
   it('gives a code the same status in every service README', () => {

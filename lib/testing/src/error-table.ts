@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ErrorClass } from '@portcullis/kit';
+import { listAnsweredErrors, type ErrorClass } from '@portcullis/kit';
 
 export interface DocumentedError {
   code: string;
@@ -36,18 +36,16 @@ export function readErrorTable(readmePath: string): DocumentedError[] {
 }
 
 /**
- * How a README's errors table and the classes a service answers as themselves differ: codes answered but not
- * documented, documented but not answered, documented with another status or more than once. Classes of status
- * 500 are never answered as themselves (they become `INTERNAL`), so only `INTERNAL` of them is documented.
+ * How a README's errors table and the classes a service's mapper made from `answered` answers as themselves
+ * (kit's `listAnsweredErrors`: the edge's too; of status 500 only `INTERNAL`) differ: codes answered but not
+ * documented, documented but not answered, documented with another status or more than once.
  */
 export function compareErrorTable(
   readmePath: string,
   answered: readonly ErrorClass[],
 ): { undocumented: string[]; notAnswered: string[]; wrongStatus: string[]; repeated: string[] } {
   const documented = readErrorTable(readmePath);
-  const byCode = new Map(
-    answered.filter((t) => t.status !== 500 || t.code === 'INTERNAL').map((t) => [t.code, t.status]),
-  );
+  const byCode = new Map(listAnsweredErrors(answered).map((t) => [t.code, t.status]));
   const docCodes = documented.map((d) => d.code);
   return {
     undocumented: [...byCode.keys()].filter((code) => !docCodes.includes(code)).sort(),

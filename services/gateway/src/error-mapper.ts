@@ -1,27 +1,18 @@
 import { ACCOUNTS_ERRORS } from '@portcullis/accounts';
-import {
-  createErrorMapper,
-  InvalidArgumentError,
-  UnauthenticatedError,
-  UnavailableError,
-  type ErrorClass,
-} from '@portcullis/kit';
-import { RateLimitedError, RateLimitUnavailableError } from '@portcullis/ratelimit-client';
+import { createErrorMapper, KIT_ERRORS, type ErrorClass } from '@portcullis/kit';
+import { RATELIMIT_CLIENT_ERRORS } from '@portcullis/ratelimit-client';
 import { GATEWAY_ERRORS } from './errors.js';
 
 /**
- * Every error the gateway answers as itself, besides kit's edge errors: its own, lib/accounts' (a dead
- * sessions Redis is 503 `ACCOUNTS_BACKEND_UNAVAILABLE`, as in the inbox), the rate limit's, and kit's shared
- * ones a handler may throw.
+ * Every error the gateway answers as itself: kit's (the edge's, and the shared ones a handler may throw),
+ * lib/accounts' (a dead sessions Redis is 503 `ACCOUNTS_BACKEND_UNAVAILABLE`, as in the inbox), the rate
+ * limit's and its own. Their status-500 classes answer `INTERNAL`.
  */
 export const ANSWERED_ERRORS: readonly ErrorClass[] = [
-  ...GATEWAY_ERRORS,
+  ...KIT_ERRORS,
   ...ACCOUNTS_ERRORS,
-  RateLimitedError,
-  RateLimitUnavailableError,
-  InvalidArgumentError,
-  UnauthenticatedError,
-  UnavailableError,
+  ...RATELIMIT_CLIENT_ERRORS,
+  ...GATEWAY_ERRORS,
 ];
 
 /**

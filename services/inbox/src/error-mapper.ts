@@ -1,27 +1,18 @@
 import { ACCOUNTS_ERRORS } from '@portcullis/accounts';
-import {
-  createErrorMapper,
-  InvalidArgumentError,
-  UnauthenticatedError,
-  UnavailableError,
-  type ErrorClass,
-} from '@portcullis/kit';
-import { RateLimitedError, RateLimitUnavailableError } from '@portcullis/ratelimit-client';
+import { createErrorMapper, KIT_ERRORS, type ErrorClass } from '@portcullis/kit';
+import { RATELIMIT_CLIENT_ERRORS } from '@portcullis/ratelimit-client';
 import { INBOX_ERRORS } from './errors.js';
 
 /**
- * Every error the inbox answers as itself, besides kit's edge errors: kit's shared ones it raises (a failed
- * store is 503 `UNAVAILABLE`), its own, lib/accounts' (a dead accounts Redis is 503
- * `ACCOUNTS_BACKEND_UNAVAILABLE`; its status-500 classes answer `INTERNAL`) and the rate limit's.
+ * Every error the inbox answers as itself: kit's (a failed store is 503 `UNAVAILABLE`), lib/accounts' (a dead
+ * accounts Redis is 503 `ACCOUNTS_BACKEND_UNAVAILABLE`), the rate limit's and its own. Their status-500
+ * classes answer `INTERNAL`.
  */
 export const ANSWERED_ERRORS: readonly ErrorClass[] = [
-  InvalidArgumentError,
-  UnauthenticatedError,
-  UnavailableError,
-  ...INBOX_ERRORS,
+  ...KIT_ERRORS,
   ...ACCOUNTS_ERRORS,
-  RateLimitedError,
-  RateLimitUnavailableError,
+  ...RATELIMIT_CLIENT_ERRORS,
+  ...INBOX_ERRORS,
 ];
 
 /**

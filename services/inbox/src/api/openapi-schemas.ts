@@ -1,6 +1,6 @@
 import { MIN_PASSWORD_CHARS } from '@portcullis/accounts';
 import { MAX_FORWARD_TARGETS } from '@portcullis/config';
-import { EDGE_ERRORS } from '@portcullis/kit';
+import { listAnsweredErrors } from '@portcullis/kit';
 import { ANSWERED_ERRORS } from '../error-mapper.js';
 
 // The JSON Schemas (2020-12, as OpenAPI 3.1 has them) of what the management API reads and answers, for
@@ -10,8 +10,8 @@ import { ANSWERED_ERRORS } from '../error-mapper.js';
 /** A JSON Schema object; loose on purpose: the document is checked by an OpenAPI 3.1 validator in tests. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
-/** Every `code` an error body of the management API or a receive URL can carry: kit's edge errors and the inbox's. */
-export const ERROR_CODES = [...EDGE_ERRORS, ...ANSWERED_ERRORS].map((type) => type.code);
+/** Every `code` an error body of the management API or a receive URL can carry. */
+export const ERROR_CODES = listAnsweredErrors(ANSWERED_ERRORS).map((type) => type.code);
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const str = (extra: JsonSchema = {}): JsonSchema => ({ type: 'string', ...extra });
