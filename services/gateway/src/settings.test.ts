@@ -1,18 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { SettingsError } from '@portcullis/kit';
-import { checkSettingsDocs, LIB_SOURCE_DIRS } from '@portcullis/testing';
+import { checkSettingsDocs, LIB_SOURCE_DIRS, settingsProblems } from '@portcullis/testing';
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from './settings.js';
 
-function problemsOf(env: Record<string, string>): readonly string[] {
-  try {
-    loadSettings(env);
-  } catch (err: unknown) {
-    if (err instanceof SettingsError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+const problemsOf = (env: Record<string, string>): readonly string[] => settingsProblems(loadSettings, env);
 
 describe('gateway settings: issue 17 bounds', () => {
   it('refuses durations out of range, naming the variable and the range, where it used to take any', () => {

@@ -1,19 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { SettingsError, type EnvSource } from '@portcullis/kit';
-import { checkSettingsDocs, LIB_SOURCE_DIRS } from '@portcullis/testing';
+import { checkSettingsDocs, LIB_SOURCE_DIRS, settingsProblems } from '@portcullis/testing';
 import { describe, expect, it } from 'vitest';
 import { loadCliSettings } from './cli/cli-settings.js';
 import { loadSettings } from './settings.js';
 
-function problemsOf(env: Record<string, string>): readonly string[] {
-  try {
-    loadSettings(env);
-  } catch (err: unknown) {
-    if (err instanceof SettingsError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+const problemsOf = (env: Record<string, string>): readonly string[] => settingsProblems(loadSettings, env);
 
 describe('inbox settings', () => {
   it('has the documented defaults', () => {
