@@ -106,6 +106,10 @@ export class XdsConfigSource {
         }
       });
       if (problems.length > 0) throw new ConfigError(problems);
+      // by name, as the file source loads files by name: a control plane may send its resources in any
+      // order (go-control-plane keeps a snapshot's in a map), and which one a NACK names, or which one a
+      // merge of domains starts from, must not change from one push to the next
+      configs.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
       const rules = buildRuleSet(configs, { mergeDomains: this.o.mergeDomains, stats });
       this.o.onRules(rules);
       stats.counter('config_load_success').value++;
