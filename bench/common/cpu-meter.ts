@@ -6,35 +6,45 @@ const TICK_MS = 10;
 
 export interface CpuShares {
   /** CPU time over wall time, in cores (1 = one core busy); undefined where `/proc` is absent. */
-  client: number;
-  /** The server's process groups together. */
+  client: number | undefined;
+  /** The server's processes together. */
   server: number | undefined;
   machine: number | undefined;
 }
 
-/** Starts measuring this process, the process groups `serverGroups` together and the whole machine. */
-export function startCpuMeter(serverGroups: readonly number[]): { stop(): CpuShares } {
+/**
+ * Starts measuring the server (`servers`: process ids, each with the process group it leads, if any), the
+ * load generator (`clients`, likewise; this process when absent) and the whole machine. An external load
+ * generator must still run when `stop` is called: the CPU of an exited process is no longer in `/proc`.
+ */
+export function startCpuMeter(
+  servers: readonly number[],
+  clients?: readonly number[],
+): { stop(): CpuShares } {
   const wallAtStart = performance.now();
-  const clientAtStart = process.cpuUsage();
-  const serverAtStart = readGroupCpuMs(serverGroups);
+  const ownAtStart = process.cpuUsage();
+  const clientAtStart = clients && readProcessesCpuMs(clients);
+  const serverAtStart = readProcessesCpuMs(servers);
   const machineAtStart = readMachineBusyMs();
   return {
     stop: () => {
       const wallMs = performance.now() - wallAtStart;
-      const client = process.cpuUsage(clientAtStart);
+      const own = process.cpuUsage(ownAtStart);
       const share = (from: number | undefined, to: number | undefined): number | undefined =>
         from === undefined || to === undefined ? undefined : (to - from) / wallMs;
       return {
-        client: (client.user + client.system) / 1000 / wallMs,
-        server: share(serverAtStart, readGroupCpuMs(serverGroups)),
+        client: clients
+          ? share(clientAtStart, readProcessesCpuMs(clients))
+          : (own.user + own.system) / 1000 / wallMs,
+        server: share(serverAtStart, readProcessesCpuMs(servers)),
         machine: share(machineAtStart, readMachineBusyMs()),
       };
     },
   };
 }
 
-/** User + system time of the live processes in the process groups `pgids`. */
-function readGroupCpuMs(pgids: readonly number[]): number | undefined {
+/** User + system time of the live processes `ids` and of those in the process groups they lead. */
+function readProcessesCpuMs(ids: readonly number[]): number | undefined {
   let entries: string[];
   try {
     entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
@@ -51,7 +61,8 @@ function readGroupCpuMs(pgids: readonly number[]): number | undefined {
     }
     // Fields after the command name, which may hold spaces: state ppid pgrp … utime(12th) stime(13th).
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (pgids.includes(Number(fields[2]))) ticks += Number(fields[11]) + Number(fields[12]);
+    if (ids.includes(Number(pid)) || ids.includes(Number(fields[2])))
+      ticks += Number(fields[11]) + Number(fields[12]);
   }
   return ticks * TICK_MS;
 }

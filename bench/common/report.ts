@@ -11,11 +11,15 @@ export interface Row {
   cpu: CpuShares;
   /** The ceiling this row is compared with; absent on ceiling rows. */
   ceiling?: Summary;
+  /** Another implementation this row is compared with, in the column `ReportOptions.referenceLabel`. */
+  reference?: Summary;
 }
 
 export interface ReportOptions {
   /** What a call is, as the throughput column's title: `decisions/s`, `requests/s`. */
   rateLabel: string;
+  /** The title of a column of throughput ratios to `Row.reference` (`ours/upstream`); no column when unset. */
+  referenceLabel?: string;
 }
 
 const header = (o: ReportOptions): string[] => [
@@ -25,6 +29,7 @@ const header = (o: ReportOptions): string[] => [
   'p99 ms',
   'errors',
   'ours/ceiling',
+  ...(o.referenceLabel === undefined ? [] : [o.referenceLabel]),
 ];
 
 /** Throughput of `row` over that of its ceiling; undefined on ceiling rows. */
@@ -32,10 +37,13 @@ export function ratioOf(row: Row): number | undefined {
   return row.ceiling ? row.summary.perSecond / row.ceiling.perSecond : undefined;
 }
 
+const formatRatio = (row: Row, to: Summary | undefined): string =>
+  to ? (row.summary.perSecond / to.perSecond).toFixed(2) : '';
+
 /** Milliseconds with two decimals; `n/a` for a scenario that measures no latency (NaN). */
 const formatMs = (ms: number): string => (Number.isNaN(ms) ? 'n/a' : ms.toFixed(2));
 
-function cells(row: Row): string[] {
+function cells(row: Row, o: ReportOptions): string[] {
   const s = row.summary;
   return [
     row.scenario,
@@ -43,7 +51,8 @@ function cells(row: Row): string[] {
     formatMs(s.p50Ms),
     formatMs(s.p99Ms),
     String(row.errors),
-    ratioOf(row)?.toFixed(2) ?? '',
+    formatRatio(row, row.ceiling),
+    ...(o.referenceLabel === undefined ? [] : [formatRatio(row, row.reference)]),
   ];
 }
 
@@ -52,7 +61,7 @@ const percent = (share: number | undefined): string =>
 
 /** What the machine spent beyond the load generator and the server: helpers like Redis, or other work. */
 function otherOf(cpu: CpuShares): number | undefined {
-  return cpu.machine === undefined || cpu.server === undefined
+  return cpu.machine === undefined || cpu.server === undefined || cpu.client === undefined
     ? undefined
     : Math.max(0, cpu.machine - cpu.server - cpu.client);
 }
@@ -74,7 +83,7 @@ export function formatTable(rows: readonly Row[], o: ReportOptions): string {
   return formatAligned([
     [...header(o), 'server µs/call', 'client CPU', 'server CPU', 'other CPU', 'machine CPU'],
     ...rows.map((r) => [
-      ...cells(r),
+      ...cells(r, o),
       serverUsPerCall(r),
       percent(r.cpu.client),
       percent(r.cpu.server),
@@ -94,7 +103,7 @@ export function formatMarkdown(
     '',
     formatMarkdownTable(
       header(o),
-      rows.map((r) => cells(r)),
+      rows.map((r) => cells(r, o)),
     ),
   ].join('\n');
 }

@@ -1,8 +1,11 @@
 import { credentials, status, type Client, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
-import type { Call } from '../common/drive.js';
-import { loadRateLimitService, SPREAD_WORKLOAD, type Workload } from './rls-proto.js';
+import { createH2load } from '../common/h2load.js';
+import { checkSample } from '../common/sample-check.js';
+import type { ToolLoad } from '../common/tool-load.js';
+import { encodeGrpcFrame, loadRateLimitService, type Workload } from './rls-proto.js';
 
 const READY_TIMEOUT_MS = 10_000;
+const METHOD_PATH = '/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit';
 
 interface RateLimitAnswer {
   overallCode?: string;
@@ -16,48 +19,56 @@ interface RateLimitClient extends Client {
   ): ClientUnaryCall;
 }
 
-export interface GrpcLoad {
-  call: Call;
-  close(): void;
+export interface GrpcLoadOptions {
+  connections: number;
+  streamsPerConnection: number;
 }
 
 /**
- * `channels` clients, each with its own connection (a local subchannel pool), calling ShouldRateLimit in
- * turn. A right answer is status OK with `overallCode` and one status of the workload's expected code.
+ * ShouldRateLimit driven by h2load, the workload's request pre-encoded as one gRPC frame. Before each run,
+ * a few grpc-js calls check what h2load cannot: status OK, and `overallCode` and the one status of the
+ * workload's expected code.
  */
 export async function createGrpcLoad(
   port: number,
-  channels: number,
-  workload: Workload = SPREAD_WORKLOAD,
-): Promise<GrpcLoad> {
+  workload: Workload,
+  o: GrpcLoadOptions,
+): Promise<ToolLoad> {
+  const h2load = await createH2load({
+    port,
+    path: METHOD_PATH,
+    body: encodeGrpcFrame(workload.request),
+    headers: { 'content-type': 'application/grpc', te: 'trailers' },
+    ...o,
+  });
+  return {
+    run: (durationMs) => h2load.run(durationMs),
+    checkSample: () => checkGrpcSample(port, workload),
+    close: () => h2load.close(),
+  };
+}
+
+async function checkGrpcSample(port: number, workload: Workload): Promise<Map<string, number>> {
   const Service = loadRateLimitService();
-  const clients = Array.from(
-    { length: channels },
-    () =>
-      new Service(`127.0.0.1:${port}`, credentials.createInsecure(), {
-        'grpc.use_local_subchannel_pool': 1,
-      }) as unknown as RateLimitClient,
-  );
-  await Promise.all(
-    clients.map(
-      (c) =>
-        new Promise<void>((resolve, reject) =>
-          c.waitForReady(Date.now() + READY_TIMEOUT_MS, (err) => (err ? reject(err) : resolve())),
-        ),
-    ),
-  );
-  const { requests, expectedCode } = workload;
-  const call: Call = (i) =>
-    new Promise((resolve) => {
-      const client = clients[i % clients.length]!;
-      client.ShouldRateLimit(requests[i % requests.length]!, (err, answer) => {
-        if (err) resolve(`gRPC ${status[err.code]}: ${err.details}`);
-        else if (answer?.overallCode !== expectedCode)
-          resolve(`overallCode ${answer?.overallCode ?? 'unset'}`);
-        else if (answer.statuses?.length !== 1 || answer.statuses[0]?.code !== expectedCode)
-          resolve(`statuses not [${expectedCode}]`);
-        else resolve(undefined);
-      });
+  const client = new Service(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as RateLimitClient;
+  try {
+    await new Promise<void>((resolve, reject) =>
+      client.waitForReady(Date.now() + READY_TIMEOUT_MS, (err) => (err ? reject(err) : resolve())),
+    );
+    return await checkSample(() => callOnce(client, workload));
+  } finally {
+    client.close();
+  }
+}
+
+function callOnce(client: RateLimitClient, { request, expectedCode }: Workload): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    client.ShouldRateLimit(request, (err, answer) => {
+      if (err) resolve(`gRPC ${status[err.code]}: ${err.details}`);
+      else if (answer?.overallCode !== expectedCode) resolve(`overallCode ${answer?.overallCode ?? 'unset'}`);
+      else if (answer.statuses?.length !== 1 || answer.statuses[0]?.code !== expectedCode)
+        resolve(`statuses not [${expectedCode}]`);
+      else resolve(undefined);
     });
-  return { call, close: () => clients.forEach((c) => c.close()) };
+  });
 }

@@ -40,43 +40,41 @@ descriptors:
       - {unit: hour, requests_per_unit: 1000000000}
 `;
 
-/** Distinct `client` values the load cycles through. */
-export const CLIENT_COUNT = 1000;
-
-/** The `RateLimitRequest` of call `i`, in the proto-loader object form (also its proto3 JSON form). */
-export function buildRequest(i: number, rule = { domain: 'bench', key: 'client' }): object {
-  return {
-    domain: rule.domain,
-    descriptors: [{ entries: [{ key: rule.key, value: `c${i % CLIENT_COUNT}` }] }],
-  };
-}
-
-/** What a load sends and the one code it expects back, overall and for its one descriptor. */
+/** What a load sends (h2load and wrk repeat one body) and the code it expects back, overall and for its one descriptor. */
 export interface Workload {
-  requests: readonly object[];
+  /** A `RateLimitRequest` in the proto-loader object form (also its proto3 JSON form). */
+  request: object;
   expectedCode: 'OK' | 'OVER_LIMIT';
 }
 
-/** `CLIENT_COUNT` distinct keys, each far below its limit. */
-export const SPREAD_WORKLOAD: Workload = {
-  requests: Array.from({ length: CLIENT_COUNT }, (_, i) => buildRequest(i)),
-  expectedCode: 'OK',
-};
+/** One descriptor `key=value` in `domain`. */
+const requestFor = (domain: string, key: string, value: string): object => ({
+  domain,
+  descriptors: [{ entries: [{ key, value }] }],
+});
 
-/** `SPREAD_WORKLOAD` on the rule `key` (`sliding`, `bucket`, `multi`) of `ALGORITHM_RULES_YAML`. */
+/** One `client` key, far below its limit. */
+export const CLIENT_WORKLOAD: Workload = { request: requestFor('bench', 'client', 'c0'), expectedCode: 'OK' };
+
+/** `CLIENT_WORKLOAD` on the rule `key` (`sliding`, `bucket`, `multi`) of `ALGORITHM_RULES_YAML`. */
 export function algorithmWorkload(key: string): Workload {
-  const rule = { domain: 'bench-algorithms', key };
-  return {
-    requests: Array.from({ length: CLIENT_COUNT }, (_, i) => buildRequest(i, rule)),
-    expectedCode: 'OK',
-  };
+  return { request: requestFor('bench-algorithms', key, 'c0'), expectedCode: 'OK' };
 }
 
 /** One key, always over its limit. */
 export const HOT_KEY_WORKLOAD: Workload = {
-  requests: [{ domain: 'bench', descriptors: [{ entries: [{ key: 'hot', value: 'h' }] }] }],
+  request: requestFor('bench', 'hot', 'h'),
   expectedCode: 'OVER_LIMIT',
 };
+
+/** The gRPC message of `request`: the compressed flag (0), its length (4 bytes, big-endian), the protobuf. */
+export function encodeGrpcFrame(request: object): Buffer {
+  const message = loadRateLimitService().service.ShouldRateLimit?.requestSerialize(request);
+  if (!message) throw new Error('RateLimitService has no ShouldRateLimit method');
+  const header = Buffer.alloc(5);
+  header.writeUInt32BE(message.length, 1);
+  return Buffer.concat([header, message]);
+}
 
 /** What the ceiling answers: the shape of our answer under `BENCH_RULES_YAML`, one OK status. */
 export const CEILING_RESPONSE = {

@@ -29,6 +29,10 @@ export interface UpstreamLogLine {
 }
 
 export interface UpstreamRateLimit {
+  /** Its process id, e.g. to read its CPU time from `/proc`. */
+  pid: number;
+  /** Whether it has exited (it should not, before `stop`). */
+  isExited(): boolean;
   ports: ServicePorts;
   /** `127.0.0.1:<grpc port>`, the form of client_cmd's `-dial_string` and of gRPC targets. */
   grpcAddress: string;
@@ -103,7 +107,14 @@ export async function startUpstreamRateLimit(opts: UpstreamRateLimitOptions): Pr
     await stop();
     throw new Error(`ratelimit-upstream did not become healthy: ${p.output().slice(-3000)}`, { cause: err });
   }
+  const pid = p.child.pid;
+  if (pid === undefined) {
+    await stop();
+    throw new Error(`ratelimit-upstream answered without a process id: ${p.output()}`);
+  }
   return {
+    pid,
+    isExited: () => p.child.exitCode !== null || p.child.signalCode !== null,
     ports: servers.ports,
     grpcAddress: `127.0.0.1:${servers.ports.grpc}`,
     root,
