@@ -11,6 +11,7 @@ export default defineConfig({
             'services/*/src/**/*.test.ts',
             'services/*/web/src/**/*.test.ts',
             'operator/src/**/*.test.ts',
+            'bench/**/*.test.ts',
           ],
         },
       },

@@ -4,13 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX_BIN = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 const STOP_GRACE_MS = 5000;
 const OUTPUT_TAIL_CHARS = 8000;
 
 export interface Child {
   name: string;
-  /** The tsx process; also the id of the process group holding it and the node process it runs. */
+  /** The node process; also the id of the process group holding it and any worker process it forks. */
   pid: number;
   /** Resolves with the first line the child writes to stdout. */
   firstLine: Promise<string>;
@@ -30,24 +29,29 @@ export interface TsxOptions {
   /** Arguments after the script. */
   args?: readonly string[];
   env?: Record<string, string>;
-  /** Passed by tsx to the node process it starts (Node 20 refuses some, like `--cpu-prof`, in NODE_OPTIONS). */
+  /** Node flags, before the script (Node 20 refuses some, like `--cpu-prof`, in NODE_OPTIONS). */
   nodeFlags?: readonly string[];
 }
 
 /**
- * Runs `tsx <script>` from the repository root in its own process group, so that stopping it also stops
- * the node process tsx starts.
+ * Runs `node --import tsx <script>` from the repository root in its own process group, so that stopping it
+ * also stops the worker processes it forks, whose CPU and memory are read as its own. Node itself, not the
+ * `tsx` command, which would add a second node process to the group.
  */
 export function spawnTsx(o: TsxOptions): Child {
   const name = o.name;
-  const child = spawn(TSX_BIN, [...(o.nodeFlags ?? []), o.script, ...(o.args ?? [])], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...o.env },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', ...(o.nodeFlags ?? []), o.script, ...(o.args ?? [])],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...o.env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   child.on('error', () => undefined); // a failed spawn leaves `pid` unset, reported just below
-  if (child.pid === undefined) throw new Error(`${name}: could not spawn ${TSX_BIN}`);
+  if (child.pid === undefined) throw new Error(`${name}: could not spawn ${process.execPath}`);
   const pid = child.pid;
   let output = '';
   let lines = 0;
@@ -91,7 +95,6 @@ export function spawnTsx(o: TsxOptions): Child {
     lineCount: () => lines,
     stop: () =>
       (stopping ??= (async () => {
-        // tsx relays SIGTERM to the node process it runs and exits with it.
         if (!exited) child.kill('SIGTERM');
         await Promise.race([exit, sleep(STOP_GRACE_MS)]);
         killGroup('SIGKILL');

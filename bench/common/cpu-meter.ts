@@ -1,8 +1,6 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-
-/** Linux's USER_HZ, the unit of `/proc/*\/stat` times, on every common architecture. */
-const TICK_MS = 10;
+import { TICK_MS, readProcessesCpuMs } from './process-group.js';
 
 export interface CpuShares {
   /** CPU time over wall time, in cores (1 = one core busy); undefined where `/proc` is absent. */
@@ -41,30 +39,6 @@ export function startCpuMeter(
       };
     },
   };
-}
-
-/** User + system time of the live processes `ids` and of those in the process groups they lead. */
-function readProcessesCpuMs(ids: readonly number[]): number | undefined {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
-  } catch {
-    return undefined;
-  }
-  let ticks = 0;
-  for (const pid of entries) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue; // exited meanwhile
-    }
-    // Fields after the command name, which may hold spaces: state ppid pgrp … utime(12th) stime(13th).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (ids.includes(Number(pid)) || ids.includes(Number(fields[2])))
-      ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks * TICK_MS;
 }
 
 /** Busy time of all cores: the `cpu` line of `/proc/stat` without idle and iowait. */

@@ -1,6 +1,7 @@
 import type { Child } from './child-process.js';
 import { startCpuMeter } from './cpu-meter.js';
 import { drive, type Call } from './drive.js';
+import { readProcessesRssBytes } from './process-group.js';
 import type { Row } from './report.js';
 import { summarize } from './stats.js';
 
@@ -15,7 +16,7 @@ export interface MeasureOptions {
   durationMs: number;
   /** Calls in flight at any time. */
   concurrency: number;
-  /** The processes whose CPU is reported as the server's. */
+  /** The processes whose CPU and memory are reported as the server's. */
   servers: readonly Child[];
   /** Children that must stay up: the measurement fails if one exited. */
   watched: readonly Child[];
@@ -31,9 +32,11 @@ export async function measure(scenario: string, load: Load, o: MeasureOptions): 
   try {
     const warmup = await drive({ call: load.call, concurrency: o.concurrency, durationMs: o.warmupMs });
     await o.aroundMeasured?.before();
-    const meter = startCpuMeter(o.servers.map((c) => c.pid));
+    const servers = o.servers.map((c) => c.pid);
+    const meter = startCpuMeter(servers);
     const result = await drive({ call: load.call, concurrency: o.concurrency, durationMs: o.durationMs });
     const cpu = meter.stop();
+    const serverRssBytes = readProcessesRssBytes(servers);
     await o.aroundMeasured?.after();
     const dead = o.watched.find((c) => c.isExited());
     if (dead) throw new Error(`${dead.name} exited during "${scenario}":\n${dead.outputTail()}`);
@@ -46,6 +49,7 @@ export async function measure(scenario: string, load: Load, o: MeasureOptions): 
       errors,
       errorsByLabel,
       cpu,
+      serverRssBytes,
     };
   } finally {
     load.close();

@@ -17,8 +17,11 @@ export interface RateLimitService {
 export interface RateLimitServiceOptions {
   /** Rule files by file name, written to the runtime config directory (one `domain` each). */
   ruleFiles: Readonly<Record<string, string>>;
-  /** `BACKEND_TYPE` and the backend's own settings (`KVSTORE_URL`, …). */
-  backendEnv: Readonly<Record<string, string>>;
+  /**
+   * The service's settings beyond its ports and runtime root: `BACKEND_TYPE` and the backend's own
+   * (`KVSTORE_URL`, …), and any other (`RATELIMIT_WORKERS`, `LOCAL_CACHE_SIZE_IN_BYTES`, …).
+   */
+  env: Readonly<Record<string, string>>;
   /** How logs and errors name this service; `ratelimit service` by default. */
   name?: string;
   /** When set, the service writes a V8 CPU profile (`--cpu-prof`) into this directory on exit. */
@@ -40,7 +43,7 @@ export async function startRateLimitService(
   for (const [file, yaml] of Object.entries(o.ruleFiles)) await writeFile(join(root, 'config', file), yaml);
   const [httpPort, grpcPort, debugPort] = (await distinctFreePorts(3)) as [number, number, number];
   const env = {
-    ...o.backendEnv,
+    ...o.env,
     RUNTIME_ROOT: root,
     RUNTIME_APPDIRECTORY: 'config',
     RUNTIME_WATCH_ROOT: 'false',

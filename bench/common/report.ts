@@ -1,4 +1,5 @@
 import type { CpuShares } from './cpu-meter.js';
+import type { Spread } from './repeat.js';
 import type { Summary } from './stats.js';
 import { formatAligned, formatMarkdownTable } from './table.js';
 
@@ -9,6 +10,10 @@ export interface Row {
   errors: number;
   /** CPU used in the measured window by the load generator, the server's processes and the machine. */
   cpu: CpuShares;
+  /** The server processes' resident memory at the end of the measured window, summed; undefined where unknown. */
+  serverRssBytes: number | undefined;
+  /** How far apart repeated runs were (`summary` holds their medians); undefined for one run. */
+  spread?: Spread | undefined;
   /** The ceiling this row is compared with; absent on ceiling rows. */
   ceiling?: Summary;
   /** Another implementation this row is compared with, in the column `ReportOptions.referenceLabel`. */
@@ -22,15 +27,11 @@ export interface ReportOptions {
   referenceLabel?: string;
 }
 
-const header = (o: ReportOptions): string[] => [
-  'scenario',
-  o.rateLabel,
-  'p50 ms',
-  'p99 ms',
-  'errors',
-  'ours/ceiling',
-  ...(o.referenceLabel === undefined ? [] : [o.referenceLabel]),
-];
+/** A column of both tables: its title and how a row fills it. */
+interface Column {
+  title: string;
+  cell(row: Row): string;
+}
 
 /** Throughput of `row` over that of its ceiling; undefined on ceiling rows. */
 export function ratioOf(row: Row): number | undefined {
@@ -43,21 +44,8 @@ const formatRatio = (row: Row, to: Summary | undefined): string =>
 /** Milliseconds with two decimals; `n/a` for a scenario that measures no latency (NaN). */
 const formatMs = (ms: number): string => (Number.isNaN(ms) ? 'n/a' : ms.toFixed(2));
 
-function cells(row: Row, o: ReportOptions): string[] {
-  const s = row.summary;
-  return [
-    row.scenario,
-    Math.round(s.perSecond).toLocaleString('en-US'),
-    formatMs(s.p50Ms),
-    formatMs(s.p99Ms),
-    String(row.errors),
-    formatRatio(row, row.ceiling),
-    ...(o.referenceLabel === undefined ? [] : [formatRatio(row, row.reference)]),
-  ];
-}
-
 const percent = (share: number | undefined): string =>
-  share === undefined ? 'n/a' : `${Math.round(share * 100)}%`;
+  share === undefined || Number.isNaN(share) ? 'n/a' : `${Math.round(share * 100)}%`;
 
 /** What the machine spent beyond the load generator and the server: helpers like Redis, or other work. */
 function otherOf(cpu: CpuShares): number | undefined {
@@ -74,17 +62,43 @@ function serverUsPerCall(row: Row): string {
     : ((server * 1e6) / row.summary.perSecond).toFixed(1);
 }
 
+const formatMiB = (bytes: number | undefined): string =>
+  bytes === undefined ? 'n/a' : (bytes / 2 ** 20).toFixed(0);
+
 /**
- * An aligned plain-text table, then the server's CPU time per call and the CPU (100% = one core) of the
- * load generator, of the server's processes, of everything else and of the whole machine, to tell which
- * side was the bottleneck.
+ * The columns of both tables: rate, latency and errors, the spreads of repeated runs (when a row has
+ * them), the ratios, the server's CPU time per call and its resident memory.
+ */
+function columns(rows: readonly Row[], o: ReportOptions): Column[] {
+  const spread = (pick: (s: Spread) => number) => (row: Row) =>
+    row.spread ? `±${percent(pick(row.spread) / 2)}` : '';
+  return [
+    { title: 'scenario', cell: (r) => r.scenario },
+    { title: o.rateLabel, cell: (r) => Math.round(r.summary.perSecond).toLocaleString('en-US') },
+    ...(rows.some((r) => r.spread) ? [{ title: 'rate spread', cell: spread((s) => s.perSecond) }] : []),
+    { title: 'p50 ms', cell: (r) => formatMs(r.summary.p50Ms) },
+    { title: 'p99 ms', cell: (r) => formatMs(r.summary.p99Ms) },
+    ...(rows.some((r) => r.spread) ? [{ title: 'p99 spread', cell: spread((s) => s.p99Ms) }] : []),
+    { title: 'errors', cell: (r) => String(r.errors) },
+    { title: 'ours/ceiling', cell: (r) => formatRatio(r, r.ceiling) },
+    ...(o.referenceLabel === undefined
+      ? []
+      : [{ title: o.referenceLabel, cell: (r: Row) => formatRatio(r, r.reference) }]),
+    { title: 'server µs/call', cell: serverUsPerCall },
+    { title: 'server RSS MiB', cell: (r) => formatMiB(r.serverRssBytes) },
+  ];
+}
+
+/**
+ * An aligned plain-text table, then the CPU (100% = one core) of the load generator, of the server's
+ * processes, of everything else and of the whole machine, to tell which side was the bottleneck.
  */
 export function formatTable(rows: readonly Row[], o: ReportOptions): string {
+  const cols = columns(rows, o);
   return formatAligned([
-    [...header(o), 'server µs/call', 'client CPU', 'server CPU', 'other CPU', 'machine CPU'],
+    [...cols.map((c) => c.title), 'client CPU', 'server CPU', 'other CPU', 'machine CPU'],
     ...rows.map((r) => [
-      ...cells(r, o),
-      serverUsPerCall(r),
+      ...cols.map((c) => c.cell(r)),
       percent(r.cpu.client),
       percent(r.cpu.server),
       percent(otherOf(r.cpu)),
@@ -93,17 +107,18 @@ export function formatTable(rows: readonly Row[], o: ReportOptions): string {
   ]);
 }
 
-/** The same figures as a markdown table, with date and machine, for the service README. */
+/** The same figures but the CPU shares, as a markdown table with date and machine, for the service README. */
 export function formatMarkdown(
   rows: readonly Row[],
   o: ReportOptions & { date: string; machine: string },
 ): string {
+  const cols = columns(rows, o);
   return [
     `Measured ${o.date} on ${o.machine}.`,
     '',
     formatMarkdownTable(
-      header(o),
-      rows.map((r) => cells(r, o)),
+      cols.map((c) => c.title),
+      rows.map((r) => cols.map((c) => c.cell(r))),
     ),
   ].join('\n');
 }

@@ -1,7 +1,7 @@
 import { percentile } from '../common/percentile.js';
 
 export interface Summary {
-  /** Answers counted during the measured window, right or wrong. */
+  /** Answers counted during the measured window (all of them, for repeated runs), right or wrong. */
   count: number;
   perSecond: number;
   /** NaN when not measured. */

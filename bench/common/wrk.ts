@@ -54,6 +54,11 @@ function luaString(text: string): string {
   return `[${level}[${text}]${level}]`;
 }
 
+/** The whole seconds wrk runs for `durationMs`: rounded, 1 at least. */
+export function wrkSeconds(durationMs: number): number {
+  return Math.max(1, Math.round(durationMs / 1000));
+}
+
 /**
  * `wrk` to 127.0.0.1:`port`, one thread; a Lua script sets method, body and content type, and its `done`
  * hook prints the count, duration, p50, p99 (from wrk's own latency histogram) and errors as JSON.
@@ -63,7 +68,7 @@ export async function createWrk(o: WrkOptions): Promise<Wrk> {
   const scriptFile = join(dir, 'request.lua');
   await writeFile(scriptFile, script(o));
   const run = (durationMs: number): ToolRun => {
-    const seconds = Math.max(1, Math.round(durationMs / 1000));
+    const seconds = wrkSeconds(durationMs);
     const tool = spawnTool('wrk', [
       ...['-t', '1', '-c', String(o.connections), '-d', `${seconds}s`, '-s', scriptFile],
       `http://127.0.0.1:${o.port}${o.path}`,

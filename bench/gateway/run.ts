@@ -84,7 +84,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     onCleanup,
   );
   const rls = await startRateLimitService(
-    { ruleFiles: { 'gateway.yaml': GATEWAY_RULES_YAML }, backendEnv: { BACKEND_TYPE: 'memory' } },
+    { ruleFiles: { 'gateway.yaml': GATEWAY_RULES_YAML }, env: { BACKEND_TYPE: 'memory' } },
     onCleanup,
   );
   const openEnv = {

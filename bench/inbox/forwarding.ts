@@ -3,6 +3,7 @@ import type { Child } from '../common/child-process.js';
 import { startCpuMeter } from '../common/cpu-meter.js';
 import { driveCalls } from '../common/drive.js';
 import type { Load, Measurement } from '../common/measure.js';
+import { readProcessesRssBytes } from '../common/process-group.js';
 
 export interface ForwardingOptions {
   /** Captures on the endpoint whose forward target is `targetUrl`. */
@@ -48,9 +49,11 @@ export async function measureForwarding(
   process.stdout.write(`running: ${scenario}\n`);
   try {
     const warmup = await forwardRound(o, o.warmupCaptures);
-    const meter = startCpuMeter(o.servers.map((c) => c.pid));
+    const servers = o.servers.map((c) => c.pid);
+    const meter = startCpuMeter(servers);
     const round = await forwardRound(o, o.captures);
     const cpu = meter.stop();
+    const serverRssBytes = readProcessesRssBytes(servers);
     const dead = o.watched.find((c) => c.isExited());
     if (dead) throw new Error(`${dead.name} exited during "${scenario}":\n${dead.outputTail()}`);
     const errorsByLabel = new Map(warmup.errors);
@@ -66,6 +69,7 @@ export async function measureForwarding(
       errors: [...errorsByLabel.values()].reduce((a, b) => a + b, 0),
       errorsByLabel,
       cpu,
+      serverRssBytes,
       capturedMs: round.capturedMs,
       deliveredMs: round.durationMs,
     };

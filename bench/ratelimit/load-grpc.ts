@@ -26,8 +26,8 @@ export interface GrpcLoadOptions {
 
 /**
  * ShouldRateLimit driven by h2load, the workload's request pre-encoded as one gRPC frame. Before each run,
- * a few grpc-js calls check what h2load cannot: status OK, and `overallCode` and the one status of the
- * workload's expected code.
+ * a few grpc-js calls check what h2load cannot: status OK, and `overallCode` and one status per descriptor,
+ * each of the workload's expected code.
  */
 export async function createGrpcLoad(
   port: number,
@@ -66,8 +66,11 @@ function callOnce(client: RateLimitClient, { request, expectedCode }: Workload):
     client.ShouldRateLimit(request, (err, answer) => {
       if (err) resolve(`gRPC ${status[err.code]}: ${err.details}`);
       else if (answer?.overallCode !== expectedCode) resolve(`overallCode ${answer?.overallCode ?? 'unset'}`);
-      else if (answer.statuses?.length !== 1 || answer.statuses[0]?.code !== expectedCode)
-        resolve(`statuses not [${expectedCode}]`);
+      else if (
+        answer.statuses?.length !== request.descriptors.length ||
+        answer.statuses.some((s) => s.code !== expectedCode)
+      )
+        resolve(`statuses not ${request.descriptors.length} × ${expectedCode}`);
       else resolve(undefined);
     });
   });

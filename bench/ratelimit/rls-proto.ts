@@ -40,21 +40,42 @@ descriptors:
       - {unit: hour, requests_per_unit: 1000000000}
 `;
 
-/** What a load sends (h2load and wrk repeat one body) and the code it expects back, overall and for its one descriptor. */
+/** A `RateLimitRequest` in the proto-loader object form (also its proto3 JSON form). */
+export interface RateLimitRequest {
+  domain: string;
+  descriptors: Array<{ entries: Array<{ key: string; value: string }> }>;
+}
+
+/** What a load sends (h2load and wrk repeat one body) and the code it expects back, overall and for each descriptor. */
 export interface Workload {
-  /** A `RateLimitRequest` in the proto-loader object form (also its proto3 JSON form). */
-  request: object;
+  request: RateLimitRequest;
   expectedCode: 'OK' | 'OVER_LIMIT';
 }
 
 /** One descriptor `key=value` in `domain`. */
-const requestFor = (domain: string, key: string, value: string): object => ({
+const requestFor = (domain: string, key: string, value: string): RateLimitRequest => ({
   domain,
   descriptors: [{ entries: [{ key, value }] }],
 });
 
+/**
+ * `descriptors` descriptors `client=c0`, `client=c1`, …: each matches the `client` rule of
+ * `BENCH_RULES_YAML` and has its own counter, far below its limit.
+ */
+export function clientWorkload(descriptors: number): Workload {
+  return {
+    request: {
+      domain: 'bench',
+      descriptors: Array.from({ length: descriptors }, (_, i) => ({
+        entries: [{ key: 'client', value: `c${i}` }],
+      })),
+    },
+    expectedCode: 'OK',
+  };
+}
+
 /** One `client` key, far below its limit. */
-export const CLIENT_WORKLOAD: Workload = { request: requestFor('bench', 'client', 'c0'), expectedCode: 'OK' };
+export const CLIENT_WORKLOAD: Workload = clientWorkload(1);
 
 /** `CLIENT_WORKLOAD` on the rule `key` (`sliding`, `bucket`, `multi`) of `ALGORITHM_RULES_YAML`. */
 export function algorithmWorkload(key: string): Workload {
@@ -68,7 +89,7 @@ export const HOT_KEY_WORKLOAD: Workload = {
 };
 
 /** The gRPC message of `request`: the compressed flag (0), its length (4 bytes, big-endian), the protobuf. */
-export function encodeGrpcFrame(request: object): Buffer {
+export function encodeGrpcFrame(request: RateLimitRequest): Buffer {
   const message = loadRateLimitService().service.ShouldRateLimit?.requestSerialize(request);
   if (!message) throw new Error('RateLimitService has no ShouldRateLimit method');
   const header = Buffer.alloc(5);

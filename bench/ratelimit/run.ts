@@ -1,269 +1,210 @@
-// `npm run bench`: decisions/s and latency of the rate-limit service over gRPC and HTTP, driven by h2load and
-// wrk, each next to a ceiling (an empty server on the same protocol) and to the upstream Envoy rate-limit
-// service, measured in the same run with the same load settings, on the same Redis; with Redis (implicit
-// pipelining off and on), memcached, a hot over-limit key with and without the local cache, and the sliding
-// window, token bucket and two-limit (`rate_limits`) rules beside the fixed window; Redis round trips and
-// commands per decision beside. Prints figures; asserts nothing.
-import { startMemcached, startRedis, startUpstreamRateLimit } from '@portcullis/testing';
+// `npm run bench`: decisions/s, latency, server CPU and memory of the rate-limit service over gRPC and HTTP,
+// driven by h2load and wrk, each next to a ceiling (an empty server on the same protocol) and to the upstream
+// Envoy rate-limit service, measured in the same run with the same load settings, on the same Redis: with
+// pipelining off and on for both, ours with 2 worker processes, memcached, a hot over-limit key with and
+// without the local cache for both, the sliding window, token bucket and two-limit (`rate_limits`) rules; a
+// scale table against descriptors per request and client connections; Redis round trips and commands per
+// decision beside. `BENCH_ONLY` picks scenarios, `BENCH_REPEAT` repeats each. Prints figures; asserts nothing.
+import { startMemcached, startRedis } from '@portcullis/testing';
 import { readBenchSettings } from '../common/bench-settings.js';
 import { requireLoadTools } from '../common/load-tools.js';
 import { describeMachine, today } from '../common/machine.js';
 import { formatErrors, type Measurement } from '../common/measure.js';
-import type { Child } from '../common/child-process.js';
-import { startRateLimitService, type RateLimitService } from '../common/ratelimit-service.js';
 import { formatMarkdown, formatTable, type Row } from '../common/report.js';
 import { runBench, type OnCleanup } from '../common/run-bench.js';
 import { formatAligned } from '../common/table.js';
 import type { ToolLoad } from '../common/tool-load.js';
 import { measureWithTool } from '../common/tool-measure.js';
-import { startCeiling } from './ceiling-process.js';
 import { createGrpcLoad } from './load-grpc.js';
 import { createHttpLoad } from './load-http.js';
 import { perDecision, readRedisTraffic, type RedisTraffic } from './redis-traffic.js';
+import { estimateRunMs } from './run-estimate.js';
 import {
-  ALGORITHM_RULES_YAML,
-  BENCH_RULES_YAML,
-  CLIENT_WORKLOAD,
-  HOT_KEY_WORKLOAD,
-  algorithmWorkload,
-} from './rls-proto.js';
+  CALLS_IN_FLIGHT,
+  GRPC_SHAPE,
+  HTTP_CONNECTIONS,
+  LOCAL_CACHE_BYTES,
+  PIPELINE_LIMIT,
+  PIPELINE_WINDOW,
+  SERVERS,
+  listScenarios,
+  selectScenarios,
+  serversOf,
+  type Scenario,
+  type ScenarioLoad,
+  type ServerName,
+  type Table,
+} from './scenarios.js';
+import { startServer, type Backends, type Target } from './servers.js';
+import { readRateLimitBenchSettings } from './settings.js';
 
 const WARMUP_MS = 1000;
-const GRPC_CONNECTIONS = 4;
-const GRPC_STREAMS_PER_CONNECTION = 16;
-const HTTP_CONNECTIONS = 64;
-const PIPELINE_WINDOW = '1ms';
-const LOCAL_CACHE_BYTES = String(16 * 1024 * 1024);
-const OUTPUT_TAIL_CHARS = 3000;
-// upstream and ours build the same Redis keys (domain_key_value_window): apart, neither counts the other's calls
-const UPSTREAM_KEY_PREFIX = 'upstream:';
 const REPORT = { rateLabel: 'decisions/s', referenceLabel: 'ours/upstream' };
 
 const out = (text: string): boolean => process.stdout.write(`${text}\n`);
 
-/** A server the load is measured against: its processes' CPU is the server's, and it must stay up. */
-interface Target {
-  name: string;
-  /** Process ids, each with the process group it leads. */
-  pids: readonly number[];
-  isExited(): boolean;
-  outputTail(): string;
+interface RedisFigures {
+  roundTrips: number;
+  commands: number;
 }
-
-const childTarget = (c: Child): Target => ({
-  name: c.name,
-  pids: [c.pid],
-  isExited: () => c.isExited(),
-  outputTail: () => c.outputTail(),
-});
 
 async function main(onCleanup: OnCleanup): Promise<void> {
   requireLoadTools();
   const settings = readBenchSettings(process.env);
-  const redis = await startRedis();
-  onCleanup(() => redis.stop());
-  const memcached = await startMemcached();
-  onCleanup(() => memcached.stop());
-  const start = (name: string, backendEnv: Record<string, string>): Promise<RateLimitService> => {
-    const ruleFiles: Record<string, string> = { 'bench.yaml': BENCH_RULES_YAML };
-    if (backendEnv.BACKEND_TYPE === 'redis') ruleFiles['algorithms.yaml'] = ALGORITHM_RULES_YAML;
-    return startRateLimitService({ name, ruleFiles, backendEnv, cpuProfDir: settings.cpuProfDir }, onCleanup);
-  };
-  const onRedis = { BACKEND_TYPE: 'redis', KVSTORE_URL: redis.address };
-  const plain = await start('ratelimit (Redis)', onRedis);
-  const windowed = await start('ratelimit (Redis, pipeline window)', {
-    ...onRedis,
-    KVSTORE_PIPELINE_WINDOW: PIPELINE_WINDOW,
+  const { repeat, only } = readRateLimitBenchSettings(process.env);
+  const scenarios = selectScenarios(listScenarios(), only);
+  if (scenarios.length === 0) {
+    const names = listScenarios().map((s) => `\n  ${s.name}`);
+    throw new Error(`BENCH_ONLY="${only ?? ''}" is in no scenario's name; the scenarios:${names.join('')}`);
+  }
+  const serverNames = serversOf(scenarios);
+  const expectedMs = estimateRunMs(scenarios, serverNames, {
+    warmupMs: WARMUP_MS,
+    durationMs: settings.durationMs,
+    repeat,
   });
-  const cached = await start('ratelimit (Redis, local cache)', {
-    ...onRedis,
-    LOCAL_CACHE_SIZE_IN_BYTES: LOCAL_CACHE_BYTES,
-  });
-  const objcache = await start('ratelimit (memcached)', {
-    BACKEND_TYPE: 'objcache',
-    OBJCACHE_HOST_PORT: memcached.address,
-  });
-  const ceiling = await startCeiling(onCleanup);
-  // bench.yaml only: upstream knows neither `algorithm`, `burst` nor `rate_limits`
-  const upstream = await startUpstreamRateLimit({
-    env: { REDIS_URL: redis.address, CACHE_KEY_PREFIX: UPSTREAM_KEY_PREFIX, LOG_LEVEL: 'warn' },
-    files: { 'bench.yaml': BENCH_RULES_YAML },
-  });
-  onCleanup(() => upstream.stop());
-  const upstreamTarget: Target = {
-    name: 'ratelimit-upstream',
-    pids: [upstream.pid],
-    isExited: () => upstream.isExited(),
-    outputTail: () => upstream.output().slice(-OUTPUT_TAIL_CHARS),
-  };
-  const services = [plain, windowed, cached, objcache];
-  const watched = [...services.map((s) => childTarget(s.child)), childTarget(ceiling.child), upstreamTarget];
+  out(
+    `${scenarios.length} scenarios, ${repeat} measured run(s) each, on ${serverNames.length} servers: ` +
+      `expected to take about ${(expectedMs / 60_000).toFixed(1)} min`,
+  );
 
-  const redisFigures = new Map<string, { roundTrips: number; commands: number }>();
-  const run = async (
-    scenario: string,
-    load: ToolLoad,
-    at: { server: Target; countsRedis?: boolean },
-  ): Promise<Measurement> => {
+  const backends = await startBackends(serverNames, settings.cpuProfDir, onCleanup);
+  const targets = new Map<ServerName, Target>();
+  for (const name of serverNames) targets.set(name, await startServer(name, backends.addresses, onCleanup));
+  const watched = [...targets.values()];
+
+  const measured = new Map<string, Measurement>();
+  const redisFigures = new Map<string, RedisFigures>();
+  for (const s of scenarios) {
+    const target = targets.get(s.server);
+    if (!target) throw new Error(`${s.name}: its server ${s.server} was not started`);
+    const countsRedis = SERVERS[s.server].backend === 'Redis' ? backends.redisPort : undefined;
     let before: RedisTraffic | undefined;
     let after: RedisTraffic | undefined;
-    const m = await measureWithTool(scenario, load, {
+    const m = await measureWithTool(s.name, await createLoad(s.load, target), {
       warmupMs: WARMUP_MS,
       durationMs: settings.durationMs,
-      servers: at.server.pids,
+      repeat,
+      servers: target.pids,
       watched,
-      ...(at.countsRedis
-        ? {
+      ...(countsRedis === undefined
+        ? {}
+        : {
             aroundMeasured: {
-              before: async () => void (before = await readRedisTraffic(redis.port)),
-              after: async () => void (after = await readRedisTraffic(redis.port)),
+              before: async () => void (before = await readRedisTraffic(countsRedis)),
+              after: async () => void (after = await readRedisTraffic(countsRedis)),
             },
-          }
-        : {}),
+          }),
     });
-    if (before && after) redisFigures.set(scenario, perDecision(before, after, m.summary.count));
-    return m;
-  };
-  const grpc = (port: number, workload = CLIENT_WORKLOAD): Promise<ToolLoad> =>
-    createGrpcLoad(port, workload, {
-      connections: GRPC_CONNECTIONS,
-      streamsPerConnection: GRPC_STREAMS_PER_CONNECTION,
-    });
-  const http = (port: number): Promise<ToolLoad> => createHttpLoad(port, HTTP_CONNECTIONS);
-  const on = (s: RateLimitService): { server: Target; countsRedis: true } => ({
-    server: childTarget(s.child),
-    countsRedis: true,
-  });
+    measured.set(s.name, m);
+    if (before && after) redisFigures.set(s.name, perDecision(before, after, m.summary.count));
+  }
 
-  const grpcCeiling = await run('gRPC, empty grpc-js (ceiling)', await grpc(ceiling.grpcPort), {
-    server: childTarget(ceiling.child),
-  });
-  const grpcUpstream = await run('gRPC, upstream + Redis', await grpc(upstream.ports.grpc), {
-    server: upstreamTarget,
-    countsRedis: true,
-  });
-  const grpcVersusUpstream = [
-    await run('gRPC, ours + Redis', await grpc(plain.grpcPort), on(plain)),
-    await run(
-      `gRPC, ours + Redis, pipeline window ${PIPELINE_WINDOW}`,
-      await grpc(windowed.grpcPort),
-      on(windowed),
-    ),
-  ];
-  const grpcRows = [
-    await run(
-      'gRPC, ours + Redis, sliding window',
-      await grpc(plain.grpcPort, algorithmWorkload('sliding')),
-      on(plain),
-    ),
-    await run(
-      'gRPC, ours + Redis, token bucket',
-      await grpc(plain.grpcPort, algorithmWorkload('bucket')),
-      on(plain),
-    ),
-    await run(
-      'gRPC, ours + Redis, rate_limits (2 limits)',
-      await grpc(plain.grpcPort, algorithmWorkload('multi')),
-      on(plain),
-    ),
-    await run('gRPC, ours + memcached', await grpc(objcache.grpcPort), {
-      server: childTarget(objcache.child),
-    }),
-    await run(
-      'gRPC hot over-limit key, ours + Redis',
-      await grpc(plain.grpcPort, HOT_KEY_WORKLOAD),
-      on(plain),
-    ),
-    await run(
-      'gRPC hot over-limit key, ours + Redis + local cache',
-      await grpc(cached.grpcPort, HOT_KEY_WORKLOAD),
-      on(cached),
-    ),
-  ];
-  const httpCeiling = await run('HTTP POST /json, empty fastify (ceiling)', await http(ceiling.httpPort), {
-    server: childTarget(ceiling.child),
-  });
-  const httpUpstream = await run('HTTP POST /json, upstream + Redis', await http(upstream.ports.http), {
-    server: upstreamTarget,
-    countsRedis: true,
-  });
-  const httpVersusUpstream = [
-    await run('HTTP POST /json, ours + Redis', await http(plain.httpPort), on(plain)),
-    await run(
-      `HTTP POST /json, ours + Redis, pipeline window ${PIPELINE_WINDOW}`,
-      await http(windowed.httpPort),
-      on(windowed),
-    ),
-  ];
-  const measurements = [
-    grpcCeiling,
-    grpcUpstream,
-    ...grpcVersusUpstream,
-    ...grpcRows,
-    httpCeiling,
-    httpUpstream,
-    ...httpVersusUpstream,
-  ];
-  const rows: Row[] = [
-    grpcCeiling,
-    { ...grpcUpstream, ceiling: grpcCeiling.summary },
-    ...grpcVersusUpstream.map((r) => ({
-      ...r,
-      ceiling: grpcCeiling.summary,
-      reference: grpcUpstream.summary,
-    })),
-    ...grpcRows.map((r) => ({ ...r, ceiling: grpcCeiling.summary })),
-    httpCeiling,
-    { ...httpUpstream, ceiling: httpCeiling.summary },
-    ...httpVersusUpstream.map((r) => ({
-      ...r,
-      ceiling: httpCeiling.summary,
-      reference: httpUpstream.summary,
-    })),
-  ];
-
+  const rowsOf = (table: Table): Row[] =>
+    scenarios.filter((s) => s.tables.includes(table)).flatMap((s) => rowOf(s, measured));
+  const mainRows = rowsOf('main');
+  const scaleRows = rowsOf('scale');
   const date = today();
   const machine = describeMachine();
   out('');
   out(`${date}, ${machine}`);
-  out(
-    `h2load (gRPC: ${GRPC_CONNECTIONS} connections × ${GRPC_STREAMS_PER_CONNECTION} streams, one thread) and ` +
-      `wrk (/json: ${HTTP_CONNECTIONS} connections, one thread), one request body per scenario; ` +
-      `${WARMUP_MS} ms warm-up run, ${settings.durationMs} ms measured run per scenario; ` +
-      "p50/p99 from h2load's per-request log and from wrk's latency histogram; errors count the sample check " +
-      'and the warm-up too, and h2load sees HTTP statuses only (grpc-status is checked on a sample of 5 grpc-js ' +
-      'calls before each run); CPU 100% = one core, over the middle 80% of the measured run; client CPU is the ' +
-      "load generator's; server CPU excludes Redis and memcached.",
-  );
+  out(describeRun(settings.durationMs, repeat));
   out('');
-  out(formatTable(rows, REPORT));
+  out(formatTable(mainRows, REPORT));
+  if (scaleRows.length > 0) {
+    out('');
+    out(SCALE_TITLE);
+    out(formatTable(scaleRows, REPORT));
+  }
   out('');
-  out('Redis traffic in the measured run (round trips = Redis read events):');
+  out('Redis traffic in the measured runs (round trips = Redis read events):');
   out(formatRedisFigures(redisFigures));
   out('');
-  for (const line of formatErrors(measurements)) out(line);
-  for (const s of services) {
-    const n = s.child.lineCount();
-    out(`${s.child.name} log lines at warn or above: ${n}${n > 0 ? `\n${s.child.outputTail()}` : ''}`);
-  }
-  const upstreamLines = upstream.logLines();
-  out(
-    `ratelimit-upstream log lines at warn or above: ${upstreamLines.length}` +
-      upstreamLines
-        .slice(-5)
-        .map((l) => `\n${JSON.stringify(l)}`)
-        .join(''),
-  );
+  for (const line of formatErrors([...measured.values()])) out(line);
+  for (const t of watched) if (t.describeLogs) out(t.describeLogs());
   out('');
-  out(formatMarkdown(rows, { ...REPORT, date, machine }));
+  out(formatMarkdown(mainRows, { ...REPORT, date, machine }));
+  if (scaleRows.length > 0) {
+    out('');
+    out(SCALE_TITLE);
+    out('');
+    out(formatMarkdown(scaleRows, { ...REPORT, date, machine }));
+  }
   if (settings.cpuProfDir)
     out(`\nservice CPU profiles: ${settings.cpuProfDir} (written as the services exit)`);
 }
 
-function formatRedisFigures(figures: ReadonlyMap<string, { roundTrips: number; commands: number }>): string {
+const SCALE_TITLE =
+  `Scale, gRPC + Redis, pipelining off: descriptors per request (each its own counter; a decision ` +
+  `answers them all) and client connections (streams per connection adjusted to keep ${CALLS_IN_FLIGHT} ` +
+  `calls in flight); the first two rows are those of the table above.`;
+
+/** Redis and memcached, each started when a selected server counts on it. */
+async function startBackends(
+  servers: readonly ServerName[],
+  cpuProfDir: string | undefined,
+  onCleanup: OnCleanup,
+): Promise<{ addresses: Backends; redisPort: number | undefined }> {
+  const needs = (backend: 'Redis' | 'memcached'): boolean =>
+    servers.some((name) => SERVERS[name].backend === backend);
+  const redis = needs('Redis') ? await startRedis() : undefined;
+  if (redis) onCleanup(() => redis.stop());
+  const memcached = needs('memcached') ? await startMemcached() : undefined;
+  if (memcached) onCleanup(() => memcached.stop());
+  return {
+    addresses: { redisAddress: redis?.address, memcachedAddress: memcached?.address, cpuProfDir },
+    redisPort: redis?.port,
+  };
+}
+
+function createLoad(load: ScenarioLoad, target: Target): Promise<ToolLoad> {
+  switch (load.protocol) {
+    case 'grpc':
+      return createGrpcLoad(target.grpcPort, load.workload, load.shape);
+    case 'http':
+      return createHttpLoad(target.httpPort, HTTP_CONNECTIONS);
+    default: {
+      const unknown: never = load;
+      throw new Error(`unknown load ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/** The row of a measured scenario, with the ceiling and upstream figures it is compared with when measured. */
+function rowOf(s: Scenario, measured: ReadonlyMap<string, Measurement>): Row[] {
+  const m = measured.get(s.name);
+  if (!m) return [];
+  const ceiling = s.ceiling === undefined ? undefined : measured.get(s.ceiling)?.summary;
+  const reference = s.reference === undefined ? undefined : measured.get(s.reference)?.summary;
+  return [{ ...m, ...(ceiling ? { ceiling } : {}), ...(reference ? { reference } : {}) }];
+}
+
+function describeRun(durationMs: number, repeat: number): string {
+  return (
+    `h2load (gRPC: ${GRPC_SHAPE.connections} connections × ${GRPC_SHAPE.streamsPerConnection} streams unless ` +
+    `named, one thread) and wrk (/json: ${HTTP_CONNECTIONS} connections, one thread), one request body per ` +
+    `scenario; ${WARMUP_MS} ms warm-up run, then ${repeat} measured run(s) of ${durationMs} ms per scenario` +
+    (repeat > 1
+      ? ' (figures are the medians; spread ± is half the range of the runs over their median)'
+      : '') +
+    "; p50/p99 from h2load's per-request log and from wrk's latency histogram; errors count the sample check " +
+    'and the warm-up too, and h2load sees HTTP statuses only (grpc-status is checked on a sample of 5 grpc-js ' +
+    'calls before each scenario); CPU 100% = one core, over the middle 80% of each measured run; client CPU ' +
+    "is the load generator's; server CPU and RSS (at the end of that window) add up the server's processes " +
+    '(its workers too) and exclude Redis and memcached. Pipelining: ours ' +
+    `KVSTORE_PIPELINE_WINDOW=${PIPELINE_WINDOW} KVSTORE_PIPELINE_LIMIT=${PIPELINE_LIMIT}, upstream ` +
+    `REDIS_PIPELINE_WINDOW=${PIPELINE_WINDOW} REDIS_PIPELINE_LIMIT=${PIPELINE_LIMIT} (off: windows of 0); ` +
+    `local cache: LOCAL_CACHE_SIZE_IN_BYTES=${LOCAL_CACHE_BYTES} on both.`
+  );
+}
+
+/** Per decision; `n/a` for a run that counted no decision. */
+function formatRedisFigures(figures: ReadonlyMap<string, RedisFigures>): string {
+  const cell = (perDecision: number): string =>
+    Number.isFinite(perDecision) ? perDecision.toFixed(3) : 'n/a';
   return formatAligned([
     ['scenario', 'Redis round trips/decision', 'Redis commands/decision'],
-    ...[...figures].map(([scenario, f]) => [scenario, f.roundTrips.toFixed(3), f.commands.toFixed(3)]),
+    ...[...figures].map(([scenario, f]) => [scenario, cell(f.roundTrips), cell(f.commands)]),
   ]);
 }
 

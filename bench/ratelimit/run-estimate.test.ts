@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { estimateRunMs } from './run-estimate.js';
+import { listScenarios, selectScenarios, serversOf } from './scenarios.js';
+
+describe('estimateRunMs', () => {
+  const grpcOnly = selectScenarios(listScenarios(), 'gRPC, upstream + Redis, 5 descriptors');
+  const httpOnly = selectScenarios(listScenarios(), 'HTTP POST /json, empty fastify (ceiling)');
+
+  it('counts the start-ups, then per scenario the checks, the warm-up and each measured run', () => {
+    const once = estimateRunMs(grpcOnly, serversOf(grpcOnly), {
+      warmupMs: 1000,
+      durationMs: 3000,
+      repeat: 1,
+    });
+    const thrice = estimateRunMs(grpcOnly, serversOf(grpcOnly), {
+      warmupMs: 1000,
+      durationMs: 3000,
+      repeat: 3,
+    });
+    expect(thrice - once).toBe(2 * 3000);
+  });
+
+  it('counts the whole seconds wrk runs', () => {
+    const shape = { warmupMs: 1000, repeat: 1 };
+    const short = estimateRunMs(httpOnly, [], { ...shape, durationMs: 300 });
+    const second = estimateRunMs(httpOnly, [], { ...shape, durationMs: 1000 });
+    expect(short).toBe(second);
+  });
+});
