@@ -5,6 +5,7 @@
 // without the local cache for both, the sliding window, token bucket and two-limit (`rate_limits`) rules; a
 // scale table against descriptors per request and client connections; Redis round trips and commands per
 // decision beside. `BENCH_ONLY` picks scenarios, `BENCH_REPEAT` repeats each. Prints figures; asserts nothing.
+import { performance } from 'node:perf_hooks';
 import { startMemcached, startRedis } from '@portcullis/testing';
 import { readBenchSettings } from '../common/bench-settings.js';
 import { requireLoadTools } from '../common/load-tools.js';
@@ -42,6 +43,7 @@ const WARMUP_MS = 1000;
 const REPORT = { rateLabel: 'decisions/s', referenceLabel: 'ours/upstream' };
 
 const out = (text: string): boolean => process.stdout.write(`${text}\n`);
+const minutes = (ms: number): string => (ms / 60_000).toFixed(1);
 
 interface RedisFigures {
   roundTrips: number;
@@ -49,6 +51,7 @@ interface RedisFigures {
 }
 
 async function main(onCleanup: OnCleanup): Promise<void> {
+  const startedMs = performance.now();
   requireLoadTools();
   const settings = readBenchSettings(process.env);
   const { repeat, only } = readRateLimitBenchSettings(process.env);
@@ -65,7 +68,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   });
   out(
     `${scenarios.length} scenarios, ${repeat} measured run(s) each, on ${serverNames.length} servers: ` +
-      `expected to take about ${(expectedMs / 60_000).toFixed(1)} min`,
+      `expected to take about ${minutes(expectedMs)} min`,
   );
 
   const backends = await startBackends(serverNames, settings.cpuProfDir, onCleanup);
@@ -102,34 +105,27 @@ async function main(onCleanup: OnCleanup): Promise<void> {
 
   const rowsOf = (table: Table): Row[] =>
     scenarios.filter((s) => s.tables.includes(table)).flatMap((s) => rowOf(s, measured));
-  const mainRows = rowsOf('main');
-  const scaleRows = rowsOf('scale');
+  const tables = [
+    { title: undefined, rows: rowsOf('main') },
+    // a scale row alone is the first point of the scale table, in the main table already
+    { title: SCALE_TITLE, rows: scenarios.some((s) => !s.tables.includes('main')) ? rowsOf('scale') : [] },
+  ].filter((t) => t.rows.length > 0);
   const date = today();
   const machine = describeMachine();
   out('');
   out(`${date}, ${machine}`);
   out(describeRun(settings.durationMs, repeat));
-  out('');
-  out(formatTable(mainRows, REPORT));
-  if (scaleRows.length > 0) {
-    out('');
-    out(SCALE_TITLE);
-    out(formatTable(scaleRows, REPORT));
-  }
+  for (const t of tables) out(`${t.title ? `\n${t.title}` : ''}\n${formatTable(t.rows, REPORT)}`);
   out('');
   out('Redis traffic in the measured runs (round trips = Redis read events):');
   out(formatRedisFigures(redisFigures));
   out('');
   for (const line of formatErrors([...measured.values()])) out(line);
   for (const t of watched) if (t.describeLogs) out(t.describeLogs());
-  out('');
-  out(formatMarkdown(mainRows, { ...REPORT, date, machine }));
-  if (scaleRows.length > 0) {
-    out('');
-    out(SCALE_TITLE);
-    out('');
-    out(formatMarkdown(scaleRows, { ...REPORT, date, machine }));
+  for (const t of tables) {
+    out(`${t.title ? `\n${t.title}\n` : ''}\n${formatMarkdown(t.rows, { ...REPORT, date, machine })}`);
   }
+  out(`\nthe run took ${minutes(performance.now() - startedMs)} min (expected: ${minutes(expectedMs)})`);
   if (settings.cpuProfDir)
     out(`\nservice CPU profiles: ${settings.cpuProfDir} (written as the services exit)`);
 }
