@@ -78,29 +78,18 @@ async function main(onCleanup: OnCleanup): Promise<void> {
 
   const measured = new Map<string, Measurement>();
   const redisFigures = new Map<string, RedisFigures>();
+  const context: MeasureContext = {
+    durationMs: settings.durationMs,
+    repeat,
+    watched,
+    redisPort: backends.redisPort,
+  };
   for (const s of scenarios) {
     const target = targets.get(s.server);
     if (!target) throw new Error(`${s.name}: its server ${s.server} was not started`);
-    const countsRedis = SERVERS[s.server].backend === 'Redis' ? backends.redisPort : undefined;
-    let before: RedisTraffic | undefined;
-    let after: RedisTraffic | undefined;
-    const m = await measureWithTool(s.name, await createLoad(s.load, target), {
-      warmupMs: WARMUP_MS,
-      durationMs: settings.durationMs,
-      repeat,
-      servers: target.pids,
-      watched,
-      ...(countsRedis === undefined
-        ? {}
-        : {
-            aroundMeasured: {
-              before: async () => void (before = await readRedisTraffic(countsRedis)),
-              after: async () => void (after = await readRedisTraffic(countsRedis)),
-            },
-          }),
-    });
-    measured.set(s.name, m);
-    if (before && after) redisFigures.set(s.name, perDecision(before, after, m.summary.count));
+    const { measurement, redis } = await measureScenario(s, target, context);
+    measured.set(s.name, measurement);
+    if (redis) redisFigures.set(s.name, redis);
   }
 
   const rowsOf = (table: Table): Row[] =>
@@ -134,6 +123,42 @@ const SCALE_TITLE =
   `Scale, gRPC + Redis, pipelining off: descriptors per request (each its own counter; a decision ` +
   `answers them all) and client connections (streams per connection adjusted to keep ${CALLS_IN_FLIGHT} ` +
   `calls in flight); the first two rows are those of the table above.`;
+
+interface MeasureContext {
+  durationMs: number;
+  repeat: number;
+  /** The servers that must stay up. */
+  watched: readonly Target[];
+  redisPort: number | undefined;
+}
+
+/** Measures `s` on `target`, and the Redis traffic per decision when the target counts on Redis. */
+async function measureScenario(
+  s: Scenario,
+  target: Target,
+  c: MeasureContext,
+): Promise<{ measurement: Measurement; redis: RedisFigures | undefined }> {
+  const redisPort = SERVERS[s.server].backend === 'Redis' ? c.redisPort : undefined;
+  let before: RedisTraffic | undefined;
+  let after: RedisTraffic | undefined;
+  const measurement = await measureWithTool(s.name, await createLoad(s.load, target), {
+    warmupMs: WARMUP_MS,
+    durationMs: c.durationMs,
+    repeat: c.repeat,
+    servers: target.pids,
+    watched: c.watched,
+    ...(redisPort === undefined
+      ? {}
+      : {
+          aroundMeasured: {
+            before: async () => void (before = await readRedisTraffic(redisPort)),
+            after: async () => void (after = await readRedisTraffic(redisPort)),
+          },
+        }),
+  });
+  const redis = before && after ? perDecision(before, after, measurement.summary.count) : undefined;
+  return { measurement, redis };
+}
 
 /** Redis and memcached, each started when a selected server counts on it. */
 async function startBackends(

@@ -37,11 +37,8 @@ export interface ServerSpec {
   variant: readonly string[];
 }
 
-const pipelined = (window: string, limit: string): Record<string, string> => ({
-  [window]: PIPELINE_WINDOW,
-  [limit]: PIPELINE_LIMIT,
-});
-const OURS_PIPELINED = pipelined('KVSTORE_PIPELINE_WINDOW', 'KVSTORE_PIPELINE_LIMIT');
+const OURS_PIPELINED = { KVSTORE_PIPELINE_WINDOW: PIPELINE_WINDOW, KVSTORE_PIPELINE_LIMIT: PIPELINE_LIMIT };
+const UPSTREAM_PIPELINED = { REDIS_PIPELINE_WINDOW: PIPELINE_WINDOW, REDIS_PIPELINE_LIMIT: PIPELINE_LIMIT };
 // Pipelining off is set, not left to the default, so that the row means the same whatever the default.
 const OURS_UNPIPELINED = { KVSTORE_PIPELINE_WINDOW: '0' };
 const UPSTREAM_UNPIPELINED = { REDIS_PIPELINE_WINDOW: '0' };
@@ -64,9 +61,7 @@ const upstream = (env: Record<string, string>, variant: string[]): ServerSpec =>
 export const SERVERS = {
   ceiling: { implementation: 'ceiling', backend: undefined, env: {}, variant: [] },
   upstream: upstream(UPSTREAM_UNPIPELINED, []),
-  'upstream, pipeline window': upstream(pipelined('REDIS_PIPELINE_WINDOW', 'REDIS_PIPELINE_LIMIT'), [
-    WINDOW_VARIANT,
-  ]),
+  'upstream, pipeline window': upstream(UPSTREAM_PIPELINED, [WINDOW_VARIANT]),
   'upstream, local cache': upstream(
     { ...UPSTREAM_UNPIPELINED, LOCAL_CACHE_SIZE_IN_BYTES: LOCAL_CACHE_BYTES },
     ['local cache'],
@@ -181,13 +176,8 @@ export function listScenarios(): Scenario[] {
   const hot: Variation = { sends: 'hot over-limit key', workload: HOT_KEY_WORKLOAD };
   const perProtocol = (protocol: Protocol): Scenario[] => {
     // the first point of the scale table too
-    const plain = versus(
-      protocol,
-      { rival: 'upstream', ours: ['ours'] },
-      {
-        tables: protocol === 'grpc' ? ['main', 'scale'] : ['main'],
-      },
-    );
+    const tables: Table[] = protocol === 'grpc' ? ['main', 'scale'] : ['main'];
+    const plain = versus(protocol, { rival: 'upstream', ours: ['ours'] }, { tables });
     return [
       scenario(protocol, 'ceiling', {}),
       ...plain,
