@@ -62,6 +62,7 @@ export async function startPrimary(
     const startedAt = Date.now();
     running.add(worker);
     view.attach(worker);
+    log.info({ worker: worker.id, pid: worker.process.pid }, 'worker started');
     worker.once('exit', (code, signal) => {
       running.delete(worker);
       void view.retire(worker.id);
@@ -80,7 +81,6 @@ export async function startPrimary(
     });
   };
   for (let i = 0; i < o.count; i++) fork(0);
-  log.info({ workers: o.count, pid: process.pid }, 'worker processes started');
 
   return {
     beginShutdown() {
