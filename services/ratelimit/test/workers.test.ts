@@ -3,7 +3,6 @@ import { request } from 'node:http';
 import { Redis } from 'ioredis';
 import {
   replaceRuntimeFile,
-  startRateLimitProcess,
   runRateLimit,
   startRedis,
   waitFor,
@@ -12,14 +11,9 @@ import {
 } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRlsClient } from './harness.js';
+import { startService } from './service-process.js';
 
-type Service = Awaited<ReturnType<typeof startRateLimitProcess>>;
-
-const CONFIG = 'domain: a\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 5}\n';
-
-/** The service with domain `a` (5 an hour on `k`); three processes start on a shared machine, hence the wait. */
-const startService = (env: Record<string, string>): Promise<Service> =>
-  startRateLimitProcess({ 'a.yaml': CONFIG }, env, 60_000);
+type Service = Awaited<ReturnType<typeof startService>>;
 type Decision = { overallCode: string; statuses: Array<{ currentLimit?: { requestsPerUnit: number } }> };
 
 const decision = (value: string) => ({ domain: 'a', descriptors: [{ entries: [{ key: 'k', value }] }] });

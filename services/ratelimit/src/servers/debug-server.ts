@@ -40,13 +40,13 @@ export function createLocalDebugView(o: {
   health: Health;
 }): DebugView {
   return {
-    rules: async () => {
+    rules: () => {
       const rules = o.service.currentRules();
-      return rules ? describeRuleSet(rules) : '';
+      return Promise.resolve(rules ? describeRuleSet(rules) : '');
     },
-    statsLines: async () => o.stats.lines(),
+    statsLines: () => Promise.resolve(o.stats.lines()),
     metrics: () => o.registry.metrics(),
-    health: async () => ({ healthy: o.health.isHealthy(), components: o.health.snapshot() }),
+    health: () => Promise.resolve({ healthy: o.health.isHealthy(), components: o.health.snapshot() }),
   };
 }
 
