@@ -65,7 +65,9 @@ export async function startPrimary(
     log.info({ worker: worker.id, pid: worker.process.pid }, 'worker started');
     worker.once('exit', (code, signal) => {
       running.delete(worker);
-      void view.retire(worker.id);
+      view
+        .retire(worker.id)
+        .catch((err: unknown) => log.error({ worker: worker.id, err }, 'could not keep its totals'));
       if (stopping) {
         log.info({ worker: worker.id, code, signal }, 'worker exited');
         return;
