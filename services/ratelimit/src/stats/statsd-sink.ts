@@ -55,8 +55,13 @@ export function startStatsdSink(o: StatsdSinkOptions): { close(): Promise<void> 
   };
   // one flush at a time, so the last one (at close) never races a send on a closed socket
   let flushing = Promise.resolve();
-  const queueFlush = (): Promise<void> => (flushing = flushing.then(flush));
-  const timer = setInterval(() => void queueFlush(), o.flushIntervalMs);
+  let queued = 0;
+  const queueFlush = (): Promise<void> => {
+    queued++;
+    return (flushing = flushing.then(flush).finally(() => queued--));
+  };
+  // a reading that takes longer than the interval (workers slow to answer) delays the next, never piles up
+  const timer = setInterval(() => void (queued === 0 && queueFlush()), o.flushIntervalMs);
   timer.unref();
   return {
     async close() {

@@ -9,7 +9,7 @@ import { tagged, type PrimaryMessage } from './messages.js';
 /** How long the workers have to drain and exit after SIGTERM before they are killed (the pod allows 30 s). */
 const SHUTDOWN_TIMEOUT_MS = 25_000;
 /** A worker that ran this long before it exited is restarted at once; quicker exits back off. */
-const HEALTHY_RUN_MS = 10_000;
+const HEALTHY_RUN_MS = 30_000;
 
 /** Wait before restarting a worker that exited after `failures` quick exits in a row: 0.1 s doubling to 10 s. */
 export function restartDelayMs(failures: number): number {
@@ -82,6 +82,7 @@ export async function startPrimary(
       restarts.add(timer);
     });
   };
+  log.info({ workers: o.count }, 'starting worker processes');
   for (let i = 0; i < o.count; i++) fork(0);
 
   return {
