@@ -1,7 +1,10 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { request } from 'node:http';
 import { Redis } from 'ioredis';
+import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
 import {
+  freePort,
+  quietLog,
   replaceRuntimeFile,
   runRateLimit,
   startRedis,
@@ -9,7 +12,9 @@ import {
   waitUntil,
   type RedisServer,
 } from '@portcullis/testing';
+import { createSotwServer } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RATE_LIMIT_CONFIG_TYPE } from '../src/config/xds-source.js';
 import { createRlsClient } from './harness.js';
 import { startService } from './service-process.js';
 
@@ -192,6 +197,48 @@ describe('worker processes', () => {
     } finally {
       await p.stop();
       await redis.stop();
+    }
+  }, 120_000);
+
+  it('each subscribe to xDS, and every one follows a new version', async () => {
+    const codec = createMessageCodec(
+      PROTO_FILES.rateLimitConfig,
+      'ratelimit.config.ratelimit.v3.RateLimitConfig',
+    );
+    const config = (requestsPerUnit: number) => ({
+      name: 'team/a',
+      value: codec.encode({
+        name: 'team/a',
+        domain: 'a',
+        descriptors: [{ key: 'k', rateLimit: { unit: 'MINUTE', requestsPerUnit } }],
+      }),
+    });
+    const xds = createSotwServer({ host: '127.0.0.1', port: await freePort(), log: quietLog });
+    xds.setResources(RATE_LIMIT_CONFIG_TYPE, [config(5)]);
+    await xds.start();
+    const redis = await startRedis();
+    const p = await startService({
+      BACKEND_TYPE: 'redis',
+      KVSTORE_URL: redis.address,
+      RATELIMIT_WORKERS: '2',
+      CONFIG_TYPE: 'GRPC_XDS_SOTW',
+      CONFIG_GRPC_XDS_SERVER_URL: `127.0.0.1:${xds.port}`,
+      CONFIG_GRPC_XDS_NODE_ID: 'rl-workers',
+    });
+    try {
+      await allWorkersUp(p);
+      expect(xds.clients().map((c) => c.nodeId)).toEqual(['rl-workers', 'rl-workers']);
+      xds.setResources(RATE_LIMIT_CONFIG_TYPE, [config(9)]);
+      await waitUntil(
+        async () =>
+          (await debugText(p, '/rlconfig')) ===
+          'a.k: unit=MINUTE requests_per_unit=9, shadow_mode: false, quota_mode: false\n',
+        10_000,
+      );
+    } finally {
+      await p.stop();
+      await redis.stop();
+      await xds.close();
     }
   }, 120_000);
 
