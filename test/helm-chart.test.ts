@@ -188,6 +188,8 @@ describe('Helm chart', () => {
       'ghcr.io/portcullis-dev/portcullis-ratelimit:0.1.0',
     );
     expect(env('portcullis-ratelimit').get('KVSTORE_URL')?.value).toBe('redis://redis-master:6379');
+    // unset: the service picks one worker per CPU the pod may use
+    expect(env('portcullis-ratelimit').has('RATELIMIT_WORKERS')).toBe(false);
     expect(env('portcullis-ratelimit').get('CONFIG_GRPC_XDS_SERVER_URL')?.value).toBe(
       'portcullis-operator:18000',
     );
@@ -210,6 +212,14 @@ describe('Helm chart', () => {
     });
     // the HPA owns the replica count
     expect(named(productionLike, 'Deployment', 'portcullis-ratelimit')!.spec?.replicas).toBeUndefined();
+  });
+
+  it('sets RATELIMIT_WORKERS from ratelimit.workers', async () => {
+    const [ratelimit] = (await render('--set', 'ratelimit.workers=3')).filter(
+      (m) => m.kind === 'Deployment' && m.metadata.name === 'portcullis-ratelimit',
+    );
+    const env = podSpecOf(ratelimit!).containers[0]!.env!;
+    expect(env.find((e) => e.name === 'RATELIMIT_WORKERS')?.value).toBe('3');
   });
 
   it('renders no environment variable with an empty value (the API server would drop it)', async () => {

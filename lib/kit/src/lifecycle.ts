@@ -60,17 +60,37 @@ export function onShutdownSignal(handler: (signal: NodeJS.Signals) => Promise<vo
       process.exit(1);
     }
     shuttingDown = true;
-    log.info({ signal }, 'shutting down');
-    handler(signal).then(
-      () => process.exit(0),
-      (err: unknown) => {
-        log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    shutDown(handler, { signal, log });
   };
   process.on('SIGINT', listener);
   process.on('SIGTERM', listener);
+}
+
+/** `handler` run by the first call only, then exit as `onShutdownSignal` does. */
+function onceShutdown(
+  handler: (signal: NodeJS.Signals) => Promise<void>,
+  log: Logger,
+): (signal: NodeJS.Signals) => void {
+  let shuttingDown = false;
+  return (signal) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    shutDown(handler, { signal, log });
+  };
+}
+
+function shutDown(
+  handler: (signal: NodeJS.Signals) => Promise<void>,
+  at: { signal: NodeJS.Signals; log: Logger },
+): void {
+  at.log.info({ signal: at.signal }, 'shutting down');
+  handler(at.signal).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      at.log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    },
+  );
 }
 
 export interface MainOptions<S, A extends Running> {
@@ -83,6 +103,13 @@ export interface MainOptions<S, A extends Running> {
    * for load balancers to notice, say).
    */
   onSignal?(app: A, signal: NodeJS.Signals): Promise<void> | void;
+  /**
+   * What begins the shutdown instead of SIGINT and SIGTERM: it calls `begin`, whose calls after the first
+   * are ignored (a process whose parent decides when it stops, say).
+   */
+  shutdownOn?(begin: (signal: NodeJS.Signals) => void): void;
+  /** Fields on every line of the process's logger (a worker's id, say). */
+  logBindings?: Record<string, unknown>;
 }
 
 /**
@@ -92,12 +119,14 @@ export interface MainOptions<S, A extends Running> {
 export async function runMain<S, A extends Running>(o: MainOptions<S, A>): Promise<void> {
   try {
     const settings = o.loadSettings();
-    const log = createLogger(settings.log);
+    const log = createLogger(settings.log).child(o.logBindings ?? {});
     const app = await o.start(settings, log);
-    onShutdownSignal(async (signal) => {
+    const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
       await o.onSignal?.(app, signal);
       await app.close();
-    }, log);
+    };
+    if (o.shutdownOn) o.shutdownOn(onceShutdown(shutdown, log));
+    else onShutdownSignal(shutdown, log);
   } catch (err: unknown) {
     const log = createLogger(o.loadLogSettings());
     if (err instanceof SettingsError) log.fatal({ problems: err.problems }, 'invalid settings');

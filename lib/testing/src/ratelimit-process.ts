@@ -25,7 +25,7 @@ export function rateLimitHealth(port: number): Promise<number> {
 }
 
 /**
- * The service on free loopback ports, the memory backend, `files` (name → YAML) as its configuration, once
+ * The service on free loopback ports, the memory backend, one process, `files` (name → YAML) as its configuration, once
  * `/healthcheck` answers 200 (within `startTimeoutMs`); `env` adds or overrides settings. `stop()` ends it and
  * removes the files.
  */
@@ -43,6 +43,8 @@ export async function startRateLimitProcess(
     ...servers.env,
     LOG_LEVEL: 'info',
     USE_STATSD: 'false',
+    // one process whatever the machine's CPUs, unless the test asks for worker processes
+    RATELIMIT_WORKERS: '1',
     ...env,
   });
   const stop = async (): Promise<void> => {

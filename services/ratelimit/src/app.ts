@@ -6,6 +6,7 @@ import {
   type Logger,
   type RunningServer,
 } from '@portcullis/kit';
+import type { Registry } from 'prom-client';
 import { createCounterStore } from './backends/factory.js';
 import type { CounterStore } from './backends/types.js';
 import { FileConfigSource } from './config/file-source.js';
@@ -13,7 +14,7 @@ import { XdsConfigSource } from './config/xds-source.js';
 import type { RuleSet } from './config/rule-set.js';
 import { Limiter } from './limiter/limiter.js';
 import { OverLimitCache, reportLocalCache } from './limiter/over-limit-cache.js';
-import { startDebugServer } from './servers/debug-server.js';
+import { createLocalDebugView, startDebugServer } from './servers/debug-server.js';
 import { startGrpcServer } from './servers/grpc-server.js';
 import { startHttpServer } from './servers/http-server.js';
 import { RateLimitService } from './service.js';
@@ -24,6 +25,7 @@ import { startStatsdSink } from './stats/statsd-sink.js';
 export interface RateLimitApp {
   service: RateLimitService;
   stats: Stats;
+  registry: Registry;
   health: Health;
   config: FileConfigSource | XdsConfigSource;
   /** Bound ports, known once started (useful when the settings asked for port 0). */
@@ -35,6 +37,8 @@ export interface AppDeps {
   log: Logger;
   /** Milliseconds since the epoch; tests pin it. */
   now?: () => number;
+  /** One of several worker processes: the primary serves the debug port and flushes statsd for all. */
+  worker?: boolean;
 }
 
 /**
@@ -111,7 +115,10 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
         name: 'statsd sink',
         start: () => {
           const { statsd: to, flushIntervalMs, extraTags } = settings.stats;
-          if (to.enabled) statsd = startStatsdSink({ ...to, flushIntervalMs, tags: extraTags, stats, log });
+          if (to.enabled && !deps.worker) {
+            const read = () => stats.drainReading();
+            statsd = startStatsdSink({ ...to, flushIntervalMs, tags: extraTags, read, log });
+          }
         },
         close: () => statsd?.close(),
       },
@@ -145,23 +152,24 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
         close: () => config.close(),
       },
       serve('http', () => startHttpServer({ ...settings.http, service, health, log })),
-      serve('debug', () =>
-        startDebugServer({
-          ...settings.debug,
-          timeouts: settings.http.timeouts,
-          service,
-          stats,
-          registry,
-          health,
-          log,
-        }),
-      ),
+      ...(deps.worker
+        ? []
+        : [
+            serve('debug', () =>
+              startDebugServer({
+                ...settings.debug,
+                timeouts: settings.http.timeouts,
+                view: createLocalDebugView({ service, stats, registry, health }),
+                log,
+              }),
+            ),
+          ]),
       // last to start, first to close: while gRPC drains, /healthcheck still answers (unhealthy)
       serve('grpc', () => startGrpcServer({ ...settings.grpc, service, stats, health, log })),
     ],
     log,
   );
-  return { service, stats, health, config, ports, close: () => running.close() };
+  return { service, stats, registry, health, config, ports, close: () => running.close() };
 }
 
 interface SourceDeps {

@@ -1,22 +1,38 @@
-import { runMain } from '@portcullis/kit';
+import cluster from 'node:cluster';
+import { runMain, type Logger } from '@portcullis/kit';
 import { startRateLimit } from './app.js';
-import { loadLogSettings, loadSettings } from './settings.js';
+import { loadLogSettings, loadSettings, type Settings } from './settings.js';
 import { startTracing } from './tracing-setup.js';
+import { startPrimary } from './workers/primary.js';
+import { resolveWorkerCount } from './workers/worker-count.js';
+import { answerPrimary, listenForShutdown, onPrimaryShutdown, reportFinal } from './workers/worker-link.js';
+
+const worker = cluster.worker;
+if (worker) listenForShutdown();
 
 await runMain({
   loadSettings: () => loadSettings(),
   loadLogSettings: () => loadLogSettings(),
+  ...(worker ? { logBindings: { worker: worker.id }, shutdownOn: onPrimaryShutdown } : {}),
   start: async (settings, log) => {
-    const tracing = startTracing(settings.tracing);
-    const app = await startRateLimit(settings, { log });
-    return {
-      ...app,
-      close: async () => {
-        await app.close();
-        await tracing?.close();
-      },
-    };
+    const count = worker ? 1 : await resolveWorkerCount(settings.workers, settings.limiter.backendType);
+    return count > 1 ? startPrimary(settings, { count, log }) : startService(settings, log);
   },
-  // the health check fails at once; the servers then drain what is in flight
-  onSignal: (app) => app.health.set('sigterm', false),
+  // the health check fails at once (in every worker); the servers then drain what is in flight
+  onSignal: (app) => app.beginShutdown(),
 });
+
+/** The service in this process: alone, or as one of the primary's workers. */
+async function startService(settings: Readonly<Settings>, log: Logger) {
+  const tracing = startTracing(settings.tracing);
+  const app = await startRateLimit(settings, { log, worker: worker !== undefined });
+  if (worker) answerPrimary(app);
+  return {
+    beginShutdown: () => app.health.set('sigterm', false),
+    close: async () => {
+      await app.close();
+      await tracing?.close();
+      if (worker) await reportFinal(app);
+    },
+  };
+}

@@ -193,6 +193,18 @@ describe('loadSettings', () => {
     expect(s.objcache.srvRefreshMs).toBe(0);
   });
 
+  it('reads RATELIMIT_WORKERS, 0 (the default) to 64; more than one refused with the memory backend', () => {
+    expect(loadSettings({}).workers).toBe(0);
+    expect(loadSettings({ RATELIMIT_WORKERS: '4' }).workers).toBe(4);
+    expect(loadSettings({ BACKEND_TYPE: 'memory', RATELIMIT_WORKERS: '1' }).workers).toBe(1);
+    expect(problemsOf({ RATELIMIT_WORKERS: '65' })).toEqual([
+      'RATELIMIT_WORKERS="65": expected an integer ≥ 0 ≤ 64',
+    ]);
+    expect(problemsOf({ BACKEND_TYPE: 'memory', RATELIMIT_WORKERS: '2' })).toEqual([
+      'RATELIMIT_WORKERS=2: BACKEND_TYPE=memory keeps the counters in the process, so more than one worker would split them',
+    ]);
+  });
+
   it('is frozen all the way down', () => {
     const s = loadSettings({ EXTRA_TAGS: 'team:edge' });
     expect(() => {

@@ -51,6 +51,11 @@ export interface Settings {
     };
   };
   debug: { host: string; port: number };
+  /**
+   * `RATELIMIT_WORKERS`: processes serving the gRPC and HTTP ports; 0 = the default (the CPUs this process
+   * may use, 1 with the memory backend), resolved at start by `resolveWorkerCount`.
+   */
+  workers: number;
   log: { level: LogLevel; format: LogFormat };
   config: {
     /** `FILE`: YAML files under the runtime root; `GRPC_XDS_SOTW`: an xDS management server. */
@@ -144,6 +149,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     },
     grpc: readGrpc(env),
     debug: { host: env.str('DEBUG_HOST', { default: '0.0.0.0' }), port: port(env, 'DEBUG_PORT', 6070) },
+    workers: env.int('RATELIMIT_WORKERS', { default: 0, min: 0, max: 64 }),
     log: readLogOptions(env, 'warn'),
     config: {
       type: configType,
@@ -230,6 +236,12 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   for (const key of Object.keys(settings.stats.extraTags)) {
     // they are Prometheus labels too
     if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(key)) env.problem(`EXTRA_TAGS: "${key}" is not a valid tag name`);
+  }
+  if (settings.workers > 1 && backendType === 'memory') {
+    env.problem(
+      `RATELIMIT_WORKERS=${settings.workers}: BACKEND_TYPE=memory keeps the counters in the process, ` +
+        'so more than one worker would split them',
+    );
   }
   env.finish();
   return deepFreeze(settings);

@@ -28,34 +28,42 @@ describe('the ratelimit process', () => {
     await rm(p.root, { recursive: true, force: true });
   });
 
-  it('on SIGTERM fails /healthcheck at once, drains the decision in flight, then exits', async () => {
-    const redis = await startRedis();
-    const admin = new Redis(redis.port, '127.0.0.1');
-    const p = await startService({ BACKEND_TYPE: 'redis', KVSTORE_URL: redis.address });
-    const rls = createRlsClient(`127.0.0.1:${p.ports.grpc}`);
-    try {
-      // Redis holds every write, so the decision stays in flight until UNPAUSE
-      await admin.call('CLIENT', 'PAUSE', '20000', 'WRITE');
-      let settled = false;
-      const decision = rls
-        .shouldRateLimit({ domain: 'a', descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] })
-        .finally(() => (settled = true));
-      await waitUntil(async () => (await admin.info('clients')).includes('blocked_clients:1'));
+  it.each(['1', '2'])(
+    'on SIGTERM fails /healthcheck at once, drains the decision in flight, then exits (RATELIMIT_WORKERS=%s)',
+    async (workers) => {
+      const redis = await startRedis();
+      const admin = new Redis(redis.port, '127.0.0.1');
+      const p = await startService({
+        BACKEND_TYPE: 'redis',
+        KVSTORE_URL: redis.address,
+        RATELIMIT_WORKERS: workers,
+      });
+      const rls = createRlsClient(`127.0.0.1:${p.ports.grpc}`);
+      try {
+        // Redis holds every write, so the decision stays in flight until UNPAUSE
+        await admin.call('CLIENT', 'PAUSE', '20000', 'WRITE');
+        let settled = false;
+        const decision = rls
+          .shouldRateLimit({ domain: 'a', descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] })
+          .finally(() => (settled = true));
+        await waitUntil(async () => (await admin.info('clients')).includes('blocked_clients:1'));
 
-      p.child.kill('SIGTERM');
-      await waitUntil(async () => (await rateLimitHealth(p.ports.http)) === 500);
-      expect(p.child.exitCode).toBeNull();
-      expect(settled).toBe(false);
+        p.child.kill('SIGTERM');
+        await waitUntil(async () => (await rateLimitHealth(p.ports.http)) === 500);
+        expect(p.child.exitCode).toBeNull();
+        expect(settled).toBe(false);
 
-      await admin.call('CLIENT', 'UNPAUSE');
-      expect(await decision).toMatchObject({ overallCode: 'OK', statuses: [{ limitRemaining: 4 }] });
-      expect(await p.exited).toBe(0);
-    } finally {
-      rls.close();
-      p.child.kill('SIGKILL');
-      admin.disconnect();
-      await redis.stop();
-      await rm(p.root, { recursive: true, force: true });
-    }
-  });
+        await admin.call('CLIENT', 'UNPAUSE');
+        expect(await decision).toMatchObject({ overallCode: 'OK', statuses: [{ limitRemaining: 4 }] });
+        expect(await p.exited).toBe(0);
+      } finally {
+        rls.close();
+        p.child.kill('SIGKILL');
+        admin.disconnect();
+        await redis.stop();
+        await rm(p.root, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });

@@ -1,4 +1,4 @@
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import {
   createHttpApp,
   listenHttp,
@@ -12,15 +12,42 @@ import type { RateLimitService } from '../service.js';
 import { toHttpError } from './error-mapper.js';
 import type { Stats } from '../stats/stats.js';
 
+/** What the debug port shows: this process's, or the workers' combined (`workers/cluster-view.ts`). */
+export interface DebugView {
+  /** `/rlconfig`: the loaded rules. */
+  rules(): Promise<string>;
+  /** `/stats`: `name: value`, sorted by name. */
+  statsLines(): Promise<string[]>;
+  /** `/metrics`: the Prometheus text. */
+  metrics(): Promise<string>;
+  /** `/health`: component → state. */
+  health(): Promise<{ healthy: boolean; components: Record<string, boolean> }>;
+}
+
 export interface DebugServerOptions {
   host: string;
   port: number;
   timeouts: HttpTimeouts;
+  view: DebugView;
+  log: Logger;
+}
+
+/** The view of this process. */
+export function createLocalDebugView(o: {
   service: RateLimitService;
   stats: Stats;
   registry: Registry;
   health: Health;
-  log: Logger;
+}): DebugView {
+  return {
+    rules: () => {
+      const rules = o.service.currentRules();
+      return Promise.resolve(rules ? describeRuleSet(rules) : '');
+    },
+    statsLines: () => Promise.resolve(o.stats.lines()),
+    metrics: () => o.registry.metrics(),
+    health: () => Promise.resolve({ healthy: o.health.isHealthy(), components: o.health.snapshot() }),
+  };
 }
 
 const PATHS: Record<string, string> = {
@@ -38,18 +65,16 @@ export async function startDebugServer(o: DebugServerOptions): Promise<RunningSe
     const lines = Object.entries(PATHS).map(([path, what]) => `${path}: ${what}`);
     void reply.type(text).send(`${lines.join('\n')}\n`);
   });
-  app.get('/rlconfig', (_req, reply) => {
-    const rules = o.service.currentRules();
-    void reply.type(text).send(rules ? describeRuleSet(rules) : '');
-  });
-  app.get('/stats', (_req, reply) => {
-    void reply.type(text).send(`${o.stats.lines().join('\n')}\n`);
-  });
-  app.get('/metrics', async (_req, reply) => {
-    return reply.type(o.registry.contentType).send(await o.registry.metrics());
-  });
-  app.get('/health', (_req, reply) => {
-    void reply.code(o.health.isHealthy() ? 200 : 500).send(o.health.snapshot());
+  app.get('/rlconfig', async (_req, reply) => reply.type(text).send(await o.view.rules()));
+  app.get('/stats', async (_req, reply) =>
+    reply.type(text).send(`${(await o.view.statsLines()).join('\n')}\n`),
+  );
+  app.get('/metrics', async (_req, reply) =>
+    reply.type(Registry.PROMETHEUS_CONTENT_TYPE).send(await o.view.metrics()),
+  );
+  app.get('/health', async (_req, reply) => {
+    const { healthy, components } = await o.view.health();
+    return reply.code(healthy ? 200 : 500).send(components);
   });
   return listenHttp(app, o);
 }

@@ -142,9 +142,16 @@ export class Stats {
 
   /** `name: value` for every statistic, sorted by name, as the debug port's `/stats` prints them. */
   lines(): string[] {
-    return [...this.entries(), ...this.gaugeEntries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([name, value]) => `${name}: ${value}`);
+    return statsLines([...this.entries(), ...this.gaugeEntries()]);
+  }
+
+  /** What a statsd flush sends: every counter and gauge, and the timings since the last reading. */
+  drainReading(): StatsReading {
+    return {
+      counters: [...this.entries()],
+      gauges: [...this.gaugeEntries()],
+      timings: [...this.drainTimings()],
+    };
   }
 
   /**
@@ -222,6 +229,20 @@ export class Stats {
       },
     });
   }
+}
+
+/** Counters (cumulative), gauges, and timings since the previous reading, each by full name. */
+export interface StatsReading {
+  counters: Array<[name: string, value: number]>;
+  gauges: Array<[name: string, value: number]>;
+  timings: Array<[name: string, timings: TimingSample]>;
+}
+
+/** `name: value` lines sorted by name. */
+export function statsLines(entries: ReadonlyArray<readonly [name: string, value: number]>): string[] {
+  return [...entries]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, value]) => `${name}: ${value}`);
 }
 
 function createRuleStats(): RuleStats {

@@ -1,6 +1,6 @@
 import { createSocket } from 'node:dgram';
 import type { Logger } from '@portcullis/kit';
-import type { Stats } from './stats.js';
+import type { StatsReading } from './stats.js';
 
 export interface StatsdSinkOptions {
   host: string;
@@ -8,7 +8,8 @@ export interface StatsdSinkOptions {
   flushIntervalMs: number;
   /** `EXTRA_TAGS`, added to every name. */
   tags: Readonly<Record<string, string>>;
-  stats: Stats;
+  /** What to send at each flush: `Stats.drainReading` of this process, or the workers' combined. */
+  read(): StatsReading | Promise<StatsReading>;
   log: Logger;
 }
 
@@ -30,15 +31,15 @@ export function startStatsdSink(o: StatsdSinkOptions): { close(): Promise<void> 
 
   const flush = async (): Promise<void> => {
     const lines: string[] = [];
-    for (const [name, value] of o.stats.entries()) {
+    const reading = await o.read();
+    for (const [name, value] of reading.counters) {
       const delta = value - (sent.get(name) ?? 0);
       if (delta <= 0) continue;
       sent.set(name, value);
       lines.push(`${sanitizeName(name)}${suffix}:${delta}|c`);
     }
-    for (const [name, value] of o.stats.gaugeEntries())
-      lines.push(`${sanitizeName(name)}${suffix}:${value}|g`);
-    for (const [name, { samples, count }] of o.stats.drainTimings()) {
+    for (const [name, value] of reading.gauges) lines.push(`${sanitizeName(name)}${suffix}:${value}|g`);
+    for (const [name, { samples, count }] of reading.timings) {
       // a sample of the interval's timings says which share of them it is, so statsd scales its counts
       const rate = samples.length < count ? `|@${(samples.length / count).toPrecision(4)}` : '';
       for (const ms of samples) lines.push(`${sanitizeName(name)}${suffix}:${ms.toFixed(3)}|ms${rate}`);
@@ -54,8 +55,13 @@ export function startStatsdSink(o: StatsdSinkOptions): { close(): Promise<void> 
   };
   // one flush at a time, so the last one (at close) never races a send on a closed socket
   let flushing = Promise.resolve();
-  const queueFlush = (): Promise<void> => (flushing = flushing.then(flush));
-  const timer = setInterval(() => void queueFlush(), o.flushIntervalMs);
+  let queued = 0;
+  const queueFlush = (): Promise<void> => {
+    queued++;
+    return (flushing = flushing.then(flush).finally(() => queued--));
+  };
+  // a reading that takes longer than the interval (workers slow to answer) delays the next, never piles up
+  const timer = setInterval(() => void (queued === 0 && queueFlush()), o.flushIntervalMs);
   timer.unref();
   return {
     async close() {

@@ -1,0 +1,47 @@
+import type { Registry } from 'prom-client';
+import type { StatsReading } from '../stats/stats.js';
+
+// What the primary and its workers say to each other over the cluster's IPC channel (JSON).
+
+/** A registry's `getMetricsAsJSON()`, what prom-client's `AggregatorRegistry.aggregate` combines. */
+export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+
+/** What a worker shows of itself on the debug port. */
+export interface WorkerView {
+  rules: string;
+  health: Record<string, boolean>;
+  counters: Array<[name: string, value: number]>;
+  gauges: Array<[name: string, value: number]>;
+  metrics: MetricsJson;
+}
+
+/** What a worker that closed sends last: what it counted, so the totals of the process keep it. */
+export interface WorkerFinal {
+  reading: StatsReading;
+  metrics: MetricsJson;
+}
+
+const TAG = 'portcullis-ratelimit';
+
+export type PrimaryMessage =
+  { tag: typeof TAG; kind: 'view' | 'reading'; id: number } | { tag: typeof TAG; kind: 'shutdown' };
+
+export type WorkerMessage =
+  | { tag: typeof TAG; kind: 'view'; id: number; view: WorkerView }
+  | { tag: typeof TAG; kind: 'reading'; id: number; reading: StatsReading }
+  | { tag: typeof TAG; kind: 'final'; final: WorkerFinal };
+
+type Untagged<M> = M extends unknown ? Omit<M, 'tag'> : never;
+
+/** A message tagged as ours, so prom-client's or anyone else's on the same channel are told apart. */
+export function tagged<M extends PrimaryMessage | WorkerMessage>(m: Untagged<M>): M {
+  return { tag: TAG, ...m } as M;
+}
+
+export function isPrimaryMessage(m: unknown): m is PrimaryMessage {
+  return typeof m === 'object' && m !== null && (m as { tag?: unknown }).tag === TAG;
+}
+
+export function isWorkerMessage(m: unknown): m is WorkerMessage {
+  return typeof m === 'object' && m !== null && (m as { tag?: unknown }).tag === TAG;
+}
