@@ -10,7 +10,8 @@ const TIMEOUT_MS = 30_000;
 
 const LOADS_LINE = /^ratelimit\.service\.config_load_success: (\d+)$/m;
 const ERRORS_LINE = /^ratelimit\.service\.config_load_error: (\d+)$/m;
-const RULE_LINE = /^([^.\s]+)\.client: unit=\w+ requests_per_unit=(\d+), shadow_mode: false$/;
+const RULE_LINE =
+  /^([^.\s]+)\.client: unit=\w+ requests_per_unit=(\d+), shadow_mode: false, quota_mode: false$/;
 
 /** How long each poll request took, by kind: what watching costs the instances. */
 export interface PollCost {
