@@ -1,4 +1,9 @@
-import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import {
+  constants,
+  type IncomingHttpHeaders,
+  type OutgoingHttpHeaders,
+  type ServerHttp2Stream,
+} from 'node:http2';
 import { gunzip, inflate, type InputType, type ZlibOptions } from 'node:zlib';
 import { GRPC_STATUS, type GrpcStatus } from '@portcullis/kit';
 
@@ -108,6 +113,8 @@ export class GrpcCall {
     clearTimeout(this.timer);
     if (!this.stream.headersSent) {
       respondStatus(this.stream, status);
+      // a client still sending is told to stop, without error, as grpc-go does: the stream is freed now
+      if (!this.stream.readableEnded) this.stream.close(constants.NGHTTP2_NO_ERROR);
       return;
     }
     this.trailers = { 'grpc-status': String(status.code), 'grpc-message': encodeGrpcMessage(status.details) };
