@@ -42,8 +42,12 @@ function ask(
     let headers: IncomingHttpHeaders = {};
     let trailers: IncomingHttpHeaders | undefined;
     const chunks: Buffer[] = [];
-    stream.on('response', (h) => (headers = h));
-    stream.on('trailers', (t) => (trailers = t));
+    stream.on('response', (h: IncomingHttpHeaders) => {
+      headers = h;
+      // a trailers-only answer to a call still sending: the client stops, as grpc-js's client does
+      if (o.open && h['grpc-status'] !== undefined) stream.close(constants.NGHTTP2_CANCEL);
+    });
+    stream.on('trailers', (t: IncomingHttpHeaders) => (trailers = t));
     stream.on('data', (c: Buffer) => chunks.push(c));
     stream.on('error', reject);
     stream.on('close', () => {
@@ -211,7 +215,7 @@ describe('gRPC connection age', () => {
     const session = connect(`http://127.0.0.1:${h.app.ports.grpc}`);
     try {
       let goaway: number | undefined;
-      session.on('goaway', (code) => (goaway = code));
+      session.on('goaway', (code: number) => (goaway = code));
       const closed = new Promise((resolve) => session.on('close', resolve));
       // a call held open (no end of stream) across the GOAWAY, then completed
       const stream = session.request({
@@ -220,7 +224,7 @@ describe('gRPC connection age', () => {
         'content-type': 'application/grpc',
       });
       let status: unknown;
-      stream.on('trailers', (t) => (status = t['grpc-status']));
+      stream.on('trailers', (t: IncomingHttpHeaders) => (status = t['grpc-status']));
       stream.on('data', () => undefined);
       stream.write(frame(REQUEST));
       await waitUntil(() => goaway !== undefined, 5000);

@@ -1,9 +1,4 @@
-import {
-  constants,
-  type IncomingHttpHeaders,
-  type OutgoingHttpHeaders,
-  type ServerHttp2Stream,
-} from 'node:http2';
+import { type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { gunzip, inflate, type InputType, type ZlibOptions } from 'node:zlib';
 import { GRPC_STATUS, type GrpcStatus } from '@portcullis/kit';
 
@@ -53,7 +48,8 @@ export class GrpcCall {
   private message: Buffer | undefined;
   private finished = false;
   private timer: NodeJS.Timeout | undefined;
-  private trailers: OutgoingHttpHeaders | undefined;
+  /** The status trailers `sendStatus` leaves for the stream's `wantTrailers`. */
+  trailers: OutgoingHttpHeaders | undefined;
 
   constructor(
     readonly stream: ServerHttp2Stream,
@@ -65,12 +61,15 @@ export class GrpcCall {
   start(): void {
     const stream = this.stream as CallStream;
     stream[CALL] = this;
-    stream.on('close', GrpcCall.onClose);
+    stream.on('close', onClose);
     const timeout = this.headers['grpc-timeout'];
     if (timeout !== undefined) {
       const match = TIMEOUT.exec(String(timeout));
       if (!match) {
-        this.sendStatus({ code: GRPC_STATUS.INTERNAL, details: `Invalid grpc-timeout value "${timeout}"` });
+        this.sendStatus({
+          code: GRPC_STATUS.INTERNAL,
+          details: `Invalid grpc-timeout value "${String(timeout)}"`,
+        });
         return;
       }
       const ms = Math.ceil(Number(match[1]) * (TIMEOUT_UNIT_MS[match[2] ?? ''] ?? 0));
@@ -78,10 +77,10 @@ export class GrpcCall {
         this.sendStatus(DEADLINE_EXCEEDED);
         return;
       }
-      if (ms <= MAX_TIMER_MS) this.timer = setTimeout(GrpcCall.onDeadline, ms, this);
+      if (ms <= MAX_TIMER_MS) this.timer = setTimeout(onDeadline, ms, this);
     }
-    stream.on('data', GrpcCall.onData);
-    stream.on('end', GrpcCall.onEnd);
+    stream.on('data', onData);
+    stream.on('end', onEnd);
   }
 
   /** False once a status was sent or the stream closed: nothing more can be said. */
@@ -113,20 +112,19 @@ export class GrpcCall {
     clearTimeout(this.timer);
     if (!this.stream.headersSent) {
       respondStatus(this.stream, status);
-      // a client still sending is told to stop, without error, as grpc-go does: the stream is freed now
-      if (!this.stream.readableEnded) this.stream.close(constants.NGHTTP2_NO_ERROR);
       return;
     }
     this.trailers = { 'grpc-status': String(status.code), 'grpc-message': encodeGrpcMessage(status.details) };
-    this.stream.once('wantTrailers', GrpcCall.sendPendingTrailers);
+    this.stream.once('wantTrailers', sendPendingTrailers);
     this.stream.end();
   }
 
-  private data(chunk: Buffer): void {
+  /** A DATA frame's bytes of the request. */
+  receive(chunk: Buffer): void {
     if (this.finished) return;
     this.chunks.push(chunk);
     this.buffered += chunk.length;
-    while (!this.finished) {
+    for (;;) {
       if (this.frameBytes < 0) {
         if (this.buffered < 5) return;
         const length = this.flatten().readUInt32BE(1);
@@ -156,7 +154,8 @@ export class GrpcCall {
     }
   }
 
-  private end(): void {
+  /** The client has sent all of its request. */
+  halfClosed(): void {
     if (this.finished) return;
     const message = this.message;
     if (!message) {
@@ -197,7 +196,7 @@ export class GrpcCall {
     }
   }
 
-  private closed(): void {
+  streamClosed(): void {
     this.finished = true;
     clearTimeout(this.timer);
   }
@@ -214,29 +213,30 @@ export class GrpcCall {
     return all;
   }
 
-  // The stream's listeners are shared functions that find their call on the stream: no closures per call.
-  private static of(stream: ServerHttp2Stream): GrpcCall {
+  /** The call whose request `stream` carries, for the stream's listeners. */
+  static of(stream: ServerHttp2Stream): GrpcCall {
     const call = (stream as CallStream)[CALL];
     if (!call) throw new Error('a gRPC stream listener ran on a stream without a call');
     return call;
   }
-  private static onData(this: ServerHttp2Stream, chunk: Buffer): void {
-    GrpcCall.of(this).data(chunk);
-  }
-  private static onEnd(this: ServerHttp2Stream): void {
-    GrpcCall.of(this).end();
-  }
-  private static onClose(this: ServerHttp2Stream): void {
-    GrpcCall.of(this).closed();
-  }
-  private static onDeadline(call: GrpcCall): void {
-    call.sendStatus(DEADLINE_EXCEEDED);
-  }
-  private static sendPendingTrailers(this: ServerHttp2Stream): void {
-    this.sendTrailers(GrpcCall.of(this).trailers ?? {});
-  }
 }
 
+// The stream's listeners are shared functions that find their call on the stream: no closures per call.
+function onData(this: ServerHttp2Stream, chunk: Buffer): void {
+  GrpcCall.of(this).receive(chunk);
+}
+function onEnd(this: ServerHttp2Stream): void {
+  GrpcCall.of(this).halfClosed();
+}
+function onClose(this: ServerHttp2Stream): void {
+  GrpcCall.of(this).streamClosed();
+}
+function onDeadline(call: GrpcCall): void {
+  call.sendStatus(DEADLINE_EXCEEDED);
+}
+function sendPendingTrailers(this: ServerHttp2Stream): void {
+  this.sendTrailers(GrpcCall.of(this).trailers ?? {});
+}
 function sendOkTrailers(this: ServerHttp2Stream): void {
   this.sendTrailers({ 'grpc-status': '0', 'grpc-message': 'OK' });
 }

@@ -148,10 +148,10 @@ describe('decodeRateLimitRequest', () => {
   it('reads every request protobufjs writes as the grpc-js server read it', async () => {
     await fuzz(
       requests,
-      async (r) => {
+      (r) => {
         const bytes = rpc.requestSerialize(r);
         expect(inexact(decode(bytes))).toEqual(inexact(fromLoader(rpc.requestDeserialize(bytes))));
-        return undefined;
+        return Promise.resolve(undefined);
       },
       { numRuns: 2000 },
     );
@@ -160,7 +160,7 @@ describe('decodeRateLimitRequest', () => {
   it('skips unknown fields of every wire type, wherever they are', async () => {
     await fuzz(
       fc.tuple(requests, fc.array(unknownField, { maxLength: 4 })),
-      async ([r, unknown]) => {
+      ([r, unknown]) => {
         const bytes = rpc.requestSerialize(r);
         expect(decode(Buffer.concat([...unknown, bytes]))).toEqual(decode(bytes));
         expect(decode(Buffer.concat([bytes, ...unknown]))).toEqual(decode(bytes));
@@ -174,7 +174,7 @@ describe('decodeRateLimitRequest', () => {
         ]);
         const request = Buffer.concat([Buffer.from([0x12]), varint(BigInt(descriptor.length)), descriptor]);
         expect(decode(request).descriptors).toEqual([{ entries: [{ key: 'k', value: '' }] }]);
-        return undefined;
+        return Promise.resolve(undefined);
       },
       { numRuns: 500 },
     );
@@ -270,13 +270,13 @@ describe('encodeRateLimitResponse', () => {
   it('writes the bytes the grpc-js server wrote for the same response, behind the gRPC message prefix', async () => {
     await fuzz(
       responses,
-      async (r) => {
+      (r) => {
         const theirs = rpc.responseSerialize(toLoader(r));
         const ours = encodeRateLimitResponse(r);
         expect(ours.readUInt8(0)).toBe(0);
         expect(ours.readUInt32BE(1)).toBe(theirs.length);
         expect(ours.subarray(5).toString('hex')).toBe(theirs.toString('hex'));
-        return undefined;
+        return Promise.resolve(undefined);
       },
       { numRuns: 2000 },
     );
