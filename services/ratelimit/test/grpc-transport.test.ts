@@ -1,3 +1,4 @@
+import { createConnection } from 'node:net';
 import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
@@ -203,6 +204,20 @@ describe('gRPC transport', () => {
     ).toMatchObject({
       overallCode: 'OK',
     });
+  });
+
+  it('drops HTTP/1.1 and garbage on the gRPC port, and keeps serving', async () => {
+    for (const bytes of [
+      'GET / HTTP/1.1\r\nHost: x\r\n\r\n',
+      'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x01\x07',
+    ]) {
+      const socket = createConnection(h.app.ports.grpc, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.resume();
+      socket.end(bytes);
+      await new Promise((resolve) => socket.on('close', resolve));
+    }
+    expect((await ask(session, frame(REQUEST))).status).toBe('0');
   });
 });
 

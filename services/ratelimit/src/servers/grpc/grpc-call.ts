@@ -112,6 +112,8 @@ export class GrpcCall {
     clearTimeout(this.timer);
     if (!this.stream.headersSent) {
       respondStatus(this.stream, status);
+      // what the client still sends is read and dropped, so its flow-control window never stalls
+      this.stream.resume();
       return;
     }
     this.trailers = { 'grpc-status': String(status.code), 'grpc-message': encodeGrpcMessage(status.details) };
