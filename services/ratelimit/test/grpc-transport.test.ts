@@ -2,7 +2,7 @@ import { createConnection } from 'node:net';
 import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
-import { waitUntil } from '@portcullis/testing';
+import { redisCli, startRedis, waitUntil } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METHOD, frame } from './grpc-frames.js';
 import { startHarness, type Harness } from './harness.js';
@@ -250,6 +250,30 @@ describe('gRPC connection age', () => {
     } finally {
       session.destroy();
       await h.close();
+    }
+  });
+});
+
+describe('gRPC deadline of a call in flight', () => {
+  it('answers DEADLINE_EXCEEDED while Redis holds the decision, drops the late answer and counts the call', async () => {
+    const redis = await startRedis();
+    const h = await startHarness({ 't.yaml': CONFIG }, { BACKEND_TYPE: 'redis', KVSTORE_URL: redis.address });
+    const session = connect(`http://127.0.0.1:${h.app.ports.grpc}`);
+    const calls = async () =>
+      (await h.get('/metrics', 'debug')).text
+        .split('\n')
+        .find((l) => l.startsWith('ratelimit_service_total_requests{') && l.includes('ShouldRateLimit'));
+    try {
+      await redisCli(redis.port, 'CLIENT', 'PAUSE', '1500', 'ALL');
+      const a = await ask(session, frame(REQUEST), { headers: { 'grpc-timeout': '200m' } });
+      expect([a.status, a.message]).toEqual(['4', 'Deadline exceeded']);
+      expect(await calls()).toMatch(/ 0$/);
+      await waitUntil(async () => (await calls())?.endsWith(' 1') === true, 10_000);
+      expect((await ask(session, frame(REQUEST), { headers: { 'grpc-timeout': '5S' } })).status).toBe('0');
+    } finally {
+      session.close();
+      await h.close();
+      await redis.stop();
     }
   });
 });
