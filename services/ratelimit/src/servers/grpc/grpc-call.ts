@@ -1,9 +1,9 @@
-import { type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { gunzip, inflate, type InputType, type ZlibOptions } from 'node:zlib';
 import { GRPC_STATUS, type GrpcStatus } from '@portcullis/kit';
 
 /** The largest request message taken, grpc-js's default (4 MiB); a longer one is `RESOURCE_EXHAUSTED`. */
-export const MAX_RECEIVE_MESSAGE_BYTES = 4 * 1024 * 1024;
+const MAX_RECEIVE_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** The encodings a compressed request may use, as grpc-js took them. */
 const ACCEPT_ENCODING = 'identity,deflate,gzip';
 /** `grpc-timeout`: at most 8 digits and a unit (hours to nanoseconds), nothing else. */
@@ -279,7 +279,7 @@ export function respondStatus(stream: ServerHttp2Stream, status: CallStatus): vo
 }
 
 /** `grpc-message` as the spec percent-encodes it: UTF-8, every byte outside printable ASCII and `%` escaped. */
-export function encodeGrpcMessage(details: string): string {
+function encodeGrpcMessage(details: string): string {
   if (/^[\x20-\x24\x26-\x7e]*$/.test(details)) return details;
   let out = '';
   for (const byte of Buffer.from(details, 'utf8')) {
