@@ -35,7 +35,7 @@ export interface Settings {
   grpc: {
     host: string;
     port: number;
-    /** `GRPC_MAX_CONNECTION_AGE`: a GOAWAY is sent after this, ±10% jitter (grpc-js adds it). */
+    /** `GRPC_MAX_CONNECTION_AGE`: a GOAWAY is sent after this, ±10% jitter, as grpc-js adds it. */
     maxConnectionAgeMs: number;
     /** `GRPC_MAX_CONNECTION_AGE_GRACE`: then the connection is closed, calls or not. */
     maxConnectionAgeGraceMs: number;
@@ -267,7 +267,7 @@ function readGrpc(env: EnvReader): Settings['grpc'] {
   if (tls.clientSan !== '' && tls.clientCaCert === '') {
     env.problem('GRPC_CLIENT_TLS_SAN: needs GRPC_CLIENT_TLS_CACERT, or no client certificate is asked for');
   }
-  // 540h plus grpc-js's 10% jitter stays inside a Node timer's range (2^31 - 1 ms, 596h)
+  // 540h plus the 10% jitter stays inside a Node timer's range (2^31 - 1 ms, 596h)
   const age = (name: string, fallback: string): number =>
     env.durationMs(name, { default: fallback, min: '100ms', max: '540h', zeroMeans: 'no limit' });
   return {

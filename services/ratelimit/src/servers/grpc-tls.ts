@@ -1,12 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { createSecureContext, type PeerCertificate, type SecureContextOptions } from 'node:tls';
-import {
-  Metadata,
-  ServerCredentials,
-  ServerInterceptingCall,
-  status as GrpcStatus,
-  type ServerInterceptor,
-} from '@grpc/grpc-js';
+import type { Http2SecureServer, SecureServerOptions, ServerHttp2Session } from 'node:http2';
+import { createSecureContext, type SecureContextOptions, type TLSSocket } from 'node:tls';
 import { SettingsError, type Logger } from '@portcullis/kit';
 import type { Settings } from '../settings.js';
 
@@ -17,43 +11,31 @@ interface TlsFiles {
   ca: Buffer | null;
 }
 
-/** TLS server credentials whose certificates can be replaced while the server runs. */
-class ReloadableCredentials extends ServerCredentials {
-  constructor(requireClientCert: boolean, files: TlsFiles) {
-    super({ requestCert: requireClientCert }, contextOptions(files));
-  }
-
-  replace(files: TlsFiles): void {
-    this.updateSecureContextOptions(contextOptions(files));
-  }
-
-  _equals(other: ServerCredentials): boolean {
-    return other === this;
-  }
-}
-
 function contextOptions(files: TlsFiles): SecureContextOptions {
   return { cert: files.cert, key: files.key, ...(files.ca ? { ca: files.ca } : {}) };
 }
 
-/** Server credentials, and `close()` to stop following the certificate files. */
-export interface GrpcServerCredentials {
-  credentials: ServerCredentials;
+/** TLS of the gRPC server, and `close()` to stop following the certificate files. */
+export interface GrpcServerTls {
+  /** For `http2.createSecureServer`: the certificate and key, and with a client CA, `requestCert`. */
+  options: SecureServerOptions;
+  /** Gives `server` the certificates read from now on. */
+  follow(server: Http2SecureServer): void;
   close(): void;
 }
 
 /**
- * Server credentials from `GRPC_SERVER_*`/`GRPC_CLIENT_*`: plaintext, TLS, or mTLS when a client CA is
+ * Server TLS from `GRPC_SERVER_*`/`GRPC_CLIENT_*`: none (plaintext), TLS, or mTLS when a client CA is
  * given (clients without a certificate it signed fail the handshake). A file that cannot be read stops
  * start-up, naming the variable. Every `reloadIntervalMs` the files are read again, and new certificates
  * (cert-manager or a Secret volume renewing them) serve new connections; a set that does not make a valid
  * TLS context (a half-written file, a key of another certificate) is logged and the last good one kept.
  */
-export async function createGrpcServerCredentials(
+export async function loadGrpcServerTls(
   tls: Settings['grpc']['tls'],
   log: Logger,
-): Promise<GrpcServerCredentials> {
-  if (!tls.enabled) return { credentials: ServerCredentials.createInsecure(), close: () => undefined };
+): Promise<GrpcServerTls | undefined> {
+  if (!tls.enabled) return undefined;
   const read = async (name: string, path: string): Promise<Buffer> => {
     try {
       return await readFile(path);
@@ -77,8 +59,12 @@ export async function createGrpcServerCredentials(
       `GRPC_SERVER_TLS_CERT, GRPC_SERVER_TLS_KEY, GRPC_CLIENT_TLS_CACERT: not a usable TLS set (${(err as Error).message})`,
     ]);
   }
-  const credentials = new ReloadableCredentials(tls.clientCaCert !== '', current);
-  if (tls.reloadIntervalMs <= 0) return { credentials, close: () => undefined };
+  const options: SecureServerOptions = { ...contextOptions(current), requestCert: tls.clientCaCert !== '' };
+  let server: Http2SecureServer | undefined;
+  const follow = (s: Http2SecureServer): void => {
+    server = s;
+  };
+  if (tls.reloadIntervalMs <= 0) return { options, follow, close: () => undefined };
 
   let rejected: TlsFiles | undefined;
   const same = (a: TlsFiles, b: TlsFiles): boolean =>
@@ -97,7 +83,7 @@ export async function createGrpcServerCredentials(
     }
     current = next;
     rejected = undefined;
-    credentials.replace(next);
+    server?.setSecureContext(contextOptions(next));
     log.info('gRPC TLS certificates reloaded');
   };
   let reloading = false;
@@ -111,33 +97,24 @@ export async function createGrpcServerCredentials(
       .finally(() => (reloading = false));
   }, tls.reloadIntervalMs);
   timer.unref();
-  return { credentials, close: () => clearInterval(timer) };
+  return { options, follow, close: () => clearInterval(timer) };
 }
 
 /**
- * `GRPC_CLIENT_TLS_SAN`: refuses every call, `UNAUTHENTICATED`, whose client certificate does not name
- * `san` among its DNS subject alternative names.
+ * `GRPC_CLIENT_TLS_SAN`: whether the client certificate of `session` names `san` among its DNS subject
+ * alternative names; read once per connection.
  */
-export function requireClientSan(san: string): ServerInterceptor {
-  return (_method, call) =>
-    new ServerInterceptingCall(call, {
-      start(next) {
-        next({
-          onReceiveMetadata(metadata, forward) {
-            if (hasDnsSan(call.getAuthContext().sslPeerCertificate, san)) forward(metadata);
-            else
-              call.sendStatus({
-                code: GrpcStatus.UNAUTHENTICATED,
-                details: `client certificate does not name ${san}`,
-                metadata: new Metadata(),
-              });
-          },
-        });
-      },
-    });
-}
-
-/** Node writes the SANs as `DNS:a, DNS:b, IP Address:…`. */
-function hasDnsSan(cert: PeerCertificate | undefined, san: string): boolean {
-  return (cert?.subjectaltname ?? '').split(', ').includes(`DNS:${san}`);
+export function createClientSanCheck(san: string): (session: ServerHttp2Session) => boolean {
+  const checked = new WeakMap<ServerHttp2Session, boolean>();
+  return (session) => {
+    let named = checked.get(session);
+    if (named === undefined) {
+      const socket = session.socket as TLSSocket;
+      // Node writes the SANs as `DNS:a, DNS:b, IP Address:…`
+      const sans = socket.authorized ? (socket.getPeerCertificate().subjectaltname ?? '') : '';
+      named = sans.split(', ').includes(`DNS:${san}`);
+      checked.set(session, named);
+    }
+    return named;
+  };
 }
