@@ -36,6 +36,14 @@ type Resolved =
   | { kind: 'unlimited'; node: RuleNode }
   | { kind: 'limit'; limits: readonly Limit[]; node: RuleNode | undefined };
 
+const NONE: Resolved = { kind: 'none' };
+
+/** The limits of a descriptor left to count once `replaces` is applied, and the rule they come from. */
+interface Enforced {
+  node: RuleNode | undefined;
+  limits: readonly Limit[];
+}
+
 /** `ShouldRateLimit`: the pipeline every transport (gRPC, `/json`) calls. */
 export class RateLimitService {
   private rules: RuleSet | undefined;
@@ -64,33 +72,47 @@ export class RateLimitService {
    */
   shouldRateLimit(request: RateLimitRequest): Promise<RateLimitResponse> {
     return withSpan(TRACER, 'ShouldRateLimit Execution', (span) => {
-      span.setAttributes({
-        'ratelimit.domain': request.domain,
-        'ratelimit.descriptors': request.descriptors.length,
-      });
+      if (span.isRecording()) {
+        span.setAttributes({
+          'ratelimit.domain': request.domain,
+          'ratelimit.descriptors': request.descriptors.length,
+        });
+      }
       return this.decide(request);
     });
   }
 
   private async decide(request: RateLimitRequest): Promise<RateLimitResponse> {
     const resolved = this.resolve(request);
-    const replaced = new Set<string>();
-    for (const r of resolved)
-      if (r.kind !== 'none') for (const name of r.node?.replaces ?? []) replaced.add(name);
+    let replaced: Set<string> | undefined;
+    for (const r of resolved) {
+      if (r.kind === 'none' || !r.node || r.node.replaces.length === 0) continue;
+      replaced ??= new Set();
+      for (const name of r.node.replaces) replaced.add(name);
+    }
 
-    const enforced = resolved.map((r) => {
-      if (r.kind !== 'limit') return undefined;
-      const limits = r.limits.filter((l) => l.name === undefined || !replaced.has(l.name));
-      return limits.length > 0 ? { node: r.node, limits } : undefined;
-    });
-    const items = enforced.map((r, i): LimitItem | undefined => {
-      const first = r?.limits[0];
-      if (!r || !first) return undefined;
-      const { entries, hitsAddend } = request.descriptors[i] as RequestDescriptor;
+    const enforced: Array<Enforced | undefined> = [];
+    const items: Array<LimitItem | undefined> = [];
+    for (let i = 0; i < resolved.length; i++) {
+      const r = resolved[i] as Resolved;
+      const limits =
+        r.kind !== 'limit'
+          ? []
+          : replaced
+            ? r.limits.filter((l) => l.name === undefined || !replaced.has(l.name))
+            : r.limits;
+      const first = limits[0];
+      if (r.kind !== 'limit' || !first) {
+        enforced.push(undefined);
+        items.push(undefined);
+        continue;
+      }
       const node = r.node;
-      return {
+      enforced.push({ node, limits });
+      const { entries, hitsAddend } = request.descriptors[i] as RequestDescriptor;
+      items.push({
         entries: node?.sharesCounter ? sharedCounterEntries(node, entries) : entries,
-        limits: r.limits,
+        limits,
         hitsAddend: hitsAddend ?? Math.max(1, request.hitsAddend),
         stats:
           first.stats ??
@@ -98,8 +120,8 @@ export class RateLimitService {
             request.domain,
             node ? requestStatKey(node, entries) : valueStatKey(entries),
           ),
-      };
-    });
+      });
+    }
 
     let statuses: DescriptorStatus[];
     try {
@@ -108,8 +130,11 @@ export class RateLimitService {
       if (err instanceof BackendError) this.backendErrors.value++;
       throw err;
     }
-    resolved.forEach((r, i) => {
-      if (r.kind === 'unlimited') {
+    const quota: boolean[] = [];
+    let quotaModeEnabled = false;
+    for (let i = 0; i < resolved.length; i++) {
+      const unlimited = (resolved[i] as Resolved).kind === 'unlimited';
+      if (unlimited) {
         statuses[i] = {
           code: 'OK',
           currentLimit: undefined,
@@ -117,11 +142,11 @@ export class RateLimitService {
           durationUntilResetSec: undefined,
         };
       }
-    });
+      const nodeQuota = enforced[i]?.node?.quotaMode === true;
+      if (nodeQuota) quotaModeEnabled = true;
+      quota.push(!unlimited && (this.o.quotaMode || nodeQuota));
+    }
 
-    const quota = resolved.map(
-      (r, i) => r.kind !== 'unlimited' && (this.o.quotaMode || (enforced[i]?.node?.quotaMode ?? false)),
-    );
     let overallCode = this.overallCode(statuses, quota);
     if (overallCode === 'OVER_LIMIT' && this.o.shadowMode) {
       overallCode = 'OK';
@@ -135,7 +160,7 @@ export class RateLimitService {
         ? buildDynamicMetadata(request, statuses, {
             metadataByDescriptor: enforced.map((r) => r?.node?.metadata),
             quotaByDescriptor: quota,
-            quotaModeEnabled: enforced.some((r) => r?.node?.quotaMode === true),
+            quotaModeEnabled,
           })
         : undefined,
     };
@@ -161,48 +186,56 @@ export class RateLimitService {
   }
 
   private resolve(request: RateLimitRequest): Resolved[] {
-    const fail = (message: string): never => {
-      this.serviceErrors.value++;
-      throw new RequestError(message);
-    };
-    if (request.domain === '') fail('rate limit domain must not be empty');
-    if (request.descriptors.length === 0) fail('rate limit descriptor list must not be empty');
+    if (request.domain === '') this.fail('rate limit domain must not be empty');
+    if (request.descriptors.length === 0) this.fail('rate limit descriptor list must not be empty');
     const rules = this.rules;
     if (!rules) {
       this.serviceErrors.value++;
       throw new NoConfigError();
     }
     const root = rules.domains.get(request.domain);
-    return request.descriptors.map((d, i): Resolved => {
+    const resolved: Resolved[] = [];
+    for (let i = 0; i < request.descriptors.length; i++) {
+      const d = request.descriptors[i] as RequestDescriptor;
       if (!root) {
         this.o.stats.domainNotFound(request.domain).value++;
-        return { kind: 'none' };
+        resolved.push(NONE);
+      } else if (d.limit) {
+        resolved.push({ kind: 'limit', limits: [this.overrideLimit(d, i)], node: undefined });
+      } else {
+        const node = matchRule(root, d.entries);
+        if (!node || (!node.unlimited && !node.limit)) resolved.push(NONE);
+        else if (node.unlimited) resolved.push({ kind: 'unlimited', node });
+        else resolved.push({ kind: 'limit', limits: [node.limit as Limit, ...node.moreLimits], node });
       }
-      if (d.limit) {
-        const unit =
-          d.limit.unit ??
-          fail(
-            `descriptors[${i}].limit.unit: a limit override needs a unit (one of ${RATE_LIMIT_UNITS.join(', ')}); descriptor ${describeEntries(d.entries)}`,
-          );
-        const limit: Limit = {
-          requestsPerUnit: d.limit.requestsPerUnit,
-          unit,
-          unitSeconds: UNIT_SECONDS[unit],
-          name: undefined,
-          shadowMode: false,
-          stats: undefined,
-          algorithm: 'fixed_window',
-          burst: undefined,
-          keySuffix: '',
-        };
-        return { kind: 'limit', limits: [limit], node: undefined };
-      }
-      const node = matchRule(root, d.entries);
-      if (!node) return { kind: 'none' };
-      if (node.unlimited) return { kind: 'unlimited', node };
-      if (!node.limit) return { kind: 'none' };
-      return { kind: 'limit', limits: [node.limit, ...node.moreLimits], node };
-    });
+    }
+    return resolved;
+  }
+
+  /** A request's own limit (`descriptors[i].limit`): a fixed window, as upstream, whatever the rules say. */
+  private overrideLimit(d: RequestDescriptor, i: number): Limit {
+    const override = d.limit as NonNullable<RequestDescriptor['limit']>;
+    const unit =
+      override.unit ??
+      this.fail(
+        `descriptors[${i}].limit.unit: a limit override needs a unit (one of ${RATE_LIMIT_UNITS.join(', ')}); descriptor ${describeEntries(d.entries)}`,
+      );
+    return {
+      requestsPerUnit: override.requestsPerUnit,
+      unit,
+      unitSeconds: UNIT_SECONDS[unit],
+      name: undefined,
+      shadowMode: false,
+      stats: undefined,
+      algorithm: 'fixed_window',
+      burst: undefined,
+      keySuffix: '',
+    };
+  }
+
+  private fail(message: string): never {
+    this.serviceErrors.value++;
+    throw new RequestError(message);
   }
 
   /**

@@ -8,7 +8,7 @@ import {
 
 /** How to reach one Redis deployment (the main one, or the per-second one), and how to pipeline to it. */
 export interface KvstoreConnection extends RedisConnection {
-  /** Implicit pipelining: how long commands of concurrent requests wait to share one flush; 0 = off. */
+  /** How long commands of concurrent requests wait to share one flush; 0 = those of one event-loop turn share one. */
   pipelineWindowMs: number;
   /** Flush early once this many commands wait; 0 = no limit. */
   pipelineLimit: number;
@@ -42,7 +42,7 @@ export function readKvstore(env: EnvReader): KvstoreSettings {
       default: '0',
       min: '1us',
       max: '1s',
-      zeroMeans: 'off',
+      zeroMeans: 'no window',
       alias: 'REDIS_PIPELINE_WINDOW',
     }),
     pipelineLimit: env.int('KVSTORE_PIPELINE_LIMIT', {
@@ -62,7 +62,7 @@ export function readKvstore(env: EnvReader): KvstoreSettings {
           default: '0',
           min: '1us',
           max: '1s',
-          zeroMeans: 'off',
+          zeroMeans: 'no window',
           alias: 'REDIS_PERSECOND_PIPELINE_WINDOW',
         }),
         pipelineLimit: env.int('KVSTORE_PERSECOND_PIPELINE_LIMIT', {

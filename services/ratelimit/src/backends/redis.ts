@@ -22,9 +22,10 @@ export interface RedisStoreOptions {
 
 /**
  * Counters in Redis (single, sentinel or cluster): `INCRBY` + `EXPIRE` per increment, `GET` per read, the
- * bucket script per take (one key each). For single and sentinel the commands of one `run` go in one
- * explicit pipeline, one round trip as upstream; for a cluster they are grouped per node, so keys on
- * different slots never meet in one multi-key command.
+ * bucket script per take (one key each). For single and sentinel the commands of every `run` of one
+ * event-loop turn go in one pipeline when the turn ends: one round trip for all the requests decided in it,
+ * and no wait. For a cluster they are grouped per node (auto-pipelining, per tick), so keys on different
+ * slots never meet in one multi-key command.
  * `KVSTORE_POOL_SIZE` clients are used round-robin.
  */
 export function createRedisStore(o: RedisStoreOptions): CounterStore {
@@ -33,15 +34,24 @@ export function createRedisStore(o: RedisStoreOptions): CounterStore {
   for (const client of pool.clients) BUCKET_TAKE.define(client);
   const stats = exposePoolStats(pool, o);
 
-  const send = async (ops: readonly CounterOp[]): Promise<number[]> => {
-    const client = pool.next();
-    let values: unknown[];
+  const onCluster = pool.clients[0] instanceof Cluster;
+  const send = (ops: readonly CounterOp[]): Promise<number[]> => {
+    if (onCluster) return sendToCluster(pool.next() as Cluster, ops);
+    return new Promise((resolve, reject) => {
+      if (turn.length === 0) setImmediate(flush);
+      turn.push({ ops, resolve, reject });
+    });
+  };
+  // the ops of every request decided in this event-loop turn, sent in one pipeline when it ends
+  let turn: Waiting[] = [];
+  const flush = (): void => {
+    const batch = turn;
+    turn = [];
     try {
-      values = client instanceof Cluster ? await sendPerNode(client, ops) : await sendPipeline(client, ops);
+      sendPipeline(pool.next() as Exclude<RedisClient, Cluster>, batch);
     } catch (err: unknown) {
-      throw new BackendError(`redis: ${(err as Error).message}`, { cause: err });
+      for (const w of batch) w.reject(toBackendError(err));
     }
-    return values.map(Number);
   };
 
   return {
@@ -57,35 +67,75 @@ export function createRedisStore(o: RedisStoreOptions): CounterStore {
   };
 }
 
-/** One reply per op: the INCRBY's (its EXPIRE's is skipped), the GET's (null = 0) or the script's. */
-async function sendPipeline(client: Exclude<RedisClient, Cluster>, ops: readonly CounterOp[]) {
+interface Waiting {
+  ops: readonly CounterOp[];
+  resolve: (values: number[]) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * The ops of `batch` in one pipeline; each request gets one number per op: the INCRBY's (its EXPIRE's is
+ * skipped), the GET's (null = 0) or the script's; or a `BackendError` when one of its own commands failed.
+ */
+function sendPipeline(client: Exclude<RedisClient, Cluster>, batch: readonly Waiting[]): void {
   const pipeline = client.pipeline();
-  const replyIndex: number[] = [];
-  let sent = 0;
-  for (const op of ops) {
-    replyIndex.push(sent);
-    switch (op.kind) {
-      case 'increment':
-        pipeline.incrby(op.key, op.hits).expire(op.key, op.ttlSeconds);
-        sent += 2;
-        break;
-      case 'read':
-        pipeline.get(op.key);
-        sent += 1;
-        break;
-      case 'take':
-        queueBucketTake(pipeline, op);
-        sent += 1;
-        break;
-      default: {
-        const unknown: never = op;
-        throw new Error(`unknown op ${String(unknown)}`);
+  for (const w of batch) {
+    for (const op of w.ops) {
+      switch (op.kind) {
+        case 'increment':
+          pipeline.incrby(op.key, op.hits).expire(op.key, op.ttlSeconds);
+          break;
+        case 'read':
+          pipeline.get(op.key);
+          break;
+        case 'take':
+          queueBucketTake(pipeline, op);
+          break;
+        default: {
+          const unknown: never = op;
+          throw new Error(`unknown op ${String(unknown)}`);
+        }
       }
     }
   }
-  const replies = (await pipeline.exec()) ?? [];
-  for (const [err] of replies) if (err) throw err;
-  return replyIndex.map((i) => replies[i]?.[1] ?? 0);
+  pipeline.exec().then(
+    (replies) => {
+      let at = 0;
+      for (const w of batch) {
+        const values: number[] = [];
+        let failed: Error | null = null;
+        for (const op of w.ops) {
+          const [err, value] = replies?.[at] ?? [null, 0];
+          failed ??= err;
+          values.push(Number(value ?? 0));
+          at += 1;
+          if (op.kind === 'increment') {
+            failed ??= replies?.[at]?.[0] ?? null;
+            at += 1;
+          }
+        }
+        if (failed) w.reject(toBackendError(failed));
+        else w.resolve(values);
+      }
+    },
+    (err: unknown) => {
+      for (const w of batch) w.reject(toBackendError(err));
+    },
+  );
+}
+
+function toBackendError(err: unknown): BackendError {
+  return new BackendError(`redis: ${(err as Error).message}`, { cause: err });
+}
+
+async function sendToCluster(client: Cluster, ops: readonly CounterOp[]): Promise<number[]> {
+  let values: unknown[];
+  try {
+    values = await sendPerNode(client, ops);
+  } catch (err: unknown) {
+    throw toBackendError(err);
+  }
+  return values.map(Number);
 }
 
 /** Auto-pipelining sends the commands issued here in one write per node, each key's commands in order. */

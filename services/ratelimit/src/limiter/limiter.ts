@@ -51,16 +51,13 @@ interface PendingCheck {
   cachedUntilMs: number | undefined;
   /** Hits this request counts against the limit (fewer than the item's only when stopping increments). */
   hits: number;
+  /** What the store answered; unset while it has not, and for a limit the local cache answered. */
+  outcome: Outcome | undefined;
 }
 
 interface Pending {
   item: LimitItem;
   checks: PendingCheck[];
-}
-
-interface Decided {
-  pending: PendingCheck;
-  outcome: Outcome;
 }
 
 const NO_LIMIT: DescriptorStatus = {
@@ -85,11 +82,19 @@ export class Limiter {
   async doLimit(domain: string, items: ReadonlyArray<LimitItem | undefined>): Promise<DescriptorStatus[]> {
     const nowMs = this.o.now();
     const prefixedDomain = this.o.cacheKeyPrefix + domain;
-    const pending = items.map((item): Pending | undefined => {
-      if (!item) return undefined;
+    const cache = this.o.overLimitCache;
+    const pending: Array<Pending | undefined> = [];
+    const live: PendingCheck[] = [];
+    let anyCached = false;
+    for (const item of items) {
+      if (!item) {
+        pending.push(undefined);
+        continue;
+      }
       item.stats.total_hits.value += item.hitsAddend;
       const base = keyBase(prefixedDomain, item.entries);
-      const checks = item.limits.map((limit): PendingCheck => {
+      const checks: PendingCheck[] = [];
+      for (const limit of item.limits) {
         const check: Check = {
           limit,
           keyBase: base,
@@ -98,18 +103,25 @@ export class Limiter {
         };
         const algorithm = ALGORITHMS[limit.algorithm];
         const cacheKey = algorithm.cacheKey(check);
-        const cachedUntilMs = this.o.overLimitCache?.overUntilMs(cacheKey, nowMs);
-        return { check, algorithm, cacheKey, cachedUntilMs, hits: item.hitsAddend };
-      });
-      return { item, checks };
-    });
-    const live = pending.flatMap((p) => p?.checks.filter((c) => c.cachedUntilMs === undefined) ?? []);
-    if (this.o.stopIncrementWhenOverLimit) await this.holdBackHits(pending, live);
-    const outcomes = await this.run(live, 'apply');
-    for (const [c, outcome] of outcomes) {
-      if (outcome.over) this.o.overLimitCache?.add(c.cacheKey, { expiresAtMs: outcome.overUntilMs, nowMs });
+        const cachedUntilMs = cache?.overUntilMs(cacheKey, nowMs);
+        const c = { check, algorithm, cacheKey, cachedUntilMs, hits: item.hitsAddend, outcome: undefined };
+        checks.push(c);
+        if (cachedUntilMs === undefined) live.push(c);
+        else anyCached = true;
+      }
+      pending.push({ item, checks });
     }
-    return pending.map((p) => (p ? this.decide(p, { outcomes, nowMs }) : NO_LIMIT));
+    if (this.o.stopIncrementWhenOverLimit) await this.holdBackHits(live, anyCached);
+    const outcomes = await this.run(live, 'apply');
+    for (let i = 0; i < live.length; i++) {
+      const c = live[i] as PendingCheck;
+      const outcome = outcomes[i] as Outcome;
+      c.outcome = outcome;
+      if (outcome.over) cache?.add(c.cacheKey, { expiresAtMs: outcome.overUntilMs, nowMs });
+    }
+    const statuses: DescriptorStatus[] = [];
+    for (const p of pending) statuses.push(p ? this.decide(p, nowMs) : NO_LIMIT);
+    return statuses;
   }
 
   /**
@@ -117,71 +129,68 @@ export class Limiter {
    * cache) or would be exceeded (read first), the other limits count no hits. A counter that another
    * replica raises between the two round trips can still let a hit through or count one.
    */
-  private async holdBackHits(
-    pending: ReadonlyArray<Pending | undefined>,
-    live: PendingCheck[],
-  ): Promise<void> {
-    const anyCached = pending.some((p) => p?.checks.some((c) => c.cachedUntilMs !== undefined));
-    const peeked = anyCached ? new Map<PendingCheck, Outcome>() : await this.run(live, 'peek');
-    if (!anyCached && ![...peeked.values()].some((o) => o.over)) return;
-    for (const c of live) if (!peeked.get(c)?.over) c.hits = 0;
+  private async holdBackHits(live: readonly PendingCheck[], anyCached: boolean): Promise<void> {
+    const peeked = anyCached ? [] : await this.run(live, 'peek');
+    if (!anyCached && !peeked.some((o) => o.over)) return;
+    live.forEach((c, i) => {
+      if (!peeked[i]?.over) c.hits = 0;
+    });
   }
 
-  /** Every op of `checks` in one store call, and each check's outcome. */
-  private async run(checks: readonly PendingCheck[], mode: Mode): Promise<Map<PendingCheck, Outcome>> {
+  /** Every op of `checks` in one store call, and each check's outcome, in order. */
+  private async run(checks: readonly PendingCheck[], mode: Mode): Promise<Outcome[]> {
+    if (checks.length === 0) return [];
     const ops: CounterOp[] = [];
-    const slices = checks.map((c) => {
-      const own = c.algorithm.ops(c.check, c.hits, mode);
-      ops.push(...own);
-      return { start: ops.length - own.length, end: ops.length };
-    });
+    const ends: number[] = [];
+    for (const c of checks) {
+      for (const op of c.algorithm.ops(c.check, c.hits, mode)) ops.push(op);
+      ends.push(ops.length);
+    }
     const answers = ops.length > 0 ? await this.o.store.run(ops) : [];
-    return new Map(
-      checks.map((c, i) => {
-        const s = slices[i] ?? { start: 0, end: 0 };
-        return [c, c.algorithm.outcome(c.check, answers.slice(s.start, s.end), { hits: c.hits, mode })];
-      }),
-    );
+    const outcomes: Outcome[] = [];
+    let start = 0;
+    for (let i = 0; i < checks.length; i++) {
+      const c = checks[i] as PendingCheck;
+      const end = ends[i] as number;
+      outcomes.push(c.algorithm.outcome(c.check, answers.slice(start, end), { hits: c.hits, mode }));
+      start = end;
+    }
+    return outcomes;
   }
 
-  private decide(
-    p: Pending,
-    at: { outcomes: ReadonlyMap<PendingCheck, Outcome>; nowMs: number },
-  ): DescriptorStatus {
-    const decided = p.checks.map((c): Decided => {
-      const outcome = at.outcomes.get(c);
-      if (outcome) return { pending: c, outcome };
-      const untilMs = c.cachedUntilMs ?? at.nowMs;
-      const resetSec = Math.max(1, Math.ceil((untilMs - at.nowMs) / 1000));
-      return {
-        pending: c,
-        outcome: { over: true, remaining: 0, resetSec, after: 0, max: 0, overUntilMs: untilMs },
-      };
-    });
-    const pick = mostRestrictive(decided);
-    const { limit } = pick.pending.check;
-    const { outcome } = pick;
-    const status = {
+  private decide(p: Pending, nowMs: number): DescriptorStatus {
+    let pick: PendingCheck | undefined;
+    let picked: Outcome | undefined;
+    for (const c of p.checks) {
+      const outcome = c.outcome ?? cachedOutcome(c, nowMs);
+      if (!picked || moreRestrictive(outcome, picked)) {
+        pick = c;
+        picked = outcome;
+      }
+    }
+    const { limit } = (pick as PendingCheck).check;
+    const outcome = picked as Outcome;
+    const shadowed = this.record(p.item, pick as PendingCheck, outcome);
+    return {
+      code: outcome.over && !shadowed ? 'OVER_LIMIT' : 'OK',
       currentLimit: { name: limit.name, requestsPerUnit: limit.requestsPerUnit, unit: limit.unit },
       limitRemaining: outcome.remaining,
       durationUntilResetSec: outcome.resetSec,
     };
-    const shadowed = this.record(p.item, pick);
-    return { code: outcome.over && !shadowed ? 'OVER_LIMIT' : 'OK', ...status };
   }
 
   /** Upstream's near/over statistics for the deciding limit; true when shadow mode let an over limit pass. */
-  private record(item: LimitItem, pick: Decided): boolean {
+  private record(item: LimitItem, pick: PendingCheck, outcome: Outcome): boolean {
     const { hitsAddend, stats } = item;
-    const { shadowMode } = pick.pending.check.limit;
-    if (pick.pending.cachedUntilMs !== undefined) {
+    const { shadowMode } = pick.check.limit;
+    if (pick.cachedUntilMs !== undefined) {
       stats.over_limit.value += hitsAddend;
       stats.over_limit_with_local_cache.value += hitsAddend;
       if (shadowMode) stats.shadow_mode.value += hitsAddend;
       return shadowMode;
     }
-    const { after, max, over } = pick.outcome;
-    const before = after - pick.pending.hits;
+    const { after, max, over } = outcome;
+    const before = after - pick.hits;
     // float32 arithmetic, as upstream computes it, so near-limit counts match bit for bit
     const near = Math.floor(Math.fround(Math.fround(max) * Math.fround(this.o.nearLimitRatio)));
     if (over) {
@@ -195,18 +204,22 @@ export class Limiter {
       return shadowMode;
     }
     stats.within_limit.value += hitsAddend;
-    if (after > near) stats.near_limit.value += before >= near ? pick.pending.hits : after - near;
+    if (after > near) stats.near_limit.value += before >= near ? pick.hits : after - near;
     return false;
   }
 }
 
-/** An over-limit outcome if any (the one that frees latest), else the one with least remaining; first wins ties. */
-function mostRestrictive(decided: readonly Decided[]): Decided {
-  let pick = decided[0] as Decided;
-  for (const d of decided.slice(1)) {
-    const a = d.outcome;
-    const b = pick.outcome;
-    if (a.over !== b.over ? a.over : a.over ? a.resetSec > b.resetSec : a.remaining < b.remaining) pick = d;
-  }
-  return pick;
+/** What a limit the local cache knows over answers: over until the cached time, at least a second. */
+function cachedOutcome(c: PendingCheck, nowMs: number): Outcome {
+  const untilMs = c.cachedUntilMs ?? nowMs;
+  const resetSec = Math.max(1, Math.ceil((untilMs - nowMs) / 1000));
+  return { over: true, remaining: 0, resetSec, after: 0, max: 0, overUntilMs: untilMs };
+}
+
+/**
+ * Whether `a` is more restrictive than `b`: over limit when `b` is not, freeing later when both are over,
+ * less remaining when neither is; the first of equals stays.
+ */
+function moreRestrictive(a: Outcome, b: Outcome): boolean {
+  return a.over !== b.over ? a.over : a.over ? a.resetSec > b.resetSec : a.remaining < b.remaining;
 }

@@ -11,6 +11,7 @@ import {
   type Logger,
   type RunningServer,
 } from '@portcullis/kit';
+import type { FastifyBodyParser } from 'fastify';
 import { RequestError } from '../errors.js';
 import { toHttpError } from './error-mapper.js';
 import type { RateLimitService } from '../service.js';
@@ -34,23 +35,27 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningServ
   const app = createHttpApp(o.log.child({ component: 'http' }), toHttpError, { timeouts: o.timeouts });
   // Any content type is JSON here: upstream never looked at it, and `curl -d` sends a form type.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+  const parseBody: FastifyBodyParser<string> = (_request, body, done) => {
     if (body === '') {
       done(null, undefined);
       return;
     }
     try {
-      checkJsonDepth(body as string, o.maxBodyDepth);
+      checkJsonDepth(body, o.maxBodyDepth);
     } catch (err: unknown) {
       done(err as Error, undefined);
       return;
     }
     try {
-      done(null, JSON.parse(body as string) as unknown);
+      done(null, JSON.parse(body) as unknown);
     } catch (err: unknown) {
       done(new RequestError(`body is not valid JSON: ${(err as Error).message}`), undefined);
     }
-  });
+  };
+  // named too, not only as `*`: fastify caches the parser of a type it finds by name, and parses the
+  // header of every request for the catch-all
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseBody);
+  app.addContentTypeParser('*', { parseAs: 'string' }, parseBody);
 
   app.post('/json', async (request, reply) => {
     if (request.body === undefined)

@@ -57,7 +57,7 @@ function entry(v: unknown, path: string): Entry {
 function pick(o: Json, path: string, names: readonly string[]): Json {
   const out: Json = {};
   for (const [k, v] of Object.entries(o)) {
-    const camel = k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    const camel = k.includes('_') ? k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()) : k;
     if (!names.includes(camel)) throw new RequestError(`${path ? `${path}.` : ''}${k}: unknown field`);
     out[camel] = v;
   }
