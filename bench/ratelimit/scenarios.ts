@@ -39,16 +39,19 @@ export interface ServerSpec {
 
 const OURS_PIPELINED = { KVSTORE_PIPELINE_WINDOW: PIPELINE_WINDOW, KVSTORE_PIPELINE_LIMIT: PIPELINE_LIMIT };
 const UPSTREAM_PIPELINED = { REDIS_PIPELINE_WINDOW: PIPELINE_WINDOW, REDIS_PIPELINE_LIMIT: PIPELINE_LIMIT };
-// Pipelining off is set, not left to the default, so that the row means the same whatever the default.
+// No window is set, not left to the default, so that the row means the same whatever the default. Ours then
+// still sends the commands of one event-loop turn in one pipeline (no wait); upstream sends each call's own.
+// One worker unless the row says otherwise: the default follows the machine's CPUs.
 const OURS_UNPIPELINED = { KVSTORE_PIPELINE_WINDOW: '0' };
 const UPSTREAM_UNPIPELINED = { REDIS_PIPELINE_WINDOW: '0' };
+const ONE_WORKER = { RATELIMIT_WORKERS: '1' };
 const TWO_WORKERS = { RATELIMIT_WORKERS: '2' };
 const WINDOW_VARIANT = `pipeline window ${PIPELINE_WINDOW}`;
 
 const ours = (env: Record<string, string>, variant: string[]): ServerSpec => ({
   implementation: 'ours',
   backend: 'Redis',
-  env,
+  env: { ...ONE_WORKER, ...env },
   variant,
 });
 const upstream = (env: Record<string, string>, variant: string[]): ServerSpec => ({
@@ -76,7 +79,7 @@ export const SERVERS = {
   'ours, local cache': ours({ ...OURS_UNPIPELINED, LOCAL_CACHE_SIZE_IN_BYTES: LOCAL_CACHE_BYTES }, [
     'local cache',
   ]),
-  'ours, memcached': { implementation: 'ours', backend: 'memcached', env: {}, variant: [] },
+  'ours, memcached': { implementation: 'ours', backend: 'memcached', env: ONE_WORKER, variant: [] },
 } as const satisfies Record<string, ServerSpec>;
 
 export type ServerName = keyof typeof SERVERS;
