@@ -141,12 +141,12 @@ describe('ratelimit gRPC frame fuzz (issue 15)', { timeout: fuzzTimeoutMs() }, (
       shapes,
       async (shape) => {
         const { payload, headers } = payloadOf(shape);
-        const a = await call(session, payload, headers);
+        const a = await call(session, payload, { headers });
         if (a.httpStatus !== 200) return `HTTP status ${a.httpStatus}`;
         if (a.grpcStatus === undefined) return 'no grpc-status';
         const allowed = shape.kind === 'valid' ? DECODED_STATUSES : FRAME_STATUSES;
         if (!allowed.has(a.grpcStatus)) return `grpc-status ${a.grpcStatus}: ${a.message}`;
-        const leak = findInternalDetail(a.message);
+        const leak = findInternalDetail(a.message ?? '');
         return leak === undefined ? undefined : `grpc-message leaks ${leak}: ${a.message}`;
       },
       { numRuns: 1200 },
@@ -194,7 +194,7 @@ describe('ratelimit gRPC frame fuzz (issue 15)', { timeout: fuzzTimeoutMs() }, (
     await fuzz(
       metadata,
       async (headers) => {
-        const a = await call(session, body, headers);
+        const a = await call(session, body, { headers });
         if (a.httpStatus !== 200 || a.grpcStatus === undefined)
           return `HTTP ${a.httpStatus}, grpc-status ${a.grpcStatus}`;
         // an unknown grpc-encoding is UNIMPLEMENTED, a past deadline DEADLINE_EXCEEDED and a malformed
@@ -207,7 +207,7 @@ describe('ratelimit gRPC frame fuzz (issue 15)', { timeout: fuzzTimeoutMs() }, (
           ...(timeout !== undefined && !/^\d{1,8}[HMSmun]$/.test(timeout) ? ['13'] : []),
         ];
         if (!allowed.includes(a.grpcStatus)) return `grpc-status ${a.grpcStatus}: ${a.message}`;
-        const leak = findInternalDetail(a.message);
+        const leak = findInternalDetail(a.message ?? '');
         return leak === undefined ? undefined : `grpc-message leaks ${leak}: ${a.message}`;
       },
       { numRuns: 300 },
@@ -234,9 +234,9 @@ describe('ratelimit gRPC frame fuzz (issue 15)', { timeout: fuzzTimeoutMs() }, (
         ':method': fc.constantFrom('POST', 'GET', 'PUT'),
       }),
       async (headers) => {
-        const a = await call(session, frame(Buffer.alloc(0)), headers);
+        const a = await call(session, frame(Buffer.alloc(0)), { headers });
         if (a.httpStatus >= 500) return `HTTP status ${a.httpStatus}`;
-        const leak = findInternalDetail(a.message);
+        const leak = findInternalDetail(a.message ?? '');
         return leak === undefined ? undefined : `grpc-message leaks ${leak}: ${a.message}`;
       },
       { numRuns: 200 },

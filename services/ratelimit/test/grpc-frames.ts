@@ -1,19 +1,27 @@
-import { constants, type ClientHttp2Session } from 'node:http2';
+import { constants, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
 
 /** `ShouldRateLimit`'s HTTP/2 path. */
 export const METHOD = '/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit';
 
 export interface GrpcAnswer {
+  headers: IncomingHttpHeaders;
+  trailers: IncomingHttpHeaders | undefined;
+  body: Buffer;
+  /** 0 when the stream closed before any response headers. */
   httpStatus: number;
+  /** grpc-status and grpc-message, from the trailers or from a trailers-only answer's headers. */
   grpcStatus: string | undefined;
-  message: string;
+  message: string | undefined;
 }
 
-/** One call on its own stream: the given headers, then `payload` as written, then end of stream. */
+/**
+ * One call on its own stream: `headers` over the defaults, `payload` as written, then the end of the stream
+ * unless `open`. Rejects on a stream error or when nothing closed the stream within 5 s.
+ */
 export function call(
   session: ClientHttp2Session,
-  payload: Buffer,
-  headers: Record<string, string> = {},
+  payload: Buffer | undefined,
+  o: { headers?: Record<string, string>; open?: boolean } = {},
 ): Promise<GrpcAnswer> {
   return new Promise((resolve, reject) => {
     const stream = session.request({
@@ -21,31 +29,43 @@ export function call(
       ':path': METHOD,
       'content-type': 'application/grpc',
       te: 'trailers',
-      ...headers,
+      ...o.headers,
     });
-    let httpStatus = 0;
-    let grpcStatus: string | undefined;
-    let message = '';
-    const read = (h: Record<string, unknown>): void => {
-      if (typeof h['grpc-status'] === 'string') grpcStatus = h['grpc-status'];
-      if (typeof h['grpc-message'] === 'string') message = decodeURIComponent(h['grpc-message']);
-    };
+    let headers: IncomingHttpHeaders = {};
+    let trailers: IncomingHttpHeaders | undefined;
+    const chunks: Buffer[] = [];
     const timer = setTimeout(() => {
       stream.close(constants.NGHTTP2_CANCEL);
       reject(new Error('no answer within 5 s'));
     }, 5000);
-    stream.on('response', (h) => {
-      httpStatus = Number(h[':status']);
-      read(h);
+    stream.on('response', (h: IncomingHttpHeaders) => {
+      headers = h;
+      // a trailers-only answer to a call still sending: the client stops, as grpc-js's client does
+      if (o.open && h['grpc-status'] !== undefined) stream.close(constants.NGHTTP2_CANCEL);
     });
-    stream.on('trailers', read);
-    stream.on('data', () => undefined);
+    stream.on('trailers', (t: IncomingHttpHeaders) => (trailers = t));
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('error', (err: Error) => {
+      clearTimeout(timer);
+      reject(err);
+    });
     stream.on('close', () => {
       clearTimeout(timer);
-      resolve({ httpStatus, grpcStatus, message });
+      const from = trailers ?? headers;
+      resolve({
+        headers,
+        trailers,
+        body: Buffer.concat(chunks),
+        httpStatus: Number(headers[':status'] ?? 0),
+        grpcStatus: from['grpc-status'] as string | undefined,
+        message:
+          from['grpc-message'] === undefined ? undefined : decodeURIComponent(String(from['grpc-message'])),
+      });
     });
-    stream.on('error', () => undefined);
-    stream.end(payload);
+    // node:http2 ends a GET or HEAD request's stream itself
+    if (stream.writableEnded) return;
+    if (payload) stream.write(payload);
+    if (!o.open) stream.end();
   });
 }
 

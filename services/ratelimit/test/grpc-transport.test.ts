@@ -4,7 +4,7 @@ import { deflateSync, gzipSync } from 'node:zlib';
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
 import { redisCli, startRedis, waitUntil } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METHOD, frame } from './grpc-frames.js';
+import { METHOD, call, frame } from './grpc-frames.js';
 import { startHarness, type Harness } from './harness.js';
 
 // The gRPC transport of issue 18's server on node:http2, on raw HTTP/2 streams: what grpc-js answered
@@ -16,56 +16,6 @@ const REQUEST = Buffer.from(
   codec.encode({ domain: 't', descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] }),
 );
 const MAX_RECEIVE = 4 * 1024 * 1024;
-
-interface Answer {
-  headers: IncomingHttpHeaders;
-  trailers: IncomingHttpHeaders | undefined;
-  body: Buffer;
-  /** grpc-status and grpc-message, from the trailers or from a trailers-only answer's headers. */
-  status: string | undefined;
-  message: string | undefined;
-}
-
-/** One call: `headers` over the defaults, `payload` as written, then the end of the stream unless `open`. */
-function ask(
-  session: ClientHttp2Session,
-  payload: Buffer | undefined,
-  o: { headers?: Record<string, string>; open?: boolean } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const stream = session.request({
-      ':method': 'POST',
-      ':path': METHOD,
-      'content-type': 'application/grpc',
-      te: 'trailers',
-      ...o.headers,
-    });
-    let headers: IncomingHttpHeaders = {};
-    let trailers: IncomingHttpHeaders | undefined;
-    const chunks: Buffer[] = [];
-    stream.on('response', (h: IncomingHttpHeaders) => {
-      headers = h;
-      // a trailers-only answer to a call still sending: the client stops, as grpc-js's client does
-      if (o.open && h['grpc-status'] !== undefined) stream.close(constants.NGHTTP2_CANCEL);
-    });
-    stream.on('trailers', (t: IncomingHttpHeaders) => (trailers = t));
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('error', reject);
-    stream.on('close', () => {
-      const from = trailers ?? headers;
-      resolve({
-        headers,
-        trailers,
-        body: Buffer.concat(chunks),
-        status: from['grpc-status'] as string | undefined,
-        message:
-          from['grpc-message'] === undefined ? undefined : decodeURIComponent(String(from['grpc-message'])),
-      });
-    });
-    if (payload) stream.write(payload);
-    if (!o.open) stream.end();
-  });
-}
 
 describe('gRPC transport', () => {
   let h: Harness;
@@ -81,7 +31,7 @@ describe('gRPC transport', () => {
   });
 
   it('answers a call with headers, one message and grpc-status 0 in trailers', async () => {
-    const a = await ask(session, frame(REQUEST));
+    const a = await call(session, frame(REQUEST));
     expect(a.headers).toMatchObject({ ':status': 200, 'content-type': 'application/grpc+proto' });
     expect(a.trailers).toMatchObject({ 'grpc-status': '0', 'grpc-message': 'OK' });
     expect(a.body.readUInt8(0)).toBe(0);
@@ -89,27 +39,27 @@ describe('gRPC transport', () => {
   });
 
   it('answers an unknown method UNIMPLEMENTED, trailers-only, and another content type 415', async () => {
-    const a = await ask(session, frame(REQUEST), { headers: { ':path': '/x.Y/Z' } });
+    const a = await call(session, frame(REQUEST), { headers: { ':path': '/x.Y/Z' } });
     expect(a.trailers).toBeUndefined();
     expect(a.headers).toMatchObject({ ':status': 200, 'grpc-status': '12' });
     expect(a.message).toBe('The server does not implement the method /x.Y/Z');
-    const json = await ask(session, frame(REQUEST), { headers: { 'content-type': 'application/json' } });
+    const json = await call(session, frame(REQUEST), { headers: { 'content-type': 'application/json' } });
     expect(json.headers[':status']).toBe(415);
   });
 
   it('answers DEADLINE_EXCEEDED when grpc-timeout passes before the request is complete', async () => {
-    const a = await ask(session, frame(REQUEST).subarray(0, 7), {
+    const a = await call(session, frame(REQUEST).subarray(0, 7), {
       headers: { 'grpc-timeout': '50m' },
       open: true,
     });
-    expect([a.status, a.message]).toEqual(['4', 'Deadline exceeded']);
-    const past = await ask(session, frame(REQUEST), { headers: { 'grpc-timeout': '0S' } });
-    expect(past.status).toBe('4');
-    const malformed = await ask(session, frame(REQUEST), { headers: { 'grpc-timeout': '1 S' } });
-    expect([malformed.status, malformed.message]).toEqual(['13', 'Invalid grpc-timeout value "1 S"']);
-    expect((await ask(session, frame(REQUEST), { headers: { 'grpc-timeout': '99999999H' } })).status).toBe(
-      '0',
-    );
+    expect([a.grpcStatus, a.message]).toEqual(['4', 'Deadline exceeded']);
+    const past = await call(session, frame(REQUEST), { headers: { 'grpc-timeout': '0S' } });
+    expect(past.grpcStatus).toBe('4');
+    const malformed = await call(session, frame(REQUEST), { headers: { 'grpc-timeout': '1 S' } });
+    expect([malformed.grpcStatus, malformed.message]).toEqual(['13', 'Invalid grpc-timeout value "1 S"']);
+    expect(
+      (await call(session, frame(REQUEST), { headers: { 'grpc-timeout': '99999999H' } })).grpcStatus,
+    ).toBe('0');
   });
 
   it('takes a message of 4 MiB and refuses a longer one RESOURCE_EXHAUSTED on its prefix', async () => {
@@ -121,9 +71,9 @@ describe('gRPC transport', () => {
     const padding = Buffer.concat([Buffer.from([0x7a, ...length]), Buffer.alloc(pad)]);
     const largest = Buffer.concat([REQUEST, padding]);
     expect(largest.length).toBe(MAX_RECEIVE);
-    expect((await ask(session, frame(largest))).status).toBe('0');
-    const a = await ask(session, frame(REQUEST, { length: MAX_RECEIVE + 1 }));
-    expect([a.status, a.message]).toEqual([
+    expect((await call(session, frame(largest))).grpcStatus).toBe('0');
+    const a = await call(session, frame(REQUEST, { length: MAX_RECEIVE + 1 }));
+    expect([a.grpcStatus, a.message]).toEqual([
       '8',
       `Received message larger than max (${MAX_RECEIVE + 1} vs ${MAX_RECEIVE})`,
     ]);
@@ -131,37 +81,37 @@ describe('gRPC transport', () => {
 
   it('inflates gzip and deflate, refuses other encodings UNIMPLEMENTED naming the accepted ones', async () => {
     const compressed = (body: Buffer, encoding: string) =>
-      ask(session, frame(body, { compressed: 1 }), { headers: { 'grpc-encoding': encoding } });
-    expect((await compressed(gzipSync(REQUEST), 'gzip')).status).toBe('0');
-    expect((await compressed(deflateSync(REQUEST), 'deflate')).status).toBe('0');
+      call(session, frame(body, { compressed: 1 }), { headers: { 'grpc-encoding': encoding } });
+    expect((await compressed(gzipSync(REQUEST), 'gzip')).grpcStatus).toBe('0');
+    expect((await compressed(deflateSync(REQUEST), 'deflate')).grpcStatus).toBe('0');
     const snappy = await compressed(REQUEST, 'snappy');
-    expect([snappy.status, snappy.message]).toEqual([
+    expect([snappy.grpcStatus, snappy.message]).toEqual([
       '12',
       'Received message compressed with unsupported encoding "snappy"',
     ]);
     expect(snappy.headers['grpc-accept-encoding']).toBe('identity,deflate,gzip');
     const corrupt = await compressed(REQUEST, 'gzip');
-    expect([corrupt.status, corrupt.message]).toEqual(['13', 'Failed to decompress message']);
+    expect([corrupt.grpcStatus, corrupt.message]).toEqual(['13', 'Failed to decompress message']);
     const bomb = await compressed(gzipSync(Buffer.alloc(MAX_RECEIVE + 1)), 'gzip');
-    expect(bomb.status).toBe('8');
+    expect(bomb.grpcStatus).toBe('8');
   });
 
   it('refuses INTERNAL a message flagged compressed without an encoding, or with an unknown flag', async () => {
-    const noEncoding = await ask(session, frame(REQUEST, { compressed: 1 }));
-    expect(noEncoding.status).toBe('13');
-    const identity = await ask(session, frame(REQUEST, { compressed: 1 }), {
+    const noEncoding = await call(session, frame(REQUEST, { compressed: 1 }));
+    expect(noEncoding.grpcStatus).toBe('13');
+    const identity = await call(session, frame(REQUEST, { compressed: 1 }), {
       headers: { 'grpc-encoding': 'identity' },
     });
-    expect(identity.status).toBe('13');
-    expect((await ask(session, frame(REQUEST, { compressed: 2 }))).status).toBe('13');
+    expect(identity.grpcStatus).toBe('13');
+    expect((await call(session, frame(REQUEST, { compressed: 2 }))).grpcStatus).toBe('13');
   });
 
   it('answers malformed frames: undecodable INTERNAL, none or two messages UNIMPLEMENTED', async () => {
-    const undecodable = await ask(session, frame(Buffer.from([0x0a, 0x05, 0x61])));
-    expect([undecodable.status, undecodable.message]).toEqual(['13', 'Error deserializing request']);
-    expect((await ask(session, undefined)).status).toBe('12');
-    expect((await ask(session, frame(REQUEST).subarray(0, 3))).status).toBe('12');
-    expect((await ask(session, Buffer.concat([frame(REQUEST), frame(REQUEST)]))).status).toBe('12');
+    const undecodable = await call(session, frame(Buffer.from([0x0a, 0x05, 0x61])));
+    expect([undecodable.grpcStatus, undecodable.message]).toEqual(['13', 'Error deserializing request']);
+    expect((await call(session, undefined)).grpcStatus).toBe('12');
+    expect((await call(session, frame(REQUEST).subarray(0, 3))).grpcStatus).toBe('12');
+    expect((await call(session, Buffer.concat([frame(REQUEST), frame(REQUEST)]))).grpcStatus).toBe('12');
   });
 
   it('survives clients that reset streams mid-call with any error code, or drop the connection', async () => {
@@ -198,7 +148,7 @@ describe('gRPC transport', () => {
     dropped.destroy();
     await new Promise((r) => setTimeout(r, 100));
     rude.destroy();
-    expect((await ask(session, frame(REQUEST))).status).toBe('0');
+    expect((await call(session, frame(REQUEST))).grpcStatus).toBe('0');
     expect(
       await h.rls.shouldRateLimit({ domain: 't', descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] }),
     ).toMatchObject({
@@ -217,7 +167,7 @@ describe('gRPC transport', () => {
       socket.end(bytes);
       await new Promise((resolve) => socket.on('close', resolve));
     }
-    expect((await ask(session, frame(REQUEST))).status).toBe('0');
+    expect((await call(session, frame(REQUEST))).grpcStatus).toBe('0');
   });
 });
 
@@ -265,11 +215,13 @@ describe('gRPC deadline of a call in flight', () => {
         .find((l) => l.startsWith('ratelimit_service_total_requests{') && l.includes('ShouldRateLimit'));
     try {
       await redisCli(redis.port, 'CLIENT', 'PAUSE', '1500', 'ALL');
-      const a = await ask(session, frame(REQUEST), { headers: { 'grpc-timeout': '200m' } });
-      expect([a.status, a.message]).toEqual(['4', 'Deadline exceeded']);
+      const a = await call(session, frame(REQUEST), { headers: { 'grpc-timeout': '200m' } });
+      expect([a.grpcStatus, a.message]).toEqual(['4', 'Deadline exceeded']);
       expect(await calls()).toMatch(/ 0$/);
       await waitUntil(async () => (await calls())?.endsWith(' 1') === true, 10_000);
-      expect((await ask(session, frame(REQUEST), { headers: { 'grpc-timeout': '5S' } })).status).toBe('0');
+      expect((await call(session, frame(REQUEST), { headers: { 'grpc-timeout': '5S' } })).grpcStatus).toBe(
+        '0',
+      );
     } finally {
       session.close();
       await h.close();
