@@ -15,7 +15,10 @@ const RESPONSE_HEADERS: Readonly<OutgoingHttpHeaders> = Object.freeze({
 });
 const WAIT_FOR_TRAILERS = Object.freeze({ waitForTrailers: true });
 /** `sendTrailers` copies them too. */
-const OK_TRAILERS: Readonly<OutgoingHttpHeaders> = Object.freeze({ 'grpc-status': '0', 'grpc-message': 'OK' });
+const OK_TRAILERS: Readonly<OutgoingHttpHeaders> = Object.freeze({
+  'grpc-status': '0',
+  'grpc-message': 'OK',
+});
 /** `grpc-timeout`: at most 8 digits and a unit (hours to nanoseconds), nothing else. */
 const TIMEOUT = /^(\d{1,8})([HMSmun])$/;
 const TIMEOUT_UNIT_MS: Readonly<Record<string, number>> = {
@@ -266,7 +269,6 @@ function decompress(
   if (encoding === 'gzip') gunzip(body, o, done);
   else inflate(body, o, done);
 }
-
 
 /** A trailers-only answer: the call's status in the one HEADERS frame, which ends the stream. */
 export function respondStatus(stream: ServerHttp2Stream, status: CallStatus): void {
