@@ -197,7 +197,7 @@ async function answer(call: GrpcCall, request: RateLimitRequest, to: Answering):
       requireExactHitsAddends(request);
       return to.service.shouldRateLimit(request);
     });
-    call.sendUnary(encodeRateLimitResponse(response));
+    sendAfterTurn(call, encodeRateLimitResponse(response));
   } catch (err: unknown) {
     const status = toGrpcStatus(err);
     to.log.warn({ err, domain: request.domain, grpcCode: status.code }, 'ShouldRateLimit failed');
@@ -205,6 +205,18 @@ async function answer(call: GrpcCall, request: RateLimitRequest, to: Answering):
   } finally {
     to.callStats.record(performance.now() - started);
   }
+}
+
+/**
+ * Answers decided in one event-loop turn, sent together once it ends: an answer decided at once (the local
+ * cache) is otherwise sent while nghttp2 still reads the request frames, each stream's on its own.
+ */
+const answered: Array<[GrpcCall, Buffer]> = [];
+function sendAfterTurn(call: GrpcCall, frame: Buffer): void {
+  if (answered.push([call, frame]) === 1) setImmediate(sendAnswered);
+}
+function sendAnswered(): void {
+  for (const [call, frame] of answered.splice(0)) call.sendUnary(frame);
 }
 
 function ignore(): void {

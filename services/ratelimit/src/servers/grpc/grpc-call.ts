@@ -6,6 +6,19 @@ import { GRPC_STATUS, type GrpcStatus } from '@portcullis/kit';
 const MAX_RECEIVE_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** The encodings a compressed request may use, as grpc-js took them. */
 const ACCEPT_ENCODING = 'identity,deflate,gzip';
+/** The headers of a call's answer, as grpc-js sent them; `respond` copies them, so one object serves all. */
+const RESPONSE_HEADERS: Readonly<OutgoingHttpHeaders> = Object.freeze({
+  ':status': 200,
+  'content-type': 'application/grpc+proto',
+  'grpc-accept-encoding': ACCEPT_ENCODING,
+  'grpc-encoding': 'identity',
+});
+const WAIT_FOR_TRAILERS = Object.freeze({ waitForTrailers: true });
+/** `sendTrailers` copies them too. */
+const OK_TRAILERS: Readonly<OutgoingHttpHeaders> = Object.freeze({
+  'grpc-status': '0',
+  'grpc-message': 'OK',
+});
 /** `grpc-timeout`: at most 8 digits and a unit (hours to nanoseconds), nothing else. */
 const TIMEOUT = /^(\d{1,8})([HMSmun])$/;
 const TIMEOUT_UNIT_MS: Readonly<Record<string, number>> = {
@@ -61,7 +74,6 @@ export class GrpcCall {
   start(): void {
     const stream = this.stream as CallStream;
     stream[CALL] = this;
-    stream.on('close', onClose);
     const timeout = this.headers['grpc-timeout'];
     if (timeout !== undefined) {
       const match = TIMEOUT.exec(String(timeout));
@@ -77,7 +89,11 @@ export class GrpcCall {
         this.sendStatus(DEADLINE_EXCEEDED);
         return;
       }
-      if (ms <= MAX_TIMER_MS) this.timer = setTimeout(onDeadline, ms, this);
+      if (ms <= MAX_TIMER_MS) {
+        this.timer = setTimeout(onDeadline, ms, this);
+        // without a timer to clear, `open` reads the stream's state and nothing listens for its close
+        stream.on('close', onClose);
+      }
     }
     stream.on('data', onData);
     stream.on('end', onEnd);
@@ -93,15 +109,16 @@ export class GrpcCall {
     if (!this.open) return;
     this.finished = true;
     clearTimeout(this.timer);
-    this.stream.respond(responseHeaders(), { waitForTrailers: true });
-    this.stream.once('wantTrailers', sendOkTrailers);
+    this.stream.respond(RESPONSE_HEADERS, WAIT_FOR_TRAILERS);
+    // 'wantTrailers' comes once per stream: `on` spares the wrapper `once` builds
+    this.stream.on('wantTrailers', sendOkTrailers);
     this.stream.end(frame);
   }
 
   /** Sends the headers of a streamed answer, then `frame`; later frames follow with `write()` again. */
   write(frame: Buffer): void {
     if (!this.open) return;
-    if (!this.stream.headersSent) this.stream.respond(responseHeaders(), { waitForTrailers: true });
+    if (!this.stream.headersSent) this.stream.respond(RESPONSE_HEADERS, WAIT_FOR_TRAILERS);
     this.stream.write(frame);
   }
 
@@ -117,7 +134,7 @@ export class GrpcCall {
       return;
     }
     this.trailers = { 'grpc-status': String(status.code), 'grpc-message': encodeGrpcMessage(status.details) };
-    this.stream.once('wantTrailers', sendPendingTrailers);
+    this.stream.on('wantTrailers', sendPendingTrailers);
     this.stream.end();
   }
 
@@ -240,7 +257,7 @@ function sendPendingTrailers(this: ServerHttp2Stream): void {
   this.sendTrailers(GrpcCall.of(this).trailers ?? {});
 }
 function sendOkTrailers(this: ServerHttp2Stream): void {
-  this.sendTrailers({ 'grpc-status': '0', 'grpc-message': 'OK' });
+  this.sendTrailers(OK_TRAILERS);
 }
 
 function decompress(
@@ -251,16 +268,6 @@ function decompress(
   const o: ZlibOptions = { maxOutputLength: MAX_RECEIVE_MESSAGE_BYTES };
   if (encoding === 'gzip') gunzip(body, o, done);
   else inflate(body, o, done);
-}
-
-/** The headers of a call's answer, as grpc-js sent them. */
-function responseHeaders(): OutgoingHttpHeaders {
-  return {
-    ':status': 200,
-    'content-type': 'application/grpc+proto',
-    'grpc-accept-encoding': ACCEPT_ENCODING,
-    'grpc-encoding': 'identity',
-  };
 }
 
 /** A trailers-only answer: the call's status in the one HEADERS frame, which ends the stream. */
