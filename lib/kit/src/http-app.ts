@@ -1,10 +1,9 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, {
   LogController,
   errorCodes,
   type FastifyBaseLogger,
   type FastifyReply,
-  type FastifyServerFactory,
   type FastifyRequest,
 } from 'fastify';
 import { answerClientError } from './client-error.js';
@@ -110,19 +109,6 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
     });
     res.end(answer.body);
   };
-  // what fastify does to the server it creates, with the direct route in front of its handler
-  const serverFactory: FastifyServerFactory | undefined =
-    direct &&
-    ((handler, options) => {
-      const server = createServer(options.http ?? {}, (req, res) => {
-        if (closing || !isDirect(direct, req)) handler(req, res);
-        else void answerDirect(direct, req, res);
-      });
-      server.keepAliveTimeout = timeouts.idleMs;
-      server.requestTimeout = timeouts.requestMs;
-      server.setTimeout(timeouts.idleMs);
-      return server;
-    });
   const app = Fastify({
     loggerInstance: log,
     trustProxy: typeof trustProxy === 'boolean' ? trustProxy : [...trustProxy],
@@ -139,8 +125,21 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
     // a URL its router cannot decode (`%FF`, `%zz`): fastify's own body otherwise, not the service's
     frameworkErrors: answerError,
     clientErrorHandler: (err, socket) => answerClientError(err, socket, log),
-    serverFactory,
   });
+  // in front of fastify's handler on the server fastify made: with a `serverFactory` instead, fastify binds
+  // one address of a host such as `localhost`, not each
+  if (direct) {
+    const [handler] = app.server.listeners('request') as Array<
+      (req: IncomingMessage, res: ServerResponse) => void
+    >;
+    if (handler) {
+      app.server.removeListener('request', handler);
+      app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+        if (closing || !isDirect(direct, req)) handler(req, res);
+        else void answerDirect(direct, req, res);
+      });
+    }
+  }
   app.setErrorHandler(answerError);
   // close() ends idle connections only: one busy at that moment would otherwise stay open, once answered,
   // until the idle timeout, and hold the close back that long
