@@ -66,6 +66,8 @@ export {
   createHttpApp,
   listenHttp,
   DEFAULT_MAX_JSON_DEPTH,
+  type DirectAnswer,
+  type DirectRoute,
   type HttpApp,
   type HttpAppOptions,
   type RunningServer,

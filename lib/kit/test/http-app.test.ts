@@ -1,7 +1,14 @@
 import { connect } from 'node:net';
 import { createCollectingLog, waitUntil } from '@portcullis/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpApp, listenHttp, readBody, type ErrorMapper, type RunningServer } from '../src/index.js';
+import {
+  createHttpApp,
+  listenHttp,
+  readBody,
+  type DirectAnswer,
+  type ErrorMapper,
+  type RunningServer,
+} from '../src/index.js';
 
 // what the operator's health and metrics ports map every error to
 const internalError: ErrorMapper = () => ({
@@ -94,5 +101,57 @@ describe('kit http app over a real socket', () => {
       method: 'POST',
       url: '/upload',
     });
+  });
+});
+
+describe('kit http app: a direct route', () => {
+  const servers: RunningServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+
+  const handle = (body: string): Promise<DirectAnswer> => {
+    if (body === 'fail') return Promise.reject(Object.assign(new Error('refused'), { statusCode: 409 }));
+    return Promise.resolve({ statusCode: 201, contentType: 'text/plain', body: `got ${body.length}` });
+  };
+  /** The same handler as a direct route and as a fastify route, each in its own app. */
+  const startBoth = async (): Promise<[number, number]> => {
+    const direct = createHttpApp(createCollectingLog().log, internalError, {
+      directRoute: {
+        method: 'POST',
+        url: '/echo',
+        contentTypes: ['text/plain'],
+        handle: (body) => handle(body),
+      },
+    });
+    const routed = createHttpApp(createCollectingLog().log, internalError);
+    routed.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) =>
+      done(null, body),
+    );
+    for (const app of [direct, routed]) {
+      app.post('/echo', async (request, reply) => {
+        const answer = await handle(typeof request.body === 'string' ? request.body : '');
+        return reply.code(answer.statusCode).type(answer.contentType).send(answer.body);
+      });
+    }
+    for (const app of [direct, routed]) servers.push(await listenHttp(app, { host: '127.0.0.1', port: 0 }));
+    return [servers[0]?.port ?? 0, servers[1]?.port ?? 0];
+  };
+  const answer = async (port: number, body: string | undefined) => {
+    const res = await fetch(`http://127.0.0.1:${port}/echo`, {
+      method: 'POST',
+      ...(body !== undefined && { headers: { 'content-type': 'text/plain' }, body }),
+    });
+    return [res.status, res.headers.get('content-type'), await res.text()];
+  };
+
+  it.each([
+    ['a body', 'hello'],
+    ['no body', undefined],
+    ['a body over 1 MiB', 'x'.repeat(1024 * 1024 + 1)],
+    ['a handler that throws', 'fail'],
+  ])('answers %s as fastify answers the same route', async (_name, body) => {
+    const [direct, routed] = await startBoth();
+    expect(await answer(direct, body)).toEqual(await answer(routed, body));
   });
 });
