@@ -5,6 +5,7 @@ import { BackendError } from '../errors.js';
 import { createRedisPool, NO_QUEUE_POLICY, type RedisClient, type RedisPool } from '@portcullis/redis';
 import { BUCKET_TAKE, queueBucketTake, sendBucketTake } from './redis-scripts.js';
 import type { Stats } from '../stats/stats.js';
+import { batchPerTurn } from '../turn-batch.js';
 import type { CounterOp, CounterStore } from './types.js';
 
 export interface RedisStoreOptions {
@@ -37,22 +38,16 @@ export function createRedisStore(o: RedisStoreOptions): CounterStore {
   const onCluster = pool.clients[0] instanceof Cluster;
   const send = (ops: readonly CounterOp[]): Promise<number[]> => {
     if (onCluster) return sendToCluster(pool.next() as Cluster, ops);
-    return new Promise((resolve, reject) => {
-      if (turn.length === 0) setImmediate(flush);
-      turn.push({ ops, resolve, reject });
-    });
+    return new Promise((resolve, reject) => queueInTurn({ ops, resolve, reject }));
   };
   // the ops of every request decided in this event-loop turn, sent in one pipeline when it ends
-  let turn: Waiting[] = [];
-  const flush = (): void => {
-    const batch = turn;
-    turn = [];
+  const queueInTurn = batchPerTurn<Waiting>((batch) => {
     try {
       sendPipeline(pool.next() as Exclude<RedisClient, Cluster>, batch);
     } catch (err: unknown) {
       for (const w of batch) w.reject(toBackendError(err));
     }
-  };
+  });
 
   return {
     run(ops: readonly CounterOp[]) {

@@ -1,7 +1,7 @@
 import type { GrpcObject, ServiceClientConstructor } from '@grpc/grpc-js';
 import { GRPC_STATUS, type Health } from '@portcullis/kit';
 import { PROTO_FILES, loadGrpcObject } from '@portcullis/protos';
-import type { GrpcCall, RequestHandler } from './grpc/grpc-call.js';
+import { UNDECODABLE, type GrpcCall, type RequestHandler } from './grpc/grpc-call.js';
 import { ProtoReader, ProtoWriter, WIRE } from './grpc/proto-wire.js';
 
 /** The service name whose status mirrors `/healthcheck`, as upstream registers it. */
@@ -64,7 +64,7 @@ export function createHealthService(health: Health): HealthService {
     try {
       return decodeServiceName(message);
     } catch {
-      call.sendStatus({ code: GRPC_STATUS.INTERNAL, details: 'Error deserializing request' });
+      call.sendStatus(UNDECODABLE);
       return undefined;
     }
   };

@@ -21,9 +21,10 @@ import type { RateLimitService } from '../service.js';
 import type { Settings } from '../settings.js';
 import type { CallStats } from '../stats/call-stats.js';
 import type { Stats } from '../stats/stats.js';
+import { batchPerTurn } from '../turn-batch.js';
 import type { RateLimitRequest } from '../types.js';
 import { toGrpcStatus } from './error-mapper.js';
-import { GrpcCall, respondStatus, type RequestHandler } from './grpc/grpc-call.js';
+import { GrpcCall, UNDECODABLE, respondStatus, type RequestHandler } from './grpc/grpc-call.js';
 import {
   decodeRateLimitRequest,
   encodeRateLimitResponse,
@@ -42,7 +43,6 @@ export interface GrpcServerOptions extends Readonly<Settings['grpc']> {
 /** How long a graceful shutdown waits for calls in flight before cutting them. */
 const DRAIN_TIMEOUT_MS = 5000;
 const SHOULD_RATE_LIMIT = '/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit';
-const UNDECODABLE = { code: GRPC_STATUS.INTERNAL, details: 'Error deserializing request' } as const;
 
 /** A client of `RateLimitService` (the CLI's, the tests'); the server reads and writes the messages itself. */
 export function loadRateLimitServiceDefinition(o: Pick<LoadOptions, 'longs'> = {}): ServiceClientConstructor {
@@ -197,7 +197,7 @@ async function answer(call: GrpcCall, request: RateLimitRequest, to: Answering):
       requireExactHitsAddends(request);
       return to.service.shouldRateLimit(request);
     });
-    sendAfterTurn(call, encodeRateLimitResponse(response));
+    sendAfterTurn([call, encodeRateLimitResponse(response)]);
   } catch (err: unknown) {
     const status = toGrpcStatus(err);
     to.log.warn({ err, domain: request.domain, grpcCode: status.code }, 'ShouldRateLimit failed');
@@ -211,13 +211,9 @@ async function answer(call: GrpcCall, request: RateLimitRequest, to: Answering):
  * Answers decided in one event-loop turn, sent together once it ends: an answer decided at once (the local
  * cache) is otherwise sent while nghttp2 still reads the request frames, each stream's on its own.
  */
-const answered: Array<[GrpcCall, Buffer]> = [];
-function sendAfterTurn(call: GrpcCall, frame: Buffer): void {
-  if (answered.push([call, frame]) === 1) setImmediate(sendAnswered);
-}
-function sendAnswered(): void {
-  for (const [call, frame] of answered.splice(0)) call.sendUnary(frame);
-}
+const sendAfterTurn = batchPerTurn<[GrpcCall, Buffer]>((answered) => {
+  for (const [call, frame] of answered) call.sendUnary(frame);
+});
 
 function ignore(): void {
   // stream and socket errors end in a 'close' event, which is handled; there is nothing to answer

@@ -43,6 +43,8 @@ export interface CallStatus {
 }
 
 const DEADLINE_EXCEEDED: CallStatus = { code: GRPC_STATUS.DEADLINE_EXCEEDED, details: 'Deadline exceeded' };
+/** A request message that does not decode, as grpc-js and upstream's Go server answer it. */
+export const UNDECODABLE: CallStatus = { code: GRPC_STATUS.INTERNAL, details: 'Error deserializing request' };
 
 const CALL = Symbol('grpc call');
 type CallStream = ServerHttp2Stream & { [CALL]?: GrpcCall };
