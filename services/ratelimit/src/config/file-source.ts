@@ -37,7 +37,8 @@ const YAML_FILE = /\.ya?ml$/;
  * A load that fails keeps the previous rules, logs every problem and counts `config_load_error`.
  */
 export class FileConfigSource {
-  private watchers: FSWatcher[] = [];
+  /** By the real path and inode each watches: a directory replaced under the same path is watched anew. */
+  private watchers = new Map<string, FSWatcher>();
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private loading: Promise<boolean> | undefined;
@@ -64,8 +65,8 @@ export class FileConfigSource {
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
-    for (const w of this.watchers) w.close();
-    this.watchers = [];
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
   }
 
   /** Reads every file and swaps the rules in if all of them are valid. */
@@ -136,26 +137,34 @@ export class FileConfigSource {
     }, this.o.debounceMs ?? 100);
   }
 
-  /** Watches the config directory (and with `watchRoot` those above it) as they resolve now. */
+  /**
+   * Watches the config directory (and with `watchRoot` those above it) as they resolve now. A directory still
+   * watched keeps its watcher, and new ones start before old ones stop: a change made meanwhile is not lost.
+   */
   private async rewatch(): Promise<void> {
-    if (this.closed) return;
-    for (const w of this.watchers) w.close();
-    this.watchers = [];
-    const dirs = new Set<string>();
+    const wanted = new Map<string, string>();
     for (let d = this.o.directory; ; d = dirname(d)) {
-      dirs.add(d);
       const real = await realpath(d).catch(() => undefined);
-      if (real) dirs.add(real);
+      // A directory that does not exist yet: the watch on its parent reports its creation.
+      const ino = real && (await stat(real).catch(() => undefined))?.ino;
+      if (real && ino !== undefined) wanted.set(`${real}@${ino}`, real);
       if (!this.o.watchRoot || d === dirname(this.o.runtimeRoot) || d === dirname(d)) break;
     }
-    for (const dir of dirs) {
+    if (this.closed) return;
+    for (const [key, dir] of wanted) {
+      if (this.watchers.has(key)) continue;
       try {
         const w = watch(dir, () => this.schedule());
         w.on('error', () => this.schedule());
-        this.watchers.push(w);
+        this.watchers.set(key, w);
       } catch {
-        // A directory that does not exist yet: the watch on its parent reports its creation.
+        // gone since: the watch on its parent reports it
       }
+    }
+    for (const [key, w] of this.watchers) {
+      if (wanted.has(key)) continue;
+      w.close();
+      this.watchers.delete(key);
     }
   }
 }
