@@ -14,5 +14,5 @@ export {
 } from './connection-settings.js';
 export { registerRedisMetrics } from './metrics.js';
 export { createRedisPool, type RedisPool, type RedisPoolOptions, type RedisPoolStats } from './pool.js';
-export { defineScript, type RedisScript } from './script.js';
+export { defineScript, type RedisScript, type ScriptOptions } from './script.js';
 export { REDIS_TYPES, type RedisClient, type RedisConnection, type RedisType } from './types.js';

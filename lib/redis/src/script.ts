@@ -13,6 +13,14 @@ export interface RedisScript {
   queue(batch: ChainableCommander, keys: readonly string[], args: readonly Arg[]): void;
 }
 
+export interface ScriptOptions {
+  /**
+   * The script takes any number of keys per call (it reads `#KEYS`), not exactly the highest `KEYS[n]` it
+   * names; the count is sent with each call.
+   */
+  variadicKeys?: boolean;
+}
+
 /** What `defineCommand` adds to a client and its pipelines; ioredis's types cannot know it. */
 type Defined = Partial<Record<string, (...keysAndArgs: Arg[]) => unknown>>;
 
@@ -20,13 +28,15 @@ type Defined = Partial<Record<string, (...keysAndArgs: Arg[]) => unknown>>;
  * A Lua script sent by digest (`EVALSHA`), and in full once a server answers NOSCRIPT (a flushed script
  * cache, a failover, a new cluster node): ioredis's `defineCommand`, which also loads what a pipeline
  * needs before sending it. The script names its keys `KEYS[1]` … `KEYS[n]`, and every call passes exactly
- * those n keys; on a cluster they must hash to one slot (use a hash tag), or Redis refuses the script with
- * CROSSSLOT. A client that auto-pipelines must be taught (`define`) before it sends anything: a batch
+ * those n keys (or any number with `variadicKeys`); on a cluster they must hash to one slot (use a hash
+ * tag), or Redis refuses the script with CROSSSLOT. A client that auto-pipelines must be taught (`define`) before it sends anything: a batch
  * already open lacks commands defined after it.
  */
-export function defineScript(source: string): RedisScript {
+export function defineScript(source: string, o: ScriptOptions = {}): RedisScript {
   const name = `portcullis_${createHash('sha1').update(source).digest('hex').slice(0, 16)}`;
-  const numberOfKeys = Math.max(0, ...[...source.matchAll(/KEYS\[(\d+)\]/g)].map((m) => Number(m[1])));
+  const numberOfKeys = o.variadicKeys
+    ? undefined
+    : Math.max(0, ...[...source.matchAll(/KEYS\[(\d+)\]/g)].map((m) => Number(m[1])));
   const taught = new WeakSet<RedisClient>();
   const define = (client: RedisClient): void => {
     if (taught.has(client)) return;
@@ -36,12 +46,14 @@ export function defineScript(source: string): RedisScript {
     taught.add(client);
   };
   const call = (target: object, keys: readonly string[], args: readonly Arg[]): unknown => {
-    if (keys.length !== numberOfKeys) {
+    if (numberOfKeys !== undefined && keys.length !== numberOfKeys) {
       throw new Error(`script ${name}: given ${keys.length} keys, it uses ${numberOfKeys}`);
     }
     const command = (target as Defined)[name];
     if (command === undefined) throw new Error(`script ${name}: not defined on the client before the batch`);
-    return command.call(target, ...keys, ...args);
+    return numberOfKeys === undefined
+      ? command.call(target, keys.length, ...keys, ...args)
+      : command.call(target, ...keys, ...args);
   };
   return {
     define,

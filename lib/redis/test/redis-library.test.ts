@@ -26,6 +26,14 @@ const INCR_BOTH = defineScript(`
 redis.call('INCRBY', KEYS[1], ARGV[1])
 return redis.call('INCRBY', KEYS[2], ARGV[1])`);
 
+const INCR_EACH = defineScript(
+  `
+local out = {}
+for i = 1, #KEYS do out[i] = redis.call('INCRBY', KEYS[i], ARGV[1]) end
+return out`,
+  { variadicKeys: true },
+);
+
 class TestBackendError extends Error {}
 
 describe('scripts, errors and pools on a single server', () => {
@@ -46,6 +54,25 @@ describe('scripts, errors and pools on a single server', () => {
         [null, 6],
       ]);
       expect(await client.get('a')).toBe('6');
+    } finally {
+      await pool.close();
+      await redis.stop();
+    }
+  });
+
+  it('sends any number of keys to a variadic script, from a client and from a pipeline', async () => {
+    const redis = await startRedis();
+    const pool = createRedisPool(toSingleConnection(redis.address), { policy: FAIL_FAST_POLICY });
+    try {
+      const client = pool.next();
+      expect(await INCR_EACH.run(client, ['a'], [2])).toEqual([2]);
+      const pipeline = client.pipeline();
+      INCR_EACH.queue(pipeline, ['a', 'b', 'c'], [1]);
+      INCR_EACH.queue(pipeline, [], [1]);
+      expect(await pipeline.exec()).toEqual([
+        [null, [3, 1, 1]],
+        [null, []],
+      ]);
     } finally {
       await pool.close();
       await redis.stop();

@@ -3,10 +3,10 @@ import { withSpan, type Logger } from '@portcullis/kit';
 import type { KvstoreConnection } from './backend-settings.js';
 import { BackendError } from '../errors.js';
 import { createRedisPool, NO_QUEUE_POLICY, type RedisClient, type RedisPool } from '@portcullis/redis';
-import { BUCKET_TAKE, queueBucketTake, sendBucketTake } from './redis-scripts.js';
+import { BUCKET_TAKE, COUNTERS, queueBucketTake, sendBucketTake } from './redis-scripts.js';
 import type { Stats } from '../stats/stats.js';
 import { batchPerTurn } from '../turn-batch.js';
-import type { CounterOp, CounterStore } from './types.js';
+import type { BucketTake, CounterOp, CounterStore } from './types.js';
 
 export interface RedisStoreOptions {
   connection: KvstoreConnection;
@@ -23,16 +23,19 @@ export interface RedisStoreOptions {
 
 /**
  * Counters in Redis (single, sentinel or cluster): `INCRBY` + `EXPIRE` per increment, `GET` per read, the
- * bucket script per take (one key each). For single and sentinel the commands of every `run` of one
- * event-loop turn go in one pipeline when the turn ends: one round trip for all the requests decided in it,
- * and no wait. For a cluster they are grouped per node (auto-pipelining, per tick), so keys on different
- * slots never meet in one multi-key command.
+ * bucket script per take (one key each). For single and sentinel the ops of every `run` of one event-loop
+ * turn go in one pipeline when the turn ends (one round trip for all the requests decided in it, and no
+ * wait), their increments and reads in one counters script call. For a cluster they are commands grouped
+ * per node (auto-pipelining, per tick), so keys on different slots never meet in one multi-key command.
  * `KVSTORE_POOL_SIZE` clients are used round-robin.
  */
 export function createRedisStore(o: RedisStoreOptions): CounterStore {
   const c = o.connection;
   const pool = createRedisPool(c, { policy: NO_QUEUE_POLICY, log: o.log });
-  for (const client of pool.clients) BUCKET_TAKE.define(client);
+  for (const client of pool.clients) {
+    BUCKET_TAKE.define(client);
+    COUNTERS.define(client);
+  }
   const stats = exposePoolStats(pool, o);
 
   const onCluster = pool.clients[0] instanceof Cluster;
@@ -68,23 +71,34 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
+/** Ops per counters call: one call holds Redis well under a millisecond. */
+const COUNTERS_PER_CALL = 512;
+
 /**
- * The ops of `batch` in one pipeline; each request gets one number per op: the INCRBY's (its EXPIRE's is
- * skipped), the GET's (null = 0) or the script's; or a `BackendError` when one of its own commands failed.
+ * The ops of `batch` in one pipeline: the increments and reads in counters calls (`COUNTERS_PER_CALL` ops
+ * each), then a bucket script per take. Each request gets one number per op: the count after an increment,
+ * the value read (absent = 0) or the script's; or a `BackendError` when one of its own commands failed.
  */
 function sendPipeline(client: Exclude<RedisClient, Cluster>, batch: readonly Waiting[]): void {
   const pipeline = client.pipeline();
+  const keys: string[] = [];
+  const args: (number | string)[] = [];
+  const takes: BucketTake[] = [];
+  // per op, in batch order: its position among the counters' keys, or −1 − its position among the takes
+  const refs: number[] = [];
   for (const w of batch) {
     for (const op of w.ops) {
       switch (op.kind) {
         case 'increment':
-          pipeline.incrby(op.key, op.hits).expire(op.key, op.ttlSeconds);
+          refs.push(keys.push(op.key) - 1);
+          args.push(op.hits, op.ttlSeconds);
           break;
         case 'read':
-          pipeline.get(op.key);
+          refs.push(keys.push(op.key) - 1);
+          args.push('', '');
           break;
         case 'take':
-          queueBucketTake(pipeline, op);
+          refs.push(-takes.push(op));
           break;
         default: {
           const unknown: never = op;
@@ -93,21 +107,30 @@ function sendPipeline(client: Exclude<RedisClient, Cluster>, batch: readonly Wai
       }
     }
   }
+  for (let at = 0; at < keys.length; at += COUNTERS_PER_CALL) {
+    const end = at + COUNTERS_PER_CALL;
+    COUNTERS.queue(pipeline, keys.slice(at, end), args.slice(2 * at, 2 * end));
+  }
+  for (const op of takes) queueBucketTake(pipeline, op);
+  const calls = Math.ceil(keys.length / COUNTERS_PER_CALL);
+
   pipeline.exec().then(
     (replies) => {
+      const answer = (ref: number): [Error | null, unknown] => {
+        if (ref < 0) return replies?.[calls - 1 - ref] ?? [null, 0];
+        const [err, values] = replies?.[Math.floor(ref / COUNTERS_PER_CALL)] ?? [null, []];
+        if (err) return [err, null];
+        const value = (values as unknown[])[ref % COUNTERS_PER_CALL];
+        return value instanceof Error ? [value, null] : [null, value];
+      };
       let at = 0;
       for (const w of batch) {
         const values: number[] = [];
         let failed: Error | null = null;
-        for (const op of w.ops) {
-          const [err, value] = replies?.[at] ?? [null, 0];
+        for (let i = 0; i < w.ops.length; i++) {
+          const [err, value] = answer(refs[at++] as number);
           failed ??= err;
           values.push(Number(value ?? 0));
-          at += 1;
-          if (op.kind === 'increment') {
-            failed ??= replies?.[at]?.[0] ?? null;
-            at += 1;
-          }
         }
         if (failed) w.reject(toBackendError(failed));
         else w.resolve(values);
