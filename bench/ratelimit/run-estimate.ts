@@ -1,5 +1,6 @@
 import { wrkSeconds } from '../common/wrk.js';
 import { SERVERS, type Implementation, type Scenario, type ServerName } from './scenarios.js';
+import { withWarmups } from './warm-up.js';
 
 /** Per scenario: the grpc-js or fetch sample check, the load generator's start, the Redis readings. */
 const SCENARIO_OVERHEAD_MS = 500;
@@ -7,7 +8,6 @@ const SCENARIO_OVERHEAD_MS = 500;
 const STARTUP_MS: Readonly<Record<Implementation, number>> = { ours: 6000, upstream: 2000, ceiling: 4000 };
 
 export interface RunShape {
-  warmupMs: number;
   durationMs: number;
   repeat: number;
 }
@@ -23,11 +23,9 @@ export function estimateRunMs(
   o: RunShape,
 ): number {
   const startups = servers.reduce((ms, name) => ms + STARTUP_MS[SERVERS[name].implementation], 0);
-  const measuring = scenarios.reduce((ms, s) => {
-    const { protocol } = s.load;
-    return (
-      ms + SCENARIO_OVERHEAD_MS + toolMs(protocol, o.warmupMs) + o.repeat * toolMs(protocol, o.durationMs)
-    );
+  const measuring = withWarmups(scenarios).reduce((ms, { scenario, warmupMs }) => {
+    const { protocol } = scenario.load;
+    return ms + SCENARIO_OVERHEAD_MS + toolMs(protocol, warmupMs) + o.repeat * toolMs(protocol, o.durationMs);
   }, 0);
   return startups + measuring;
 }

@@ -1,10 +1,11 @@
 // `npm run bench`: decisions/s, latency, server CPU and memory of the rate-limit service over gRPC and HTTP,
 // driven by h2load and wrk, each next to a ceiling (an empty server on the same protocol) and to the upstream
 // Envoy rate-limit service, measured in the same run with the same load settings, on the same Redis: with
-// pipelining off and on for both, ours with 2 worker processes, memcached, a hot over-limit key with and
-// without the local cache for both, the sliding window, token bucket and two-limit (`rate_limits`) rules; a
-// scale table against descriptors per request and client connections; Redis round trips and commands per
-// decision beside. `BENCH_ONLY` picks scenarios, `BENCH_REPEAT` repeats each. Prints figures; asserts nothing.
+// pipelining off and on for both, ours in one worker process and in two beside every upstream row, memcached,
+// a hot over-limit key with and without the local cache for both, the sliding window, token bucket and
+// two-limit (`rate_limits`) rules; a scale table against descriptors per request and client connections; Redis
+// round trips and commands per decision beside. `BENCH_ONLY` picks scenarios, `BENCH_REPEAT` repeats each.
+// Prints figures; asserts nothing.
 import { performance } from 'node:perf_hooks';
 import { startMemcached, startRedis } from '@portcullis/testing';
 import { readBenchSettings } from '../common/bench-settings.js';
@@ -38,8 +39,8 @@ import {
 } from './scenarios.js';
 import { startServer, type Backends, type Target } from './servers.js';
 import { readRateLimitBenchSettings } from './settings.js';
+import { FIRST_LOAD_WARMUP_MS, WARMUP_MS, withWarmups } from './warm-up.js';
 
-const WARMUP_MS = 1000;
 const REPORT = { rateLabel: 'decisions/s', referenceLabel: 'ours/upstream' };
 
 const out = (text: string): boolean => process.stdout.write(`${text}\n`);
@@ -62,7 +63,6 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   }
   const serverNames = serversOf(scenarios);
   const expectedMs = estimateRunMs(scenarios, serverNames, {
-    warmupMs: WARMUP_MS,
     durationMs: settings.durationMs,
     repeat,
   });
@@ -78,16 +78,16 @@ async function main(onCleanup: OnCleanup): Promise<void> {
 
   const measured = new Map<string, Measurement>();
   const redisFigures = new Map<string, RedisFigures>();
-  const context: MeasureContext = {
+  const context: Omit<MeasureContext, 'warmupMs'> = {
     durationMs: settings.durationMs,
     repeat,
     watched,
     redisPort: backends.redisPort,
   };
-  for (const s of scenarios) {
+  for (const { scenario: s, warmupMs } of withWarmups(scenarios)) {
     const target = targets.get(s.server);
     if (!target) throw new Error(`${s.name}: its server ${s.server} was not started`);
-    const { measurement, redis } = await measureScenario(s, target, context);
+    const { measurement, redis } = await measureScenario(s, target, { ...context, warmupMs });
     measured.set(s.name, measurement);
     if (redis) redisFigures.set(s.name, redis);
   }
@@ -122,9 +122,10 @@ async function main(onCleanup: OnCleanup): Promise<void> {
 const SCALE_TITLE =
   `Scale, gRPC + Redis, pipelining off: descriptors per request (each its own counter; a decision ` +
   `answers them all) and client connections (streams per connection adjusted to keep ${CALLS_IN_FLIGHT} ` +
-  `calls in flight); the first two rows are those of the table above.`;
+  `calls in flight); the first three rows are those of the table above.`;
 
 interface MeasureContext {
+  warmupMs: number;
   durationMs: number;
   repeat: number;
   /** The servers that must stay up. */
@@ -142,7 +143,7 @@ async function measureScenario(
   let before: RedisTraffic | undefined;
   let after: RedisTraffic | undefined;
   const measurement = await measureWithTool(s.name, await createLoad(s.load, target), {
-    warmupMs: WARMUP_MS,
+    warmupMs: c.warmupMs,
     durationMs: c.durationMs,
     repeat: c.repeat,
     servers: target.pids,
@@ -204,7 +205,9 @@ function describeRun(durationMs: number, repeat: number): string {
   return (
     `h2load (gRPC: ${GRPC_SHAPE.connections} connections × ${GRPC_SHAPE.streamsPerConnection} streams unless ` +
     `named, one thread) and wrk (/json: ${HTTP_CONNECTIONS} connections, one thread), one request body per ` +
-    `scenario; ${WARMUP_MS} ms warm-up run, then ${repeat} measured run(s) of ${durationMs} ms per scenario` +
+    `scenario; ${WARMUP_MS} ms warm-up run (${WARMUP_MS + FIRST_LOAD_WARMUP_MS} ms on a server's first ` +
+    `scenario of each protocol: Node code starts unoptimised), then ${repeat} measured run(s) of ` +
+    `${durationMs} ms per scenario` +
     (repeat > 1
       ? ' (figures are the medians; spread ± is half the range of the runs over their median)'
       : '') +

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { CALLS_IN_FLIGHT, listScenarios, scenarioName, selectScenarios, serversOf } from './scenarios.js';
+import {
+  CALLS_IN_FLIGHT,
+  SERVERS,
+  listScenarios,
+  scenarioName,
+  selectScenarios,
+  serversOf,
+  type Scenario,
+  type ServerSpec,
+} from './scenarios.js';
 
 const names = (scenarios: ReadonlyArray<{ name: string }>): string[] => scenarios.map((s) => s.name);
 
@@ -37,7 +46,7 @@ describe('listScenarios', () => {
     }
   });
 
-  it('runs ours against upstream with pipelining off and on, with 2 workers and on the hot key', () => {
+  it('runs ours in 1 and 2 workers against upstream, with pipelining off and on and on the hot key', () => {
     const ours = all.filter((s) => s.reference !== undefined && s.tables.includes('main')).map((s) => s.name);
     expect(ours).toEqual([
       'gRPC, ours + Redis',
@@ -45,7 +54,9 @@ describe('listScenarios', () => {
       'gRPC, ours + Redis, pipeline window 1ms',
       'gRPC, ours + Redis, 2 workers, pipeline window 1ms',
       'gRPC hot over-limit key, ours + Redis',
+      'gRPC hot over-limit key, ours + Redis, 2 workers',
       'gRPC hot over-limit key, ours + Redis, local cache',
+      'gRPC hot over-limit key, ours + Redis, 2 workers, local cache',
       'HTTP POST /json, ours + Redis',
       'HTTP POST /json, ours + Redis, 2 workers',
       'HTTP POST /json, ours + Redis, pipeline window 1ms',
@@ -53,20 +64,40 @@ describe('listScenarios', () => {
     ]);
   });
 
+  it('runs each row of ours compared with upstream in 1 and in 2 workers, against the same upstream row', () => {
+    const compared = all.filter((s) => s.reference !== undefined);
+    const twoWorkers = compared.filter((s) => s.name.includes(', 2 workers'));
+    expect(twoWorkers.length * 2).toBe(compared.length);
+    const workers = (s: Scenario | undefined): string | undefined => {
+      if (s === undefined) return undefined;
+      const spec: ServerSpec = SERVERS[s.server];
+      return spec.env.RATELIMIT_WORKERS;
+    };
+    for (const s of twoWorkers) {
+      const oneWorker = byName.get(s.name.replace(', 2 workers', ''));
+      expect(workers(s), s.name).toBe('2');
+      expect(workers(oneWorker), s.name).toBe('1');
+      expect(s.reference, s.name).toBe(oneWorker?.reference);
+      expect(s.tables, s.name).toEqual(oneWorker?.tables);
+    }
+  });
+
   it('scales descriptors and connections for both, with as many calls in flight, and no ceiling', () => {
     const scale = all.filter((s) => s.tables.includes('scale'));
-    const pairs = (variant: string): string[] => [
+    const rows = (variant: string): string[] => [
       `gRPC, upstream + Redis, ${variant}`,
       `gRPC, ours + Redis, ${variant}`,
+      `gRPC, ours + Redis, 2 workers, ${variant}`,
     ];
     expect(names(scale)).toEqual([
       'gRPC, upstream + Redis',
       'gRPC, ours + Redis',
-      ...pairs('5 descriptors'),
-      ...pairs('10 descriptors'),
-      ...pairs('1 connection × 64 streams'),
-      ...pairs('8 connections × 8 streams'),
-      ...pairs('64 connections × 1 stream'),
+      'gRPC, ours + Redis, 2 workers',
+      ...rows('5 descriptors'),
+      ...rows('10 descriptors'),
+      ...rows('1 connection × 64 streams'),
+      ...rows('8 connections × 8 streams'),
+      ...rows('64 connections × 1 stream'),
     ]);
     for (const s of scale) {
       if (s.load.protocol !== 'grpc') throw new Error(`${s.name}: not gRPC`);
@@ -100,6 +131,7 @@ describe('selectScenarios', () => {
       'gRPC, empty grpc-js (ceiling)',
       'gRPC hot over-limit key, upstream + Redis, local cache',
       'gRPC hot over-limit key, ours + Redis, local cache',
+      'gRPC hot over-limit key, ours + Redis, 2 workers, local cache',
     ]);
   });
 
@@ -108,6 +140,6 @@ describe('selectScenarios', () => {
   });
 
   it('starts each server the picked scenarios need, once', () => {
-    expect(serversOf(selectScenarios(all, 'descriptors'))).toEqual(['upstream', 'ours']);
+    expect(serversOf(selectScenarios(all, 'descriptors'))).toEqual(['upstream', 'ours', 'ours, 2 workers']);
   });
 });

@@ -46,6 +46,7 @@ const OURS_UNPIPELINED = { KVSTORE_PIPELINE_WINDOW: '0' };
 const UPSTREAM_UNPIPELINED = { REDIS_PIPELINE_WINDOW: '0' };
 const ONE_WORKER = { RATELIMIT_WORKERS: '1' };
 const TWO_WORKERS = { RATELIMIT_WORKERS: '2' };
+const LOCAL_CACHE = { LOCAL_CACHE_SIZE_IN_BYTES: LOCAL_CACHE_BYTES };
 const WINDOW_VARIANT = `pipeline window ${PIPELINE_WINDOW}`;
 
 const ours = (env: Record<string, string>, variant: string[]): ServerSpec => ({
@@ -65,10 +66,7 @@ export const SERVERS = {
   ceiling: { implementation: 'ceiling', backend: undefined, env: {}, variant: [] },
   upstream: upstream(UPSTREAM_UNPIPELINED, []),
   'upstream, pipeline window': upstream(UPSTREAM_PIPELINED, [WINDOW_VARIANT]),
-  'upstream, local cache': upstream(
-    { ...UPSTREAM_UNPIPELINED, LOCAL_CACHE_SIZE_IN_BYTES: LOCAL_CACHE_BYTES },
-    ['local cache'],
-  ),
+  'upstream, local cache': upstream({ ...UPSTREAM_UNPIPELINED, ...LOCAL_CACHE }, ['local cache']),
   ours: ours(OURS_UNPIPELINED, []),
   'ours, pipeline window': ours(OURS_PIPELINED, [WINDOW_VARIANT]),
   'ours, 2 workers': ours({ ...OURS_UNPIPELINED, ...TWO_WORKERS }, ['2 workers']),
@@ -76,7 +74,9 @@ export const SERVERS = {
     '2 workers',
     WINDOW_VARIANT,
   ]),
-  'ours, local cache': ours({ ...OURS_UNPIPELINED, LOCAL_CACHE_SIZE_IN_BYTES: LOCAL_CACHE_BYTES }, [
+  'ours, local cache': ours({ ...OURS_UNPIPELINED, ...LOCAL_CACHE }, ['local cache']),
+  'ours, 2 workers, local cache': ours({ ...OURS_UNPIPELINED, ...TWO_WORKERS, ...LOCAL_CACHE }, [
+    '2 workers',
     'local cache',
   ]),
   'ours, memcached': { implementation: 'ours', backend: 'memcached', env: ONE_WORKER, variant: [] },
@@ -174,17 +174,21 @@ function versus(
   return [rival, ...servers.ours.map((s) => scenario(protocol, s, { ...o, reference: rival.name }))];
 }
 
+/**
+ * Ours in one process, honest about what one process does, then as it runs by default on this machine
+ * (`RATELIMIT_WORKERS` defaults to the number of cores, and upstream uses every core too).
+ */
+const OURS_ONE_AND_TWO_WORKERS = ['ours', 'ours, 2 workers'] as const satisfies readonly ServerName[];
+
 /** Each scenario of the default run, in the order it runs. */
 export function listScenarios(): Scenario[] {
   const hot: Variation = { sends: 'hot over-limit key', workload: HOT_KEY_WORKLOAD };
   const perProtocol = (protocol: Protocol): Scenario[] => {
     // the first point of the scale table too
     const tables: Table[] = protocol === 'grpc' ? ['main', 'scale'] : ['main'];
-    const plain = versus(protocol, { rival: 'upstream', ours: ['ours'] }, { tables });
     return [
       scenario(protocol, 'ceiling', {}),
-      ...plain,
-      scenario(protocol, 'ours, 2 workers', { reference: plain[0]?.name }),
+      ...versus(protocol, { rival: 'upstream', ours: OURS_ONE_AND_TWO_WORKERS }, { tables }),
       ...versus(protocol, {
         rival: 'upstream, pipeline window',
         ours: ['ours, pipeline window', 'ours, 2 workers, pipeline window'],
@@ -197,13 +201,17 @@ export function listScenarios(): Scenario[] {
       scenario('grpc', 'ours', { workload: algorithmWorkload(ALGORITHM_KEYS[variant]), variant: [variant] }),
     ),
     scenario('grpc', 'ours, memcached', {}),
-    ...versus('grpc', { rival: 'upstream', ours: ['ours'] }, hot),
-    ...versus('grpc', { rival: 'upstream, local cache', ours: ['ours, local cache'] }, hot),
+    ...versus('grpc', { rival: 'upstream', ours: OURS_ONE_AND_TWO_WORKERS }, hot),
+    ...versus(
+      'grpc',
+      { rival: 'upstream, local cache', ours: ['ours, local cache', 'ours, 2 workers, local cache'] },
+      hot,
+    ),
     ...perProtocol('http'),
     ...SCALE_DESCRIPTORS.map((n) =>
       versus(
         'grpc',
-        { rival: 'upstream', ours: ['ours'] },
+        { rival: 'upstream', ours: OURS_ONE_AND_TWO_WORKERS },
         { workload: clientWorkload(n), variant: [`${n} descriptors`], tables: ['scale'] },
       ),
     ).flat(),
@@ -212,7 +220,7 @@ export function listScenarios(): Scenario[] {
       const variant = `${plural(connections, 'connection')} × ${plural(streams, 'stream')}`;
       return versus(
         'grpc',
-        { rival: 'upstream', ours: ['ours'] },
+        { rival: 'upstream', ours: OURS_ONE_AND_TWO_WORKERS },
         { shape: { connections, streamsPerConnection: streams }, variant: [variant], tables: ['scale'] },
       );
     }).flat(),
