@@ -23,7 +23,7 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-export interface TsxOptions {
+export interface NodeChildOptions {
   name: string;
   script: string;
   /** Arguments after the script. */
@@ -34,22 +34,19 @@ export interface TsxOptions {
 }
 
 /**
- * Runs `node --import tsx <script>` from the repository root in its own process group, so that stopping it
- * also stops the worker processes it forks, whose CPU and memory are read as its own. Node itself, not the
- * `tsx` command, which would add a second node process to the group.
+ * Runs `node <script>` from the repository root (with `--import tsx` when the script is TypeScript) in its
+ * own process group, so that stopping it also stops the worker processes it forks, whose CPU and memory are
+ * read as its own. Node itself, not the `tsx` command, which would add a second node process to the group.
  */
-export function spawnTsx(o: TsxOptions): Child {
+export function spawnNode(o: NodeChildOptions): Child {
   const name = o.name;
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', ...(o.nodeFlags ?? []), o.script, ...(o.args ?? [])],
-    {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...o.env },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const loader = o.script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...loader, ...(o.nodeFlags ?? []), o.script, ...(o.args ?? [])], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...o.env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.on('error', () => undefined); // a failed spawn leaves `pid` unset, reported just below
   if (child.pid === undefined) throw new Error(`${name}: could not spawn ${process.execPath}`);
   const pid = child.pid;

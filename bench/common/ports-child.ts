@@ -1,4 +1,4 @@
-import { spawnTsx, type Child, type TsxOptions } from './child-process.js';
+import { spawnNode, type Child, type NodeChildOptions } from './child-process.js';
 import type { OnCleanup } from './run-bench.js';
 
 /**
@@ -7,11 +7,11 @@ import type { OnCleanup } from './run-bench.js';
  * spawned. Throws when the child exits first or a port is missing.
  */
 export async function spawnPortsChild<K extends string>(
-  o: TsxOptions,
+  o: NodeChildOptions,
   names: readonly K[],
   onCleanup: OnCleanup,
 ): Promise<{ child: Child; ports: Record<K, number> }> {
-  const child = spawnTsx(o);
+  const child = spawnNode(o);
   onCleanup(() => child.stop());
   const line = await child.firstLine;
   const ready = JSON.parse(line) as Partial<Record<K, unknown>>;

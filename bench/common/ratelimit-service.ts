@@ -1,8 +1,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnTsx, type Child } from './child-process.js';
+import { spawnNode, type Child } from './child-process.js';
 import { distinctFreePorts } from './ports.js';
+import { serviceBundle } from './service-bundle.js';
 import type { OnCleanup } from './run-bench.js';
 import { waitForHttpOk } from './wait-for-http.js';
 
@@ -29,8 +30,8 @@ export interface RateLimitServiceOptions {
 }
 
 /**
- * Writes the rules to a temporary runtime root and starts the rate-limit service on it, as
- * `npm run ratelimit` does, logging at warn; resolves once healthy (every rule file loaded). The service and
+ * Writes the rules to a temporary runtime root and starts the rate-limit service's bundle on it, as the
+ * container image does, logging at warn; resolves once healthy (every rule file loaded). The service and
  * its runtime root are removed by `onCleanup`, registered as soon as they exist.
  */
 export async function startRateLimitService(
@@ -56,11 +57,16 @@ export async function startRateLimitService(
     DEBUG_PORT: String(debugPort),
     LOG_LEVEL: 'warn',
   };
-  const child = spawnTsx({
+  const bundle = await serviceBundle('ratelimit');
+  const child = spawnNode({
     name: o.name ?? 'ratelimit service',
-    script: 'services/ratelimit/src/main.ts',
-    env,
-    nodeFlags: o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : [],
+    script: bundle.script,
+    env: { ...bundle.env, ...env },
+    // as the image runs it
+    nodeFlags: [
+      '--enable-source-maps',
+      ...(o.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfDir}`] : []),
+    ],
   });
   onCleanup(() => child.stop());
   await waitForHttpOk(`http://127.0.0.1:${httpPort}/healthcheck`, child, HEALTHY_TIMEOUT_MS);

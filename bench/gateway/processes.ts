@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { spawnTsx, type Child } from '../common/child-process.js';
+import { spawnNode, type Child } from '../common/child-process.js';
 import { distinctFreePorts } from '../common/ports.js';
 import type { OnCleanup } from '../common/run-bench.js';
 import { waitForHttpOk } from '../common/wait-for-http.js';
@@ -31,7 +31,7 @@ export interface GatewayOptions {
  */
 export async function startGateway(o: GatewayOptions, onCleanup: OnCleanup): Promise<GatewayProcess> {
   const [port] = (await distinctFreePorts(1)) as [number];
-  const child = spawnTsx({
+  const child = spawnNode({
     name: o.name,
     script: 'services/gateway/src/main.ts',
     env: {
@@ -58,7 +58,7 @@ export async function createUser(
   o: { redisUrl: string; username: string; password: string },
   onCleanup: OnCleanup,
 ): Promise<string> {
-  const child = spawnTsx({
+  const child = spawnNode({
     name: 'create-user',
     script: 'hack/create-user.ts',
     args: [o.username],

@@ -4,7 +4,7 @@
 // process, a managed endpoint over xDS) next to the same target hit directly. Prints figures; asserts nothing.
 import { startRedis } from '@portcullis/testing';
 import { readBenchSettings } from '../common/bench-settings.js';
-import { spawnTsx } from '../common/child-process.js';
+import { spawnNode } from '../common/child-process.js';
 import { createHttpLoad, isExactly } from '../common/http-load.js';
 import { describeMachine, today } from '../common/machine.js';
 import { formatErrors, measure } from '../common/measure.js';
@@ -57,7 +57,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   );
   const [port] = (await distinctFreePorts(1)) as [number];
   const redisUrl = `redis://${redis.address}`;
-  const inbox = spawnTsx({
+  const inbox = spawnNode({
     name: 'inbox',
     script: 'services/inbox/src/main.ts',
     env: {
@@ -108,7 +108,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     captures: SSE_CAPTURES,
   });
 
-  const worker = spawnTsx({
+  const worker = spawnNode({
     name: 'forwarding worker',
     script: 'services/inbox/src/worker-main.ts',
     env: {

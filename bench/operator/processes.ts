@@ -1,4 +1,4 @@
-import { spawnTsx, type Child } from '../common/child-process.js';
+import { spawnNode, type Child } from '../common/child-process.js';
 import type { OnCleanup } from '../common/run-bench.js';
 import { waitForHttpOk } from '../common/wait-for-http.js';
 
@@ -18,7 +18,7 @@ export async function startOperator(
   o: { manifestsDir: string; ports: { xds: number; health: number; metrics: number } },
   onCleanup: OnCleanup,
 ): Promise<OperatorProcess> {
-  const child = spawnTsx({
+  const child = spawnNode({
     name: 'operator',
     script: 'operator/src/main.ts',
     env: {
@@ -54,7 +54,7 @@ export async function startRateLimit(
   o: { nodeId: string; xdsPort: number; ports: { http: number; grpc: number; debug: number } },
   onCleanup: OnCleanup,
 ): Promise<RateLimitInstance> {
-  const child = spawnTsx({
+  const child = spawnNode({
     name: `ratelimit ${o.nodeId}`,
     script: 'services/ratelimit/src/main.ts',
     env: {

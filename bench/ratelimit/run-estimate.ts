@@ -4,7 +4,7 @@ import { withWarmups } from './warm-up.js';
 
 /** Per scenario: the grpc-js or fetch sample check, the load generator's start, the Redis readings. */
 const SCENARIO_OVERHEAD_MS = 500;
-/** Rough start-up times on a busy 2-core machine: ours compiles its TypeScript with tsx on start. */
+/** Rough start-up times on a busy 2-core machine; ours includes its share of building the bundles once. */
 const STARTUP_MS: Readonly<Record<Implementation, number>> = { ours: 6000, upstream: 2000, ceiling: 4000 };
 
 export interface RunShape {
