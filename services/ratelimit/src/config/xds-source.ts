@@ -2,10 +2,10 @@ import { ConfigError, parseRateLimitConfig, type RateLimitConfig } from '@portcu
 import type { Logger } from '@portcullis/kit';
 import { PROTO_FILES, createMessageCodec, fromStruct } from '@portcullis/protos';
 import {
-  createSotwClient,
+  createXdsSubscription,
   type ClientTlsOptions,
   type ReceivedResource,
-  type SotwClient,
+  type XdsSubscription,
 } from '@portcullis/xds';
 import type { Stats } from '../stats/stats.js';
 import { buildRuleSet, type RuleSet } from './rule-set.js';
@@ -57,40 +57,46 @@ interface ConfigMessage {
 /**
  * Rules from an xDS management server (`CONFIG_TYPE=GRPC_XDS_SOTW`), as upstream ratelimit takes them:
  * each response is the whole configuration, each `RateLimitConfig` resource one "file" named by its `name`.
- * A response that does not decode or validate is NACKed with the problems and the last good rules stay.
+ * The shared subscription the gateway and the inbox use: a response that does not decode or validate is
+ * NACKed with the problems (and counted in `config_load_error`) and the last good rules stay.
  */
 export class XdsConfigSource {
-  private readonly client: SotwClient;
+  private readonly subscription: XdsSubscription;
 
   constructor(private readonly o: XdsSourceOptions) {
-    this.client = createSotwClient({
+    this.subscription = createXdsSubscription({
       serverUrl: o.serverUrl,
       nodeId: o.nodeId,
       nodeMetadata: o.nodeMetadata,
-      typeUrls: [RATE_LIMIT_CONFIG_TYPE],
+      typeUrl: RATE_LIMIT_CONFIG_TYPE,
       retryIntervalMs: o.retryIntervalMs,
       additionalHeaders: o.additionalHeaders,
       ...(o.tls ? { tls: o.tls } : {}),
       log: o.log,
-      onResources: (_typeUrl, version, resources) => this.apply(version, resources),
+      decode: (resources) => this.decode(resources),
+      apply: (rules) => {
+        o.onRules(rules);
+        o.stats.counter('config_load_success').value++;
+      },
+      describe: (rules) => ({ domains: rules.domains.size }),
     });
   }
 
   start(): void {
-    this.client.start();
+    this.subscription.start();
   }
 
   /** Resolves once a first configuration has been accepted. */
   firstUpdate(): Promise<void> {
-    return this.client.firstUpdate();
+    return this.subscription.firstUpdate();
   }
 
   close(): Promise<void> {
-    return this.client.close();
+    return this.subscription.close();
   }
 
-  private apply(version: string, resources: readonly ReceivedResource[]): void {
-    const { stats, log } = this.o;
+  private decode(resources: readonly ReceivedResource[]): RuleSet {
+    const { stats } = this.o;
     try {
       const problems: string[] = [];
       const configs: RateLimitConfig[] = [];
@@ -110,13 +116,9 @@ export class XdsConfigSource {
       // order (go-control-plane keeps a snapshot's in a map), and which one a NACK names, or which one a
       // merge of domains starts from, must not change from one push to the next
       configs.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
-      const rules = buildRuleSet(configs, { mergeDomains: this.o.mergeDomains, stats });
-      this.o.onRules(rules);
-      stats.counter('config_load_success').value++;
-      log.info({ version, resources: resources.length, domains: rules.domains.size }, 'xDS config loaded');
+      return buildRuleSet(configs, { mergeDomains: this.o.mergeDomains, stats });
     } catch (err: unknown) {
       stats.counter('config_load_error').value++;
-      log.error({ version, err }, 'xDS config rejected, keeping the last good one');
       throw err;
     }
   }
