@@ -62,8 +62,8 @@ export interface InboxDeps {
 }
 
 /**
- * Metrics → store → accounts → live feed → rate limiter → retention → managed endpoints (xDS) → local
- * forwarder (memory store only) → HTTP server → first InboxEndpoints; closed in reverse.
+ * Metrics → store → accounts → live feed → rate limiter → retention → managed endpoints (xDS) → HTTP server →
+ * first InboxEndpoints → local forwarder (memory store only); closed in reverse.
  */
 export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps): Promise<InboxApp> {
   const { log } = deps;
@@ -186,7 +186,6 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
           await xds?.close();
         },
       },
-      ...(forwarding ? [forwarding] : []),
       {
         name: 'http server',
         start: async () => {
@@ -205,6 +204,8 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
         },
         close: () => undefined,
       },
+      // last: its first look at the endpoints finds the first InboxEndpoints (captures before it wait for it)
+      ...(forwarding ? [forwarding] : []),
     ],
     log,
   );

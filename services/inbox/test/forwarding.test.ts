@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { ForwardTarget } from '@portcullis/config';
 import type { Running } from '@portcullis/kit';
-import { startRedis, type RedisServer } from '@portcullis/testing';
+import { createCollectingLog, startRedis, type RedisServer } from '@portcullis/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
@@ -430,5 +430,44 @@ describe('forwarding worker (redis)', () => {
     await expect(startWorker(loadSettings({}), { log: quietLog })).rejects.toThrow(
       /REDIS_URL: the forwarding worker needs Redis/,
     );
+  });
+});
+
+describe('who forwards: the inbox process on the memory store, the worker with Redis', () => {
+  const startedLines = (lines: Array<Record<string, unknown>>) =>
+    lines
+      .filter(
+        (l) => l['@message'] === 'inbox listening' || String(l['@message']).includes('forwarding started'),
+      )
+      .map((l) => [l['@message'], l.store, l.forwardedBy, l.egressAllowPrivate]);
+
+  it('says so at start-up, and serves the forwarding metrics and readiness check only in local mode', async () => {
+    const memory = createCollectingLog();
+    let clock = Date.now();
+    const local = await startInboxHarness(
+      { INBOX_EGRESS_ALLOW_PRIVATE: 'true', INBOX_WORKER_POLL_INTERVAL: '5s' },
+      { log: memory.log, now: () => clock },
+    );
+    running.push(local);
+    expect(startedLines(memory.lines)).toEqual([
+      ['inbox listening', 'memory', 'this process', undefined],
+      ['local forwarding started (memory store)', undefined, undefined, true],
+    ]);
+    expect(await (await fetch(`${local.url}/metrics`)).text()).toContain(
+      'portcullis_inbox_forward_in_flight{component="inbox"} 0',
+    );
+    expect(await (await fetch(`${local.url}/readyz`)).json()).toEqual({ status: 'ready' });
+    // the clock moved past three poll intervals since the loop last went round (it waits 5s for captures)
+    clock += 16_000;
+    expect(await (await fetch(`${local.url}/readyz`)).json()).toEqual({
+      error: 'not ready: local forwarder',
+      code: 'NOT_READY',
+    });
+
+    const withRedis = createCollectingLog();
+    const remote = await startInboxHarness({ REDIS_URL: `redis://${redis.address}` }, { log: withRedis.log });
+    running.push(remote);
+    expect(startedLines(withRedis.lines)).toEqual([['inbox listening', 'redis', 'inbox-worker', undefined]]);
+    expect(await (await fetch(`${remote.url}/metrics`)).text()).not.toContain('portcullis_inbox_forward_');
   });
 });

@@ -16,7 +16,10 @@ export interface ForwardingPartOptions {
   log: Logger;
   /** Where the `portcullis_inbox_forward_*` metrics go. */
   registry: Registry;
-  /** Gets the `consumer loop` check: not ready when the reading loop has not gone round lately. */
+  /**
+   * Gets a check once started, `consumer loop` (worker) or `local forwarder`: not ready when the reading loop
+   * has not gone round for three poll intervals.
+   */
   readiness: Readiness;
   now: () => number;
   random?: (() => number) | undefined;
@@ -35,14 +38,10 @@ export function createForwardingPart(o: ForwardingPartOptions): Part {
     inFlight: () => forwarder?.inFlightCount() ?? 0,
     backlog: () => o.queue.backlog(forwarder?.endpointIds() ?? []),
   });
-  o.readiness.addCheck('consumer loop', () => {
-    const at = forwarder?.lastLoopAt();
-    return at !== undefined && o.now() - at <= LOOP_STALE_POLLS * o.settings.worker.pollMs;
-  });
   return {
     name: 'forwarder',
     start: () => {
-      forwarder = createForwarder({
+      const running = createForwarder({
         store: o.store,
         queue: o.queue,
         egress: createEgressPolicy({ allowPrivate: o.settings.egressAllowPrivate }),
@@ -54,7 +53,12 @@ export function createForwardingPart(o: ForwardingPartOptions): Part {
         now: o.now,
         ...(o.random ? { random: o.random } : {}),
       });
-      forwarder.start();
+      forwarder = running;
+      running.start();
+      o.readiness.addCheck(
+        o.mode === 'worker' ? 'consumer loop' : 'local forwarder',
+        () => o.now() - running.lastLoopAt() <= LOOP_STALE_POLLS * o.settings.worker.pollMs,
+      );
       const { egressAllowPrivate, worker } = o.settings;
       o.log.info(
         { egressAllowPrivate, maxInFlight: worker.maxInFlight },
