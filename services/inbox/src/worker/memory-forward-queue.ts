@@ -53,7 +53,8 @@ export function createMemoryForwardQueue(o: {
     try {
       await Promise.race([
         ...tails.map(({ tail, after }) => tail.next(after, { count: 1, blockMs })),
-        new Promise<void>((resolve) => (wakeReader = resolve)),
+        // stopReading may have come while this read was looking for captures
+        new Promise<void>((resolve) => (isStopped() ? resolve() : (wakeReader = resolve))),
         // the groups may all be gone (endpoints deleted): a poll's wait all the same
         new Promise<void>((resolve) => (timer = setTimeout(resolve, blockMs))),
       ]);
