@@ -32,12 +32,12 @@ export interface WorkerDeps {
 
 /**
  * The forwarding worker: store → HTTP server (probes, metrics) → forwarder, closed in reverse. It
- * needs Redis: the memory store lives inside one inbox process, where a separate worker cannot read it.
+ * needs Redis: the memory store lives inside one inbox process, which forwards for itself (app.ts).
  */
 export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps): Promise<WorkerApp> {
   if (settings.redis.url === '') {
     throw new SettingsError([
-      'INBOX_REDIS_URL: the forwarding worker needs Redis (the memory store is per process)',
+      'INBOX_REDIS_URL: the forwarding worker needs Redis (the memory store is per process: without Redis the inbox forwards itself)',
     ]);
   }
   const log = deps.log.child({ component: 'inbox-worker', consumer: settings.worker.consumerName });
