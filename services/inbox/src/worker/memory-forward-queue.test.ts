@@ -66,17 +66,21 @@ describe('memory forward queue', () => {
     expect(await read(['a'])).toEqual([]);
   });
 
-  it('reads at most count captures over several endpoints, and the rest next time', async () => {
+  it('reads at most count captures over several endpoints, starting from each in turn', async () => {
     const { store, append, read } = setUp();
     await store.syncManagedEndpoints([managed('a'), managed('b')]);
     await append('a', '/a1');
     await append('b', '/b1');
     await append('a', '/a2');
+    await append('a', '/a3');
     expect(await read(['a', 'b'], 2)).toEqual([
       ['a', '/a1'],
       ['a', '/a2'],
     ]);
-    expect(await read(['a', 'b'], 2)).toEqual([['b', '/b1']]);
+    expect(await read(['a', 'b'], 2)).toEqual([
+      ['b', '/b1'],
+      ['a', '/a3'],
+    ]);
   });
 
   it('wakes a waiting read when a capture arrives', async () => {

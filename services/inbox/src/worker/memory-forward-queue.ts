@@ -28,10 +28,14 @@ export function createMemoryForwardQueue(o: {
     o.store.listCapturesAfter(endpointId, { after: group.lastReadId, limit });
   const stoppedError = (): UnavailableError => new UnavailableError('inbox forward queue: stopped reading');
 
+  /** Which endpoint the next read starts from: a busy one does not keep the others waiting. */
+  let turn = 0;
+
   /** Reads (and marks pending) up to `count` new captures over `endpointIds`, without waiting. */
   const take = async (endpointIds: readonly string[], count: number): Promise<QueuedCapture[]> => {
     const out: QueuedCapture[] = [];
-    for (const endpointId of endpointIds) {
+    const first = turn++ % Math.max(1, endpointIds.length);
+    for (const endpointId of [...endpointIds.slice(first), ...endpointIds.slice(0, first)]) {
       const group = groupOf(endpointId);
       if (!group || out.length >= count) continue;
       for (const capture of await unread(endpointId, group, count - out.length)) {
