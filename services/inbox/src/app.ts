@@ -34,6 +34,8 @@ import { createInboxStore } from './store/factory.js';
 import type { InboxStore } from './store/types.js';
 import { registerWebRoutes } from './web/web-routes.js';
 import { createEgressPolicy } from './worker/egress-policy.js';
+import { createForwardingPart } from './worker/forwarding-part.js';
+import { createMemoryForwardQueue } from './worker/memory-forward-queue.js';
 import { registerRedisMetrics } from '@portcullis/redis';
 
 export interface InboxApp {
@@ -55,11 +57,13 @@ export interface InboxDeps {
   liveBlockMs?: number;
   /** Production scrypt parameters unless given (tests pass cheap ones). */
   passwordHasher?: PasswordHasher;
+  /** In [0, 1): the local forwarder's retry jitter. */
+  random?: () => number;
 }
 
 /**
  * Metrics → store → accounts → live feed → rate limiter → retention → managed endpoints (xDS) → HTTP server →
- * first InboxEndpoints; closed in reverse.
+ * first InboxEndpoints → local forwarder (memory store only); closed in reverse.
  */
 export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps): Promise<InboxApp> {
   const { log } = deps;
@@ -135,6 +139,21 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
     closeStreams();
     done();
   });
+  // with Redis the worker processes forward; the memory store is readable from this process only
+  const forwarding =
+    store.kind === 'memory'
+      ? createForwardingPart({
+          mode: 'local',
+          store,
+          queue: createMemoryForwardQueue({ store, log, now }),
+          settings,
+          log,
+          registry,
+          readiness,
+          now,
+          random: deps.random,
+        })
+      : undefined;
   addProbeRoutes(app, readiness);
   app.get('/metrics', async (_request, reply) =>
     reply.type(registry.contentType).send(await registry.metrics()),
@@ -171,7 +190,8 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
         name: 'http server',
         start: async () => {
           server = await listenHttp(app, settings);
-          log.info({ port: server.port, store: store.kind }, 'inbox listening');
+          const forwardedBy = forwarding ? 'this process' : 'inbox-worker';
+          log.info({ port: server.port, store: store.kind, forwardedBy }, 'inbox listening');
         },
         close: () => server?.close(),
       },
@@ -184,6 +204,8 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
         },
         close: () => undefined,
       },
+      // last: its first look at the endpoints finds the first InboxEndpoints (captures before it wait for it)
+      ...(forwarding ? [forwarding] : []),
     ],
     log,
   );

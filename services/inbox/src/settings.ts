@@ -74,7 +74,7 @@ export interface Settings {
   passwordChecks: { maxConcurrent: number; maxQueued: number };
   /** Bounds of the memory store (no `INBOX_REDIS_URL`); past them captures and endpoint creation answer 507. */
   memoryStore: { maxBytes: number; maxEndpoints: number };
-  /** The forwarding worker (`src/worker-main.ts`); it needs Redis. */
+  /** Forwarding: the worker (`src/worker-main.ts`, on Redis) or, on the memory store, the inbox's local forwarder. */
   worker: {
     /** Its consumer name in the forwarders group: unique per worker, stable across restarts (the pod name). */
     consumerName: string;
@@ -89,7 +89,7 @@ export interface Settings {
   };
   /**
    * Lets forward and replay targets resolve to loopback, private, link-local and metadata addresses (local
-   * mode, tests); the worker and the inspector's replay both obey it.
+   * mode, tests); the forwarder (worker or local) and the inspector's replay both obey it.
    */
   egressAllowPrivate: boolean;
   /** Sign-in for the web inspector: the gateway's accounts, sessions and cookie (same Redis, keys, name). */

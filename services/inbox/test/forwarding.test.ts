@@ -3,13 +3,21 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { ForwardTarget } from '@portcullis/config';
 import type { Running } from '@portcullis/kit';
-import { startRedis, type RedisServer } from '@portcullis/testing';
+import { createCollectingLog, startRedis, type RedisServer } from '@portcullis/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
 import type { ForwardAttempt, ManagedEndpoint } from '../src/store/types.js';
 import { startWorker } from '../src/worker/worker-app.js';
-import { ADMIN_TOKEN, quietLog, startInboxHarness, waitUntil, type InboxHarness } from './harness.js';
+import {
+  ADMIN_TOKEN,
+  quietLog,
+  startInboxHarness,
+  STORE_KINDS,
+  waitUntil,
+  type InboxHarness,
+  type StoreKind,
+} from './harness.js';
 
 interface Received {
   method: string;
@@ -18,8 +26,8 @@ interface Received {
   body: Buffer;
 }
 
-/** What a target answers to its n-th request (1-based): a status, or `hang` (never answers). */
-type Answer = (n: number) => number | 'hang';
+/** What a target answers to its n-th request (1-based): a status (with a Retry-After), or `hang` (never answers). */
+type Answer = (n: number) => number | { status: number; retryAfter: string } | 'hang';
 
 interface Target {
   url: string;
@@ -40,7 +48,8 @@ async function startTarget(answer: Answer): Promise<Target> {
         body: Buffer.concat(chunks),
       });
       const a = answer(received.length);
-      if (a !== 'hang') res.writeHead(a).end();
+      if (typeof a === 'number') res.writeHead(a).end();
+      else if (a !== 'hang') res.writeHead(a.status, { 'Retry-After': a.retryAfter }).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -68,7 +77,7 @@ const target = (url: string, o: Partial<ForwardTarget> = {}): ForwardTarget => (
 });
 
 let redis: RedisServer;
-let h: InboxHarness;
+let redisInbox: InboxHarness;
 let client: Redis;
 const managed: ManagedEndpoint[] = [];
 const running: Running[] = [];
@@ -76,22 +85,66 @@ const targets: Target[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
-  h = await startInboxHarness({ REDIS_URL: `redis://${redis.address}` });
+  redisInbox = await startInboxHarness({ REDIS_URL: `redis://${redis.address}` });
   client = new Redis(`redis://${redis.address}`);
 });
 afterEach(async () => {
-  // targets first: a worker's close waits for its deliveries under way, which a closed target ends
+  // targets first: a forwarder's close waits for its deliveries under way, which a closed target ends
   for (const t of targets.splice(0)) await t.close();
   for (const r of running.splice(0)) await r.close();
 });
 afterAll(async () => {
   client.disconnect();
-  await h.close();
+  await redisInbox.close();
   await redis.stop();
 });
 
-async function addEndpoint(name: string, forward: ForwardTarget[]): Promise<string> {
+const FORWARDER_ENV = {
+  INBOX_HOST: '127.0.0.1',
+  INBOX_EGRESS_ALLOW_PRIVATE: 'true',
+  INBOX_WORKER_CLAIM_IDLE: '300ms',
+  INBOX_WORKER_POLL_INTERVAL: '100ms',
+};
+
+/** Where captures are sent and read, where the forwarder's metrics are, and how to stop it. */
+interface Forwarding {
+  inbox: InboxHarness;
+  metricsUrl: string;
+  forwarder: Running;
+}
+
+/**
+ * Redis: the shared inbox plus a worker process of its own (`name` its consumer). Memory: a new inbox on the
+ * memory store, which forwards in its own process (local mode). `env` goes to whichever forwards.
+ */
+async function startForwarding(
+  kind: StoreKind,
+  name: string,
+  env: Record<string, string> = {},
+): Promise<Forwarding> {
+  if (kind === 'memory') {
+    const inbox = await startInboxHarness({ ...FORWARDER_ENV, ...env });
+    running.push(inbox);
+    return { inbox, metricsUrl: `${inbox.url}/metrics`, forwarder: inbox };
+  }
+  const worker = await startWorker(
+    loadSettings({
+      REDIS_URL: `redis://${redis.address}`,
+      INBOX_WORKER_NAME: name,
+      INBOX_WORKER_PORT: '0',
+      ...FORWARDER_ENV,
+      ...env,
+    }),
+    { log: quietLog },
+  );
+  running.push(worker);
+  return { inbox: redisInbox, metricsUrl: `http://127.0.0.1:${worker.port}/metrics`, forwarder: worker };
+}
+
+async function addEndpoint(h: InboxHarness, name: string, forward: ForwardTarget[]): Promise<string> {
   const id = `fwd-${name}-0123456789abcdef`;
+  // each store runs the same tests: an id comes back with another target
+  managed.splice(0, managed.length, ...managed.filter((e) => e.id !== id));
   managed.push({
     id,
     name,
@@ -103,27 +156,13 @@ async function addEndpoint(name: string, forward: ForwardTarget[]): Promise<stri
   return id;
 }
 
-async function runWorker(name: string, env: Record<string, string> = {}): Promise<Running> {
-  const settings = loadSettings({
-    REDIS_URL: `redis://${redis.address}`,
-    INBOX_EGRESS_ALLOW_PRIVATE: 'true',
-    INBOX_WORKER_NAME: name,
-    INBOX_WORKER_CLAIM_IDLE: '300ms',
-    INBOX_WORKER_POLL_INTERVAL: '100ms',
-    ...env,
-  });
-  const worker = await startWorker(settings, { log: quietLog });
-  running.push(worker);
-  return worker;
-}
-
 async function addTarget(answer: Answer): Promise<Target> {
   const t = await startTarget(answer);
   targets.push(t);
   return t;
 }
 
-async function capture(id: string, path = '', body = '{"n":1}'): Promise<string> {
+async function capture(h: InboxHarness, id: string, path = '', body = '{"n":1}'): Promise<string> {
   const r = await h.send('POST', `/api/hook/${id}${path}`, {
     rawHeaders: ['Content-Type', 'application/json'],
     body,
@@ -131,20 +170,42 @@ async function capture(id: string, path = '', body = '{"n":1}'): Promise<string>
   return (r.json as { requestId: string }).requestId;
 }
 
-async function forwarding(id: string, requestId: string): Promise<ForwardAttempt[]> {
+async function forwarding(h: InboxHarness, id: string, requestId: string): Promise<ForwardAttempt[]> {
   const r = await h.api('GET', `/api/endpoints/${id}/requests/${requestId}`, { token: ADMIN_TOKEN });
   return (r.json as { forwarding: ForwardAttempt[] }).forwarding;
+}
+
+/** A value of the forwarder's `/metrics` (the inbox's in local mode, the worker's with Redis). */
+async function metric(f: Forwarding, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(f.metricsUrl)).text();
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = (m[2] ?? '').split(',');
+    if (wanted.every((l) => have.includes(l))) return Number(m[3]);
+  }
+  throw new Error(`no ${name} ${wanted.join(',')} in ${f.metricsUrl}`);
 }
 
 const isSettled = (attempts: ForwardAttempt[]): boolean => attempts.some((a) => a.outcome !== 'retrying');
 const pendingCount = async (id: string): Promise<number> =>
   ((await client.xpending(`inbox:ep:{${id}}:req`, 'forwarders')) as [number])[0];
+/** A port nothing listens on: a target's, closed. */
+async function deadPortUrl(): Promise<string> {
+  const t = await startTarget(() => 200);
+  await t.close();
+  return t.url;
+}
 
-describe('forwarding worker (redis)', () => {
+describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
+  // the other store's endpoints, synced here, would be forwarded to its (closed) targets
+  beforeAll(() => void managed.splice(0));
+
   it('sends the exact bytes, method, raw path and query, and headers in order, case and duplicates', async () => {
     const t = await addTarget(() => 202);
-    const id = await addEndpoint('github', [target(`${t.url}/hooks`)]);
-    await runWorker('w-exact');
+    const { inbox: h } = await startForwarding(kind, 'w-exact');
+    const id = await addEndpoint(h, 'github', [target(`${t.url}/hooks`)]);
     const secret = 'webhook-secret';
     const body = Buffer.from('{"action":"opened",\r\n "number": 1}\n');
     const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
@@ -158,10 +219,11 @@ describe('forwarding worker (redis)', () => {
     ]
       .concat(['x-dup', '1', 'Content-Type', 'application/json', 'X-Dup', '2'])
       .concat(['Connection', 'keep-alive, X-Hop', 'X-Hop', 'dropped']);
+    // straight after the sync: forwarded from the sync on, not from when the forwarder next looks
     const r = await h.send('PUT', `/api/hook/${id}/gh/events?x=1&y=%2F&x=2`, { rawHeaders: sent, body });
     const requestId = (r.json as { requestId: string }).requestId;
 
-    await waitUntil(async () => isSettled(await forwarding(id, requestId)));
+    await waitUntil(async () => isSettled(await forwarding(h, id, requestId)));
     expect(t.received).toHaveLength(1);
     const got = t.received[0];
     if (!got) throw new Error('nothing received');
@@ -177,7 +239,7 @@ describe('forwarding worker (redis)', () => {
       ...['Content-Length', String(body.length), 'X-Forwarded-Host', `127.0.0.1:${h.port}`],
       ...['Connection', 'keep-alive'],
     ]);
-    expect(await forwarding(id, requestId)).toEqual([
+    expect(await forwarding(h, id, requestId)).toEqual([
       {
         target: `${t.url}/hooks`,
         attempt: 1,
@@ -186,25 +248,25 @@ describe('forwarding worker (redis)', () => {
         outcome: 'delivered',
       },
     ]);
-    await waitUntil(async () => (await pendingCount(id)) === 0);
   });
 
   it('sends to exactly the target URL (plus the query) with pathMode exact', async () => {
     const t = await addTarget(() => 200);
-    const id = await addEndpoint('exact', [target(`${t.url}/in`, { pathMode: 'exact' })]);
-    await runWorker('w-exact-path');
-    await capture(id, '/a/b?q=1');
+    const { inbox: h } = await startForwarding(kind, 'w-exact-path');
+    const id = await addEndpoint(h, 'exact', [target(`${t.url}/in`, { pathMode: 'exact' })]);
+    await capture(h, id, '/a/b?q=1');
     await waitUntil(() => t.received.length === 1);
     expect(t.received[0]?.url).toBe('/in?q=1');
   });
 
   it('retries a failing target and records every attempt: 500, 500, then 200 is delivered once', async () => {
     const t = await addTarget((n) => (n <= 2 ? 500 : 200));
-    const id = await addEndpoint('flaky', [target(t.url)]);
-    await runWorker('w-retry');
-    const requestId = await capture(id, '/x');
-    await waitUntil(async () => isSettled(await forwarding(id, requestId)));
-    const attempts = await forwarding(id, requestId);
+    const f = await startForwarding(kind, 'w-retry');
+    const h = f.inbox;
+    const id = await addEndpoint(h, 'flaky', [target(t.url)]);
+    const requestId = await capture(h, id, '/x');
+    await waitUntil(async () => isSettled(await forwarding(h, id, requestId)));
+    const attempts = await forwarding(h, id, requestId);
     expect(attempts.map((a) => [a.attempt, a.status, a.outcome])).toEqual([
       [1, 500, 'retrying'],
       [2, 500, 'retrying'],
@@ -216,25 +278,34 @@ describe('forwarding worker (redis)', () => {
     expect((list.json as { requests: unknown[] }).requests).toEqual([
       expect.objectContaining({ id: requestId, lastForwarding: attempts[2] }),
     ]);
-    await waitUntil(async () => (await pendingCount(id)) === 0);
+    await waitUntil(async () => (await metric(f, 'portcullis_inbox_forward_pending')) === 0);
     expect(t.received).toHaveLength(3);
+    expect(await metric(f, 'portcullis_inbox_forward_retries_total')).toBe(2);
+    expect(await metric(f, 'portcullis_inbox_forward_deliveries_total', { outcome: 'retrying' })).toBe(2);
+    expect(await metric(f, 'portcullis_inbox_forward_deliveries_total', { outcome: 'delivered' })).toBe(1);
   });
 
   it('dead-letters a capture once its target has used up maxAttempts', async () => {
     const t = await addTarget(() => 503);
-    const id = await addEndpoint('down', [target(t.url, { maxAttempts: 3 })]);
-    await runWorker('w-dead');
-    const requestId = await capture(id);
-    await waitUntil(async () => isSettled(await forwarding(id, requestId)));
-    const attempts = await forwarding(id, requestId);
+    const f = await startForwarding(kind, 'w-dead');
+    const h = f.inbox;
+    const id = await addEndpoint(h, 'down', [target(t.url, { maxAttempts: 3 })]);
+    const letters = await metric(f, 'portcullis_inbox_forward_dead_letters');
+    const requestId = await capture(h, id);
+    await waitUntil(async () => isSettled(await forwarding(h, id, requestId)));
+    const attempts = await forwarding(h, id, requestId);
     expect(attempts.map((a) => [a.attempt, a.status, a.outcome])).toEqual([
       [1, 503, 'retrying'],
       [2, 503, 'retrying'],
       [3, 503, 'dead'],
     ]);
     expect(attempts[2]?.nextAttemptAt).toBeUndefined();
-    const letters = await client.xrange('inbox:fwd:dlq', '-', '+');
-    const mine = letters.map(([, f]) => f).find((f) => f.includes(requestId) && f.includes(id));
+    await waitUntil(async () => (await metric(f, 'portcullis_inbox_forward_pending')) === 0);
+    expect(await metric(f, 'portcullis_inbox_forward_dead_letters')).toBe(letters + 1);
+    expect(await metric(f, 'portcullis_inbox_forward_deliveries_total', { outcome: 'dead' })).toBe(1);
+    if (kind === 'memory') return;
+    const stored = await client.xrange('inbox:fwd:dlq', '-', '+');
+    const mine = stored.map(([, fields]) => fields).find((x) => x.includes(requestId) && x.includes(id));
     expect(mine).toEqual([
       'endpointId',
       id,
@@ -249,28 +320,49 @@ describe('forwarding worker (redis)', () => {
       'at',
       attempts[2]?.at,
     ]);
-    await waitUntil(async () => (await pendingCount(id)) === 0);
   });
 
-  it('hands a capture whose worker stopped before its retry to another one: nothing is lost', async () => {
-    const t = await addTarget((n) => (n === 1 ? 'hang' : 200));
-    const id = await addEndpoint('crash', [target(t.url, { timeoutSeconds: 1 })]);
-    const first = await runWorker('w-first');
-    const requestId = await capture(id, '/crash');
-    await waitUntil(() => t.received.length === 1);
-    // the delivery under way runs to its timeout and is recorded; the retry is left to another worker
-    await first.close();
-    expect((await forwarding(id, requestId)).map((a) => [a.attempt, a.outcome])).toEqual([[1, 'retrying']]);
-    expect(await pendingCount(id)).toBe(1);
-
-    await runWorker('w-second');
-    await waitUntil(async () => isSettled(await forwarding(id, requestId)));
-    expect((await forwarding(id, requestId)).map((a) => [a.attempt, a.status, a.outcome])).toEqual([
-      [1, undefined, 'retrying'],
-      [2, 200, 'delivered'],
+  it('backs off between attempts on a port nothing listens on, then dead-letters', async () => {
+    const url = await deadPortUrl();
+    const { inbox: h } = await startForwarding(kind, 'w-dead-port');
+    const backoff = { initialDelaySeconds: 0.05, maxDelaySeconds: 0.08, maxAttempts: 4 };
+    const id = await addEndpoint(h, 'dead-port', [target(url, backoff)]);
+    const requestId = await capture(h, id, '/p');
+    await waitUntil(async () => isSettled(await forwarding(h, id, requestId)));
+    const attempts = await forwarding(h, id, requestId);
+    expect(attempts.map((a) => [a.attempt, a.error, a.outcome])).toEqual([
+      [1, 'connection failed (ECONNREFUSED)', 'retrying'],
+      [2, 'connection failed (ECONNREFUSED)', 'retrying'],
+      [3, 'connection failed (ECONNREFUSED)', 'retrying'],
+      [4, 'connection failed (ECONNREFUSED)', 'dead'],
     ]);
-    expect(t.received.map((r) => r.url)).toEqual(['/crash', '/crash']);
-    await waitUntil(async () => (await pendingCount(id)) === 0);
+    // each wait is drawn below min(maxDelay, initialDelay·2^(attempt−1))
+    for (const [i, a] of attempts.slice(0, -1).entries()) {
+      const delayMs = Date.parse(a.nextAttemptAt ?? '') - Date.parse(a.at);
+      expect(delayMs).toBeGreaterThanOrEqual(0);
+      expect(delayMs).toBeLessThanOrEqual(Math.min(80, 50 * 2 ** i));
+    }
+  });
+
+  it("waits for the target's Retry-After, capped at maxDelaySeconds", async () => {
+    const answers = [
+      { status: 429, retryAfter: '1' },
+      { status: 503, retryAfter: '3600' },
+    ];
+    const t = await addTarget((n) => answers[n - 1] ?? 200);
+    const { inbox: h } = await startForwarding(kind, 'w-retry-after');
+    const id = await addEndpoint(h, 'retry-after', [target(t.url, { maxDelaySeconds: 1.5 })]);
+    const requestId = await capture(h, id);
+    await waitUntil(async () => isSettled(await forwarding(h, id, requestId)), 10_000);
+    const attempts = await forwarding(h, id, requestId);
+    expect(attempts.map((a) => [a.attempt, a.status, a.outcome])).toEqual([
+      [1, 429, 'retrying'],
+      [2, 503, 'retrying'],
+      [3, 200, 'delivered'],
+    ]);
+    // initialDelaySeconds 0: without Retry-After the retries would be immediate
+    const waits = attempts.slice(0, 2).map((a) => Date.parse(a.nextAttemptAt ?? '') - Date.parse(a.at));
+    expect(waits).toEqual([1000, 1500]);
   });
 
   it('has more than ten deliveries in flight without a listener-leak warning', async () => {
@@ -279,10 +371,11 @@ describe('forwarding worker (redis)', () => {
     process.on('warning', onWarning);
     try {
       const t = await addTarget(() => 'hang');
-      const id = await addEndpoint('parallel', [target(t.url)]);
-      await runWorker('w-parallel');
-      await Promise.all(Array.from({ length: 12 }, (_, i) => capture(id, `/${i}`)));
+      const f = await startForwarding(kind, 'w-parallel', { INBOX_WORKER_MAX_IN_FLIGHT: '12' });
+      const id = await addEndpoint(f.inbox, 'parallel', [target(t.url)]);
+      await Promise.all(Array.from({ length: 14 }, (_, i) => capture(f.inbox, id, `/${i}`)));
       await waitUntil(() => t.received.length === 12);
+      expect(await metric(f, 'portcullis_inbox_forward_in_flight')).toBe(12);
       expect(warnings).toEqual([]);
     } finally {
       process.off('warning', onWarning);
@@ -291,11 +384,11 @@ describe('forwarding worker (redis)', () => {
 
   it('refuses a loopback target unless private egress is allowed, without retrying', async () => {
     const t = await addTarget(() => 200);
-    const id = await addEndpoint('ssrf', [target(t.url)]);
-    await runWorker('w-egress', { INBOX_EGRESS_ALLOW_PRIVATE: 'false' });
-    const requestId = await capture(id);
-    await waitUntil(async () => isSettled(await forwarding(id, requestId)));
-    expect(await forwarding(id, requestId)).toEqual([
+    const { inbox: h } = await startForwarding(kind, 'w-egress', { INBOX_EGRESS_ALLOW_PRIVATE: 'false' });
+    const id = await addEndpoint(h, 'ssrf', [target(t.url)]);
+    const requestId = await capture(h, id);
+    await waitUntil(async () => isSettled(await forwarding(h, id, requestId)));
+    expect(await forwarding(h, id, requestId)).toEqual([
       {
         target: t.url,
         attempt: 1,
@@ -308,10 +401,73 @@ describe('forwarding worker (redis)', () => {
   });
 });
 
-describe('forwarding worker settings', () => {
+describe('forwarding worker (redis)', () => {
+  it('hands a capture whose worker stopped before its retry to another one: nothing is lost', async () => {
+    const h = redisInbox;
+    const t = await addTarget((n) => (n === 1 ? 'hang' : 200));
+    const id = await addEndpoint(h, 'crash', [target(t.url, { timeoutSeconds: 1 })]);
+    const first = await startForwarding('redis', 'w-first');
+    const requestId = await capture(h, id, '/crash');
+    await waitUntil(() => t.received.length === 1);
+    // the delivery under way runs to its timeout and is recorded; the retry is left to another worker
+    await first.forwarder.close();
+    expect((await forwarding(h, id, requestId)).map((a) => [a.attempt, a.outcome])).toEqual([
+      [1, 'retrying'],
+    ]);
+    expect(await pendingCount(id)).toBe(1);
+
+    await startForwarding('redis', 'w-second');
+    await waitUntil(async () => isSettled(await forwarding(h, id, requestId)));
+    expect((await forwarding(h, id, requestId)).map((a) => [a.attempt, a.status, a.outcome])).toEqual([
+      [1, undefined, 'retrying'],
+      [2, 200, 'delivered'],
+    ]);
+    expect(t.received.map((r) => r.url)).toEqual(['/crash', '/crash']);
+    await waitUntil(async () => (await pendingCount(id)) === 0);
+  });
+
   it('refuses to start without Redis', async () => {
     await expect(startWorker(loadSettings({}), { log: quietLog })).rejects.toThrow(
       /REDIS_URL: the forwarding worker needs Redis/,
     );
+  });
+});
+
+describe('who forwards: the inbox process on the memory store, the worker with Redis', () => {
+  const startedLines = (lines: Array<Record<string, unknown>>) =>
+    lines
+      .filter(
+        (l) => l['@message'] === 'inbox listening' || String(l['@message']).includes('forwarding started'),
+      )
+      .map((l) => [l['@message'], l.store, l.forwardedBy, l.egressAllowPrivate]);
+
+  it('says so at start-up, and serves the forwarding metrics and readiness check only in local mode', async () => {
+    const memory = createCollectingLog();
+    let clock = Date.now();
+    const local = await startInboxHarness(
+      { INBOX_EGRESS_ALLOW_PRIVATE: 'true', INBOX_WORKER_POLL_INTERVAL: '5s' },
+      { log: memory.log, now: () => clock },
+    );
+    running.push(local);
+    expect(startedLines(memory.lines)).toEqual([
+      ['inbox listening', 'memory', 'this process', undefined],
+      ['local forwarding started (memory store)', undefined, undefined, true],
+    ]);
+    expect(await (await fetch(`${local.url}/metrics`)).text()).toContain(
+      'portcullis_inbox_forward_in_flight{component="inbox"} 0',
+    );
+    expect(await (await fetch(`${local.url}/readyz`)).json()).toEqual({ status: 'ready' });
+    // the clock moved past three poll intervals since the loop last went round (it waits 5s for captures)
+    clock += 16_000;
+    expect(await (await fetch(`${local.url}/readyz`)).json()).toEqual({
+      error: 'not ready: local forwarder',
+      code: 'NOT_READY',
+    });
+
+    const withRedis = createCollectingLog();
+    const remote = await startInboxHarness({ REDIS_URL: `redis://${redis.address}` }, { log: withRedis.log });
+    running.push(remote);
+    expect(startedLines(withRedis.lines)).toEqual([['inbox listening', 'redis', 'inbox-worker', undefined]]);
+    expect(await (await fetch(`${remote.url}/metrics`)).text()).not.toContain('portcullis_inbox_forward_');
   });
 });

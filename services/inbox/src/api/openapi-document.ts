@@ -404,7 +404,8 @@ const paths: Record<string, PathItem> = {
     get: {
       operationId: 'getReadiness',
       tags: ['meta'],
-      summary: 'Readiness: Redis connected, first InboxEndpoints applied (xDS mode), not shutting down',
+      summary:
+        'Readiness: Redis connected, first InboxEndpoints applied (xDS mode), the local forwarder going round (memory store), not shutting down',
       security: PUBLIC,
       responses: {
         '200': answer('Ready for traffic.', 'Ready'),

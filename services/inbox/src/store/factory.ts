@@ -1,9 +1,8 @@
 import type { Logger } from '@portcullis/kit';
 import { registerRedisMetrics, type RedisConnection } from '@portcullis/redis';
 import type { Registry } from 'prom-client';
-import { createMemoryStore } from './memory.js';
-import { createRedisStore } from './redis.js';
-import type { InboxStore } from './types.js';
+import { createMemoryStore, type MemoryInboxStore } from './memory.js';
+import { createRedisStore, type RedisInboxStore } from './redis.js';
 
 /** Redis when a URL is given, else process memory (local mode) within `memoryStore`'s bounds. */
 export function createInboxStore(
@@ -19,7 +18,7 @@ export function createInboxStore(
     /** Where the Redis clients' metrics go (`pool="store"`). */
     registry?: Registry;
   },
-): InboxStore {
+): MemoryInboxStore | RedisInboxStore {
   if (settings.redis.url === '') {
     return createMemoryStore({
       ...settings.memoryStore,

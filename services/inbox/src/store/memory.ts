@@ -35,6 +35,26 @@ export function captureBytes(c: CaptureInput): number {
   return c.body.byteLength + strings.reduce((n, v) => n + Buffer.byteLength(v), 0) + CAPTURE_OVERHEAD_BYTES;
 }
 
+/**
+ * The memory store's counterpart of the Redis `forwarders` consumer group on one endpoint's captures: what
+ * memory-forward-queue.ts reads through. Lives as long as the endpoint's captures, as the group does.
+ */
+export interface MemoryForwardGroup {
+  /** The last capture read: new ones are those after it. */
+  lastReadId: string;
+  /** Captures read and not yet acknowledged: request id → when last read or touched (ms). */
+  pending: Map<string, number>;
+}
+
+export interface MemoryInboxStore extends InboxStore {
+  readonly kind: 'memory';
+  /**
+   * By endpoint id. Created at the end of the captures by the sync that gives a managed endpoint an enabled
+   * target (as Redis's `XGROUP CREATE … $`), so what arrives before the forwarder next looks is forwarded.
+   */
+  readonly forwardGroups: Map<string, MemoryForwardGroup>;
+}
+
 interface Stream {
   /** Oldest first. */
   entries: Capture[];
@@ -50,7 +70,7 @@ interface Stream {
  * is refused with `StoreFullError` (507) and nothing changes. Stored captures are never dropped to make room:
  * each was acknowledged to its sender, who can retry a refusal but would never learn of an eviction.
  */
-export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
+export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore {
   const now = o.now ?? Date.now;
   const maxBytes = o.maxBytes ?? 256 * 1024 * 1024;
   const maxEndpoints = o.maxEndpoints ?? 10_000;
@@ -68,7 +88,8 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
   /** Captures of removed managed endpoints: dropped at `expiresAt` unless the resource comes back. */
   const detached = new Map<string, { stream: Stream; expiresAt: number }>();
   const waiters = new Map<string, Set<() => void>>();
-  /** Forwarding history by endpoint id, then request id (forwarding itself needs Redis: the worker is a process of its own). */
+  const forwardGroups = new Map<string, MemoryForwardGroup>();
+  /** Forwarding history by endpoint id, then request id. */
   const forwarding = new Map<string, Map<string, ForwardAttempt[]>>();
   /** Endpoint ids by account id, in the order they joined it. */
   const owned = new Map<string, string[]>();
@@ -99,6 +120,7 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
 
   return {
     kind: 'memory',
+    forwardGroups,
     createEndpoint(endpoint) {
       if (endpoints.size >= maxEndpoints) return refuse('endpoint');
       const kind = endpoint.ownerId === '' ? 'anonymous' : 'account';
@@ -138,6 +160,7 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
       release(streams.get(id)?.entries ?? []);
       streams.delete(id);
       forwarding.delete(id);
+      forwardGroups.delete(id);
       if (existed) wake(id);
       return Promise.resolve(existed);
     },
@@ -164,6 +187,8 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
         detached.delete(e.id);
         if (back && !streams.has(e.id)) streams.set(e.id, back.stream);
         else if (back) release(back.stream.entries);
+        if (e.forward.some((t) => t.enabled) && !forwardGroups.has(e.id))
+          forwardGroups.set(e.id, { lastReadId: streamOf(e.id).lastId, pending: new Map() });
       }
       return Promise.resolve({ conflicts });
     },
@@ -216,6 +241,7 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): InboxStore {
         if (d.expiresAt > nowMs) continue;
         release(d.stream.entries);
         detached.delete(id);
+        forwardGroups.delete(id);
       }
       return Promise.resolve();
     },

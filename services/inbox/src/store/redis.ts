@@ -39,6 +39,7 @@ export interface RedisStoreOptions {
 
 /** The store in Redis, and its clients (for their metrics). */
 export interface RedisInboxStore extends InboxStore {
+  readonly kind: 'redis';
   pool: RedisPool;
 }
 

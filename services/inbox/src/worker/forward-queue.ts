@@ -1,15 +1,11 @@
-import { UnavailableError, type Logger, type RedisConnectionEvents } from '@portcullis/kit';
-import { createRedisPool, FAIL_FAST_POLICY, type RedisConnection } from '@portcullis/redis';
-import { callRedis } from '../store/redis-caller.js';
-import { decodeCaptureEntry } from '../store/redis-entry.js';
-import { createKeyLayout, FORWARD_GROUP } from '../store/redis-keys.js';
-import { toSlotPrefix } from '../store/redis.js';
+import type { RedisConnectionEvents } from '@portcullis/kit';
 import type { Capture } from '../store/types.js';
 
-// The captures to forward, read straight from the endpoints' capture streams through the `forwarders`
-// consumer group (the store's sync creates it). An entry stays pending until `ack`: a worker that dies
-// leaves it pending, and another claims it once it has been idle `claimIdleMs` (XAUTOCLAIM). A live worker
-// keeps its entries from looking idle with `touch` (XCLAIM to itself, JUSTID: the delivery count stays).
+// The captures to forward, as the forwarder sees them whatever holds them: Redis Streams read through the
+// `forwarders` consumer group (redis-forward-queue.ts, the worker), or the memory store's counterpart of that
+// group (memory-forward-queue.ts, the inbox process in local mode). Both keep the same contract: a capture
+// read stays pending until `ack`; one left pending (its forwarding interrupted, or its worker dead) is claimed
+// again once idle `minIdleMs`; `touch` keeps live ones from looking idle.
 
 export interface QueuedCapture {
   endpointId: string;
@@ -17,138 +13,38 @@ export interface QueuedCapture {
 }
 
 export interface ForwardQueue {
-  /** Creates the group on streams that lack it (endpoints synced before forwarding existed). */
+  /** Creates the group on streams that lack it (endpoints synced before forwarding existed), at their end. */
   ensureGroups(endpointIds: readonly string[]): Promise<void>;
   /** New captures of these endpoints, waiting up to `blockMs` for the first. */
   readNew(endpointIds: readonly string[], o: { count: number; blockMs: number }): Promise<QueuedCapture[]>;
-  /** Captures pending on any consumer for at least `minIdleMs`, now this worker's. */
+  /** Captures pending on any consumer for at least `minIdleMs`, now this one's. */
   claimStale(endpointId: string, o: { minIdleMs: number; count: number }): Promise<QueuedCapture[]>;
   touch(endpointId: string, requestIds: readonly string[]): Promise<void>;
   ack(endpointId: string, requestId: string): Promise<void>;
-  addDeadLetter(fields: Record<string, string>): Promise<void>;
+  addDeadLetter(fields: DeadLetter): Promise<void>;
   /**
-   * Over these endpoints: captures read by a worker and not yet acknowledged (`pending`), captures not yet
-   * read by any (`lag`, from XINFO GROUPS: Redis 7), and the dead letters kept.
+   * Over these endpoints: captures read and not yet acknowledged (`pending`), captures not yet read (`lag`),
+   * and the dead letters kept.
    */
   backlog(endpointIds: readonly string[]): Promise<{ pending: number; lag: number; deadLetters: number }>;
-  /** Makes a blocked `readNew`, and any later one, reject at once: how the worker stops reading. */
+  /** Makes a blocked `readNew`, and any later one, reject at once: how the forwarder stops reading. */
   stopReading(): void;
-  /** The commands' connection (not the blocking reader's): readiness follows it. */
-  readonly connection: RedisConnectionEvents;
+  /** The commands' Redis connection (readiness follows it); absent in memory. */
+  readonly connection?: RedisConnectionEvents;
   close(): void;
 }
 
-type RawEntry = [Buffer, Buffer[]];
+/** One capture given up on one target (a type, not an interface: the Redis queue writes it as a field map). */
+export type DeadLetter = {
+  endpointId: string;
+  requestId: string;
+  target: string;
+  attempts: string;
+  /** The last status, or the last error. */
+  last: string;
+  /** ISO 8601. */
+  at: string;
+};
 
-/** The dead letters kept (approximately): the newest. */
-const MAX_DEAD_LETTERS = 10_000;
-
-export function createForwardQueue(o: {
-  connection: RedisConnection;
-  prefix: string;
-  consumerName: string;
-  log: Logger;
-}): ForwardQueue {
-  // on a cluster every key is in one slot (see `toSlotPrefix`): one XREADGROUP reads every stream
-  const keys = createKeyLayout(toSlotPrefix(o.connection, o.prefix));
-  const log = o.log.child({ component: 'forward-queue' });
-  const pool = createRedisPool(o.connection, { policy: FAIL_FAST_POLICY, log });
-  const redis = pool.next();
-  // XREADGROUP BLOCK holds its connection: the other commands must not wait behind it
-  const reader = pool.dedicated();
-  const idOf = (key: Buffer | string): string | undefined => /^.*ep:\{(.*)\}:req$/.exec(key.toString())?.[1];
-
-  return {
-    async ensureGroups(endpointIds) {
-      for (const id of endpointIds) {
-        try {
-          await redis.xgroup('CREATE', keys.captures(id), FORWARD_GROUP, '$', 'MKSTREAM');
-        } catch (err: unknown) {
-          if (!(err instanceof Error) || !err.message.startsWith('BUSYGROUP')) {
-            throw new UnavailableError('inbox store: redis XGROUP CREATE failed', { cause: err });
-          }
-        }
-      }
-    },
-    async readNew(endpointIds, opts) {
-      if (endpointIds.length === 0) return [];
-      const streams = endpointIds.map((id) => keys.captures(id));
-      const reply = (await callRedis('XREADGROUP', () =>
-        // arguments spread, not one array: a cluster's auto-pipelining does not flatten an array
-        reader.callBuffer(
-          'XREADGROUP',
-          ...['GROUP', FORWARD_GROUP, o.consumerName, 'COUNT', opts.count, 'BLOCK', opts.blockMs],
-          ...['STREAMS', ...streams, ...streams.map(() => '>')],
-        ),
-      )) as Array<[Buffer, RawEntry[]]> | null;
-      const out: QueuedCapture[] = [];
-      for (const [key, entries] of reply ?? []) {
-        const endpointId = idOf(key);
-        if (endpointId === undefined) continue;
-        for (const entry of entries) out.push({ endpointId, capture: decodeCaptureEntry(entry) });
-      }
-      return out;
-    },
-    async claimStale(endpointId, opts) {
-      const key = keys.captures(endpointId);
-      const reply = (await callRedis('XAUTOCLAIM', () =>
-        redis.callBuffer(
-          'XAUTOCLAIM',
-          ...[key, FORWARD_GROUP, o.consumerName, opts.minIdleMs, '0-0', 'COUNT', opts.count],
-        ),
-      )) as [Buffer, RawEntry[], Buffer[]?];
-      const deleted = reply[2] ?? [];
-      // Redis 7 drops trimmed entries from the pending list as it reports them: they are lost to forwarding
-      if (deleted.length > 0) log.warn({ endpointId, lost: deleted.length }, 'pending captures trimmed');
-      return reply[1]
-        .filter((entry) => Array.isArray(entry[1]))
-        .map((entry) => ({ endpointId, capture: decodeCaptureEntry(entry) }));
-    },
-    async touch(endpointId, requestIds) {
-      if (requestIds.length === 0) return;
-      const key = keys.captures(endpointId);
-      await callRedis('XCLAIM', () =>
-        redis.xclaim(key, FORWARD_GROUP, o.consumerName, 0, ...requestIds, 'JUSTID'),
-      );
-    },
-    async ack(endpointId, requestId) {
-      await callRedis('XACK', () => redis.xack(keys.captures(endpointId), FORWARD_GROUP, requestId));
-    },
-    async addDeadLetter(fields) {
-      const flat = Object.entries(fields).flat();
-      await callRedis('XADD', () =>
-        redis.xadd(keys.deadLetters, 'MAXLEN', '~', MAX_DEAD_LETTERS, '*', ...flat),
-      );
-    },
-    async backlog(endpointIds) {
-      const pipeline = redis.pipeline().xlen(keys.deadLetters);
-      for (const id of endpointIds) pipeline.xinfo('GROUPS', keys.captures(id));
-      const replies = await callRedis('XINFO', async () => (await pipeline.exec()) ?? []);
-      const [deadLetters, ...groups] = replies;
-      if (deadLetters?.[0])
-        throw new UnavailableError('inbox store: redis XLEN failed', { cause: deadLetters[0] });
-      const totals = { pending: 0, lag: 0, deadLetters: Number(deadLetters?.[1] ?? 0) };
-      // an endpoint deleted since the worker last read the list has no stream: it counts for nothing
-      for (const [err, list] of groups) {
-        if (err) continue;
-        for (const group of list as unknown[][]) {
-          const fields = new Map<unknown, unknown>();
-          for (let i = 0; i + 1 < group.length; i += 2) fields.set(group[i], group[i + 1]);
-          if (fields.get('name') !== FORWARD_GROUP) continue;
-          totals.pending += Number(fields.get('pending') ?? 0);
-          // nil when Redis cannot tell (entries deleted from the stream): nothing to add then
-          totals.lag += Number(fields.get('lag') ?? 0);
-        }
-      }
-      return totals;
-    },
-    connection: redis,
-    stopReading() {
-      reader.disconnect();
-    },
-    close() {
-      reader.disconnect();
-      for (const client of pool.clients) client.disconnect();
-    },
-  };
-}
+/** The dead letters kept (approximately, in Redis): the newest. */
+export const MAX_DEAD_LETTERS = 10_000;

@@ -15,10 +15,8 @@ import {
 import { toHttpError } from '../error-mapper.js';
 import type { Settings } from '../settings.js';
 import { createInboxStore } from '../store/factory.js';
-import { createEgressPolicy } from './egress-policy.js';
-import { createForwardQueue } from './forward-queue.js';
-import { createForwarder, type Forwarder } from './forwarder.js';
-import { createWorkerMetrics } from './worker-metrics.js';
+import { createForwardingPart } from './forwarding-part.js';
+import { createRedisForwardQueue } from './redis-forward-queue.js';
 
 export interface WorkerApp extends Running {
   /** The bound port of `/healthz`, `/readyz` and `/metrics`. */
@@ -32,40 +30,39 @@ export interface WorkerDeps {
   random?: () => number;
 }
 
-/** The consumer loop counts as alive while it went round within this many poll intervals. */
-const LOOP_STALE_POLLS = 3;
-
 /**
  * The forwarding worker: store → HTTP server (probes, metrics) → forwarder, closed in reverse. It
- * needs Redis: the memory store lives inside one inbox process, where a separate worker cannot read it.
+ * needs Redis: the memory store lives inside one inbox process, which forwards for itself (app.ts).
  */
 export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps): Promise<WorkerApp> {
   if (settings.redis.url === '') {
     throw new SettingsError([
-      'INBOX_REDIS_URL: the forwarding worker needs Redis (the memory store is per process)',
+      'INBOX_REDIS_URL: the forwarding worker needs Redis (the memory store is per process: without Redis the inbox forwards itself)',
     ]);
   }
   const log = deps.log.child({ component: 'inbox-worker', consumer: settings.worker.consumerName });
   const now = deps.now ?? Date.now;
   const store = createInboxStore(settings, { log });
-  const queue = createForwardQueue({
+  const queue = createRedisForwardQueue({
     connection: settings.redis,
     prefix: settings.redisKeyPrefix,
     consumerName: settings.worker.consumerName,
     log,
   });
   const registry = createMetricsRegistry({ component: 'inbox-worker' });
-  let forwarder: Forwarder | undefined;
-  const metrics = createWorkerMetrics(registry, {
-    inFlight: () => forwarder?.inFlightCount() ?? 0,
-    backlog: () => queue.backlog(forwarder?.endpointIds() ?? []),
-  });
   const readiness = createReadiness();
   if (store.connection) trackRedis(readiness.health, 'redis:store', store.connection);
-  trackRedis(readiness.health, 'redis:queue', queue.connection);
-  readiness.addCheck('consumer loop', () => {
-    const at = forwarder?.lastLoopAt();
-    return at !== undefined && now() - at <= LOOP_STALE_POLLS * settings.worker.pollMs;
+  if (queue.connection) trackRedis(readiness.health, 'redis:queue', queue.connection);
+  const forwarding = createForwardingPart({
+    mode: 'worker',
+    store,
+    queue,
+    settings,
+    log,
+    registry,
+    readiness,
+    now,
+    random: deps.random,
   });
   const app = createHttpApp(log.child({ component: 'http' }), toHttpError, { timeouts: settings.timeouts });
   addProbeRoutes(app, readiness);
@@ -86,26 +83,7 @@ export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps
         },
         close: () => server?.close(),
       },
-      {
-        name: 'forwarder',
-        start: () => {
-          forwarder = createForwarder({
-            store,
-            queue,
-            egress: createEgressPolicy({ allowPrivate: settings.egressAllowPrivate }),
-            log,
-            claimIdleMs: settings.worker.claimIdleMs,
-            pollMs: settings.worker.pollMs,
-            maxInFlight: settings.worker.maxInFlight,
-            onAttempt: (outcome, attempt) => metrics.countAttempt(outcome, attempt),
-            now,
-            ...(deps.random ? { random: deps.random } : {}),
-          });
-          forwarder.start();
-          log.info({ egressAllowPrivate: settings.egressAllowPrivate }, 'forwarding worker started');
-        },
-        close: () => forwarder?.stop(),
-      },
+      forwarding,
     ],
     log,
   );

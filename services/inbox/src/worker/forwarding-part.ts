@@ -1,0 +1,70 @@
+import type { Logger, Part, Readiness } from '@portcullis/kit';
+import type { Registry } from 'prom-client';
+import type { Settings } from '../settings.js';
+import type { InboxStore } from '../store/types.js';
+import { createEgressPolicy } from './egress-policy.js';
+import type { ForwardQueue } from './forward-queue.js';
+import { createForwarder, type Forwarder } from './forwarder.js';
+import { createWorkerMetrics } from './worker-metrics.js';
+
+export interface ForwardingPartOptions {
+  /** `worker`: the worker process, on Redis; `local`: inside the inbox process, on the memory store. */
+  mode: 'worker' | 'local';
+  store: InboxStore;
+  queue: ForwardQueue;
+  settings: Pick<Settings, 'worker' | 'egressAllowPrivate'>;
+  log: Logger;
+  /** Where the `portcullis_inbox_forward_*` metrics go. */
+  registry: Registry;
+  /**
+   * Gets a check once started, `consumer loop` (worker) or `local forwarder`: not ready when the reading loop
+   * has not gone round for three poll intervals.
+   */
+  readiness: Readiness;
+  now: () => number;
+  random?: (() => number) | undefined;
+}
+
+/** The consumer loop counts as alive while it went round within this many poll intervals. */
+const LOOP_STALE_POLLS = 3;
+
+/**
+ * The forwarder as a start-up part, with its metrics and readiness check: the same in the worker (Redis
+ * queue) and in the inbox process of local mode (memory queue). Its close lets deliveries under way finish.
+ */
+export function createForwardingPart(o: ForwardingPartOptions): Part {
+  let forwarder: Forwarder | undefined;
+  const metrics = createWorkerMetrics(o.registry, {
+    inFlight: () => forwarder?.inFlightCount() ?? 0,
+    backlog: () => o.queue.backlog(forwarder?.endpointIds() ?? []),
+  });
+  return {
+    name: 'forwarder',
+    start: () => {
+      const running = createForwarder({
+        store: o.store,
+        queue: o.queue,
+        egress: createEgressPolicy({ allowPrivate: o.settings.egressAllowPrivate }),
+        log: o.log,
+        claimIdleMs: o.settings.worker.claimIdleMs,
+        pollMs: o.settings.worker.pollMs,
+        maxInFlight: o.settings.worker.maxInFlight,
+        onAttempt: (outcome, attempt) => metrics.countAttempt(outcome, attempt),
+        now: o.now,
+        ...(o.random ? { random: o.random } : {}),
+      });
+      forwarder = running;
+      running.start();
+      o.readiness.addCheck(
+        o.mode === 'worker' ? 'consumer loop' : 'local forwarder',
+        () => o.now() - running.lastLoopAt() <= LOOP_STALE_POLLS * o.settings.worker.pollMs,
+      );
+      const { egressAllowPrivate, worker } = o.settings;
+      o.log.info(
+        { egressAllowPrivate, maxInFlight: worker.maxInFlight },
+        o.mode === 'worker' ? 'forwarding worker started' : 'local forwarding started (memory store)',
+      );
+    },
+    close: () => forwarder?.stop(),
+  };
+}
