@@ -23,35 +23,21 @@ export function readBody(req: IncomingMessage, maxBytes: number, tooLarge: () =>
   return Promise.resolve((req.read() as Buffer | null) ?? NO_BODY);
 }
 
+// Listeners stay on the request, which is dropped after its answer: removing them, or naming them, would
+// cost more on the hot path (`POST /json`) than the calls they ignore once the promise is settled.
 function readFlowing(req: IncomingMessage, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const stop = () => {
-      req.removeListener('data', onData);
-      req.removeListener('end', onEnd);
-      req.removeListener('error', onError);
-    };
-    const onData = (chunk: Buffer) => {
+    req.on('data', (chunk: Buffer) => {
+      // refused already: the rest flows on, unkept
+      if (size > maxBytes) return;
       size += chunk.length;
-      if (size > maxBytes) {
-        stop();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      stop();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-    };
-    const onError = (err: Error) => {
-      stop();
-      reject(asBadRequest(err));
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
+      if (size > maxBytes) reject(tooLarge());
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
+    req.on('error', (err) => reject(asBadRequest(err)));
   });
 }
 
