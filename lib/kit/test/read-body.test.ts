@@ -59,6 +59,11 @@ describe('request bodies over a real socket, read by fastify, by readBody and by
         await waitUntil(() => request.raw.complete || request.raw.destroyed);
         return { hex: (await read(request.raw)).toString('hex') };
       });
+      // a limit below what Node buffers before it stops reading, so a body over it can arrive whole unread
+      scope.post('/read-late-4', async (request) => {
+        await waitUntil(() => request.raw.complete);
+        return { bytes: (await readBody(request.raw, 4, () => new BodyTooLargeError(4))).length };
+      });
       done();
     });
     server = await listenHttp(app, { host: '127.0.0.1', port: 0 });
@@ -135,6 +140,14 @@ describe('request bodies over a real socket, read by fastify, by readBody and by
       expect(lines.filter((l) => l.level === 'error' || l.level === 'warn')).toEqual([]);
     },
   );
+
+  it('a chunked body over the limit that arrived whole before it was read is 413', async () => {
+    const { statuses, text } = await exchange(
+      `${head('/read-late-4', 'Transfer-Encoding: chunked')}${chunked('hel')}${chunked('lo')}0\r\n\r\n`,
+    );
+    expect(statuses).toEqual([413]);
+    expect(text).toMatch(/\r\nconnection: close\r\n/i);
+  });
 
   it('a body read after it arrived whole is the bytes as sent', async () => {
     const bytes = Buffer.from([0xff, 0x00, 0xfe, 0x41]);
