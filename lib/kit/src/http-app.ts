@@ -45,17 +45,18 @@ export interface HttpAppOptions {
  * A route answered straight from Node's request, for a hot path whose handler costs less than fastify's
  * per-request chain (routing, hooks, a child logger, the reply). It answers only `method` on exactly `url`
  * with a `Content-Type` in `contentTypes` (or none); every other request, and every request once `close()`
- * began, goes to fastify. The body is read as fastify reads one (`readBody` with its 1 MiB limit and errors, the
- * connection closed after a body that could not be read), and a thrown error is answered and logged as the
- * app's error handler does.
+ * began, goes to fastify. The body is read and parsed as fastify does (`readBody` with its 1 MiB limit and
+ * errors, the connection closed after a body that could not be read or parsed), and a thrown error is answered
+ * and logged as the app's error handler does.
  */
 export interface DirectRoute {
   method: string;
   url: string;
   /** Media types taken as they are; fastify judges any other. */
   contentTypes: readonly string[];
-  /** The answer to the body (`''` when there is none). */
-  handle(body: string, req: IncomingMessage): Promise<DirectAnswer>;
+  /** What `handle` takes of the body's text (`''` when there is none), as a fastify content-type parser would. */
+  parse(text: string): unknown;
+  handle(body: unknown, req: IncomingMessage): Promise<DirectAnswer>;
 }
 
 export interface DirectAnswer {
@@ -100,11 +101,11 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
     let answer: DirectAnswer;
     let reading = true;
     try {
-      const body = (await readBody(req, FASTIFY_BODY_LIMIT, bodyTooLarge)).toString('utf8');
+      const body = route.parse((await readBody(req, FASTIFY_BODY_LIMIT, bodyTooLarge)).toString('utf8'));
       reading = false;
       answer = await route.handle(body, req);
     } catch (err: unknown) {
-      // as fastify answers a body it could not read: what is left of it may still be on its way
+      // as fastify answers a body it could not read or parse: what is left of it may still be on its way
       if (reading) res.setHeader('connection', 'close');
       const { statusCode, body, headers } = answerOf(err, req, log);
       answer = { statusCode, contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) };

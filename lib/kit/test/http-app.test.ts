@@ -121,7 +121,8 @@ describe('kit http app: a direct route', () => {
         method: 'POST',
         url: '/echo',
         contentTypes: ['text/plain'],
-        handle: (body) => handle(body),
+        parse: (text) => text,
+        handle: (body) => handle(body as string),
       },
     });
     const routed = createHttpApp(createCollectingLog().log, internalError);

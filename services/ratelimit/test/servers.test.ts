@@ -268,6 +268,21 @@ describe.each([
     },
   );
 
+  it.each([
+    ['malformed JSON', 'application/json', '{"domain": '],
+    ['malformed JSON', 'text/plain', '{"domain": '],
+    ['JSON nested too deep', 'application/json', '['.repeat(100)],
+    ['JSON nested too deep', 'text/plain', '['.repeat(100)],
+  ])('answers %s of type %s with 400, then closes the connection', async (_name, type, body) => {
+    const { statuses, text } = await sendRawBytes(
+      h.app.ports.http,
+      `POST /json HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      { halfClose: false },
+    );
+    expect(statuses).toEqual([400]);
+    expect(text).toMatch(/\r\nconnection: close\r\n/i);
+  });
+
   it('issue 15: refuses a /json body nested deeper than HTTP_MAX_BODY_DEPTH with 400, whatever its type', async () => {
     const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
     for (const type of ['application/json', 'application/x-www-form-urlencoded']) {
