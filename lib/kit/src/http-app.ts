@@ -12,6 +12,7 @@ import { NotFoundError } from './errors.js';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http-timeouts.js';
 import { checkJsonDepth } from './json-depth.js';
 import type { Logger } from './log.js';
+import { readBody } from './read-body.js';
 import type { TrustProxy } from './trust-proxy.js';
 
 /** A listening server: the port it bound (useful when asked for port 0) and how to stop it. */
@@ -28,6 +29,7 @@ export const DEFAULT_MAX_JSON_DEPTH = 64;
 
 /** fastify's default `bodyLimit`, which the apps keep. */
 const FASTIFY_BODY_LIMIT = 1024 * 1024;
+const bodyTooLarge = () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
 
 export interface HttpAppOptions {
   trustProxy?: TrustProxy;
@@ -43,16 +45,18 @@ export interface HttpAppOptions {
  * A route answered straight from Node's request, for a hot path whose handler costs less than fastify's
  * per-request chain (routing, hooks, a child logger, the reply). It answers only `method` on exactly `url`
  * with a `Content-Type` in `contentTypes` (or none); every other request, and every request once `close()`
- * began, goes to fastify. The body is read as fastify reads one (its 1 MiB limit, the same errors), and a
- * thrown error is answered and logged as the app's error handler does.
+ * began, goes to fastify. The body is read and parsed as fastify does (`readBody` with its 1 MiB limit and
+ * errors, the connection closed after a body that could not be read or parsed), and a thrown error is answered
+ * and logged as the app's error handler does.
  */
 export interface DirectRoute {
   method: string;
   url: string;
   /** Media types taken as they are; fastify judges any other. */
   contentTypes: readonly string[];
-  /** The answer to the body (`''` when there is none). */
-  handle(body: string, req: IncomingMessage): Promise<DirectAnswer>;
+  /** What `handle` takes of the body's text (`''` when there is none), as a fastify content-type parser would. */
+  parse(text: string): unknown;
+  handle(body: unknown, req: IncomingMessage): Promise<DirectAnswer>;
 }
 
 export interface DirectAnswer {
@@ -95,9 +99,14 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
   const direct = o.directRoute;
   const answerDirect = async (route: DirectRoute, req: IncomingMessage, res: ServerResponse) => {
     let answer: DirectAnswer;
+    let reading = true;
     try {
-      answer = await route.handle(await readBodyAsFastify(req), req);
+      const body = route.parse((await readBody(req, FASTIFY_BODY_LIMIT, bodyTooLarge)).toString('utf8'));
+      reading = false;
+      answer = await route.handle(body, req);
     } catch (err: unknown) {
+      // as fastify answers a body it could not read or parse: what is left of it may still be on its way
+      if (reading) res.setHeader('connection', 'close');
       const { statusCode, body, headers } = answerOf(err, req, log);
       answer = { statusCode, contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) };
       for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
@@ -182,49 +191,6 @@ function isDirect(route: DirectRoute, req: IncomingMessage): boolean {
   if (req.method !== route.method || req.url !== route.url) return false;
   const type = req.headers['content-type'];
   return type === undefined || route.contentTypes.includes(type);
-}
-
-/**
- * fastify's body reading (its `rawBody`): a declared length over its limit is refused unread, a longer body
- * as soon as it passes the limit (the rest is drained, not read), a stream error is a 400 unless it carries
- * a 4xx status. No length and no chunked encoding is no body.
- */
-function readBodyAsFastify(req: IncomingMessage): Promise<string> {
-  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
-    return Promise.resolve('');
-  }
-  if (Number(req.headers['content-length']) > FASTIFY_BODY_LIMIT) {
-    return Promise.reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const stop = () => {
-      req.removeListener('data', onData);
-      req.removeListener('end', onEnd);
-      req.removeListener('error', onEnd);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > FASTIFY_BODY_LIMIT) {
-        stop();
-        reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (err?: Error & { statusCode?: number }) => {
-      stop();
-      if (err) {
-        if (!(typeof err.statusCode === 'number' && err.statusCode >= 400)) err.statusCode = 400;
-        reject(err);
-      } else resolve(Buffer.concat(chunks, size).toString('utf8'));
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onEnd);
-    req.resume();
-  });
 }
 
 export async function listenHttp(app: HttpApp, at: { host: string; port: number }): Promise<RunningServer> {

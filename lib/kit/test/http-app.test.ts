@@ -112,7 +112,7 @@ describe('kit http app: a direct route', () => {
 
   const handle = (body: string): Promise<DirectAnswer> => {
     if (body === 'fail') return Promise.reject(Object.assign(new Error('refused'), { statusCode: 409 }));
-    return Promise.resolve({ statusCode: 201, contentType: 'text/plain', body: `got ${body.length}` });
+    return Promise.resolve({ statusCode: 201, contentType: 'text/plain', body: `got ${body.slice(0, 8)}` });
   };
   /** The same handler as a direct route and as a fastify route, each in its own app. */
   const startBoth = async (): Promise<[number, number]> => {
@@ -121,7 +121,8 @@ describe('kit http app: a direct route', () => {
         method: 'POST',
         url: '/echo',
         contentTypes: ['text/plain'],
-        handle: (body) => handle(body),
+        parse: (text) => text,
+        handle: (body) => handle(body as string),
       },
     });
     const routed = createHttpApp(createCollectingLog().log, internalError);
@@ -137,7 +138,7 @@ describe('kit http app: a direct route', () => {
     for (const app of [direct, routed]) servers.push(await listenHttp(app, { host: '127.0.0.1', port: 0 }));
     return [servers[0]?.port ?? 0, servers[1]?.port ?? 0];
   };
-  const answer = async (port: number, body: string | undefined) => {
+  const answer = async (port: number, body: string | Buffer | undefined) => {
     const res = await fetch(`http://127.0.0.1:${port}/echo`, {
       method: 'POST',
       ...(body !== undefined && { headers: { 'content-type': 'text/plain' }, body }),
@@ -149,6 +150,8 @@ describe('kit http app: a direct route', () => {
     ['a body', 'hello'],
     ['no body', undefined],
     ['a body over 1 MiB', 'x'.repeat(1024 * 1024 + 1)],
+    // decoded as UTF-8, each invalid byte a U+FFFD
+    ['a body that is not UTF-8', Buffer.from([0xff, 0xfe, 0x41])],
     ['a handler that throws', 'fail'],
   ])('answers %s as fastify answers the same route', async (_name, body) => {
     const [direct, routed] = await startBoth();

@@ -79,11 +79,16 @@ export interface RawAnswer {
 }
 
 /**
- * Writes `bytes` on a fresh connection, half-closes it and collects what the server writes until it closes.
- * For requests no HTTP client would send: bad request lines, control characters, smuggling shapes.
- * Rejects when the server neither answers nor closes within `timeoutMs`.
+ * Writes `bytes` on a fresh connection, half-closes it (unless `halfClose` is false: a request whose answer
+ * comes before its body ends) and collects what the server writes until it closes. For requests no HTTP
+ * client would send: bad request lines, control characters, smuggling shapes, bodies that do not end.
+ * Rejects when the server neither answers nor closes within `timeoutMs` (5 s).
  */
-export function sendRawBytes(port: number, bytes: Buffer | string, timeoutMs = 5000): Promise<RawAnswer> {
+export function sendRawBytes(
+  port: number,
+  bytes: Buffer | string,
+  { timeoutMs = 5000, halfClose = true }: { timeoutMs?: number; halfClose?: boolean } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port });
     const chunks: Buffer[] = [];
@@ -102,7 +107,7 @@ export function sendRawBytes(port: number, bytes: Buffer | string, timeoutMs = 5
     socket.on('error', () => undefined);
     socket.on('connect', () => {
       socket.write(bytes);
-      socket.end();
+      if (halfClose) socket.end();
     });
   });
 }

@@ -1,6 +1,6 @@
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
-import { startRedis, type RedisServer } from '@portcullis/testing';
+import { sendRawBytes, startRedis, type RedisServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './harness.js';
 
@@ -240,6 +240,47 @@ describe.each([
     expect(res.status).toBe(status);
     expect(res.body).toMatchObject({ code });
     expect((res.body as { error: string }).error).toMatch(message);
+  });
+
+  // issue 18: the direct route (JSON, form) answers as fastify's route (any other type) does
+  it.each([
+    ['application/json', `Content-Length: ${2 * 1024 * 1024}\r\n\r\n`],
+    ['text/plain', `Content-Length: ${2 * 1024 * 1024}\r\n\r\n`],
+    [
+      'application/json',
+      `Transfer-Encoding: chunked\r\n\r\n${(2 ** 20 + 1).toString(16)}\r\n${'x'.repeat(2 ** 20 + 1)}`,
+    ],
+    [
+      'text/plain',
+      `Transfer-Encoding: chunked\r\n\r\n${(2 ** 20 + 1).toString(16)}\r\n${'x'.repeat(2 ** 20 + 1)}`,
+    ],
+  ])(
+    'answers a /json body of type %s over 1 MiB with 413, then closes the connection',
+    async (type, rest) => {
+      const { statuses, text } = await sendRawBytes(
+        h.app.ports.http,
+        `POST /json HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\n${rest}`,
+        { halfClose: false },
+      );
+      expect(statuses).toEqual([413]);
+      expect(text).toMatch(/\r\nconnection: close\r\n/i);
+      expect(text).toContain('"code":"BODY_TOO_LARGE"');
+    },
+  );
+
+  it.each([
+    ['malformed JSON', 'application/json', '{"domain": '],
+    ['malformed JSON', 'text/plain', '{"domain": '],
+    ['JSON nested too deep', 'application/json', '['.repeat(100)],
+    ['JSON nested too deep', 'text/plain', '['.repeat(100)],
+  ])('answers %s of type %s with 400, then closes the connection', async (_name, type, body) => {
+    const { statuses, text } = await sendRawBytes(
+      h.app.ports.http,
+      `POST /json HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      { halfClose: false },
+    );
+    expect(statuses).toEqual([400]);
+    expect(text).toMatch(/\r\nconnection: close\r\n/i);
   });
 
   it('issue 15: refuses a /json body nested deeper than HTTP_MAX_BODY_DEPTH with 400, whatever its type', async () => {

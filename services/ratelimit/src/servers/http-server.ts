@@ -63,7 +63,8 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningServ
       url: '/json',
       // what clients send (`curl -d` sends the form type); fastify checks any other is a valid media type
       contentTypes: ['application/json', 'application/x-www-form-urlencoded'],
-      handle: (body, req) => decide(parseJson(body), req.headers),
+      parse: parseJson,
+      handle: (body, req) => decide(body, req.headers),
     },
   });
   // Any content type is JSON here: upstream never looked at it, and `curl -d` sends a form type.
