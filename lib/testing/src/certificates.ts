@@ -79,3 +79,28 @@ export async function createCertificates(clientName = 'client.test'): Promise<Te
     clientKey: p('client.key'),
   };
 }
+
+/** A self-signed certificate (no CA) for localhost/127.0.0.1 and its key, as PEM files, valid for a day. */
+export async function createSelfSignedCertificate(): Promise<{ dir: string; cert: string; key: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'portcullis-self-signed-'));
+  const cert = join(dir, 'self-signed.crt');
+  const key = join(dir, 'self-signed.key');
+  await run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=localhost',
+    '-addext',
+    'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+  ]);
+  return { dir, cert, key };
+}

@@ -3,7 +3,7 @@ export { compareGolden, readGoldenInputs } from './golden.js';
 export { spawnServer, type ServerProcess } from './server-process.js';
 export { startRedis, withRedis, type RedisOptions, type RedisServer } from './redis.js';
 export { startMemcached, type MemcachedServer } from './memcached.js';
-export { createCertificates, type TestCertificates } from './certificates.js';
+export { createCertificates, createSelfSignedCertificate, type TestCertificates } from './certificates.js';
 export { isDefined, waitFor, waitUntil, type WaitOptions } from './wait.js';
 export { rateLimitHealth, runRateLimit, startRateLimitProcess } from './ratelimit-process.js';
 export { createCollectingLog, quietLog } from './logs.js';

@@ -1,12 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, startRedis } from '@portcullis/testing';
+import {
+  createCertificates,
+  createSelfSignedCertificate,
+  freePort,
+  startRedis,
+  type TestCertificates,
+} from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInboxHarness, waitUntil, type InboxHarness } from './harness.js';
 
@@ -28,9 +35,12 @@ interface Received {
   signatureValid: boolean;
 }
 
-async function startTarget(): Promise<{ url: string; received: Received[]; close: () => Promise<void> }> {
+/** An http target, or an https one serving `tls` (a certificate for localhost/127.0.0.1 and its key). */
+async function startTarget(
+  tls?: Pick<TestCertificates, 'serverCert' | 'serverKey'>,
+): Promise<{ url: string; received: Received[]; close: () => Promise<void> }> {
   const received: Received[] = [];
-  const server: Server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -46,11 +56,14 @@ async function startTarget(): Promise<{ url: string; received: Received[]; close
       });
       res.writeHead(202).end('ok');
     });
-  });
+  };
+  const server: Server = tls
+    ? createHttpsServer({ cert: await readFile(tls.serverCert), key: await readFile(tls.serverKey) }, handler)
+    : createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`,
     received,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -145,6 +158,11 @@ describe('inbox CLI', () => {
       const r = await runCli([cmd, '--help']);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(`Usage: inbox ${cmd}`);
+    }
+    for (const cmd of ['forward', 'replay']) {
+      const r = await runCli([cmd, '--help']);
+      expect(r.stdout).toMatch(/--ca <file> +also trust an https target's certificate/);
+      expect(r.stdout).toMatch(/--insecure +do not verify an https target's certificate .*not with --ca/);
     }
     const bad = await runCli(['tail', '--nope']);
     expect(bad.code).toBe(2);
@@ -327,5 +345,157 @@ describe('inbox CLI', () => {
     ]);
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain('ECONNREFUSED');
+  });
+
+  describe('an https target with a certificate from a private CA', () => {
+    let certs: TestCertificates;
+    let target: Awaited<ReturnType<typeof startTarget>>;
+    beforeAll(async () => {
+      certs = await createCertificates();
+      target = await startTarget(certs);
+    });
+    afterAll(async () => {
+      await target.close();
+      await rm(certs.dir, { recursive: true, force: true });
+    });
+
+    /** Runs `forward` with `flags`, captures one request and returns the CLI's output once it printed the result. */
+    const forwardOne = async (flags: string[]): Promise<{ stdout: string; stderr: string }> => {
+      const run = startCli(['forward', '--to', target.url, '--host', h.url, ...flags]);
+      try {
+        await waitUntil(() => run.stdout().includes('Waiting for requests'), 15_000);
+        const id = /Endpoint (\S+)/.exec(run.stdout())?.[1] ?? '';
+        await capture(id, '/tls');
+        await waitUntil(() => run.stdout().includes('POST /tls →'));
+        return { stdout: run.stdout(), stderr: run.stderr() };
+      } finally {
+        await stopCli(run);
+      }
+    };
+
+    it('forward: --ca trusts the CA, --insecure skips the check with a warning; without either the delivery fails on the certificate', async () => {
+      const before = target.received.length;
+      const trusted = await forwardOne(['--ca', certs.caCert]);
+      expect(trusted.stdout).toContain('POST /tls → 202');
+      expect(trusted.stderr).toBe('');
+      expect(target.received).toHaveLength(before + 1);
+      expect(target.received.at(-1)!.signatureValid).toBe(true);
+
+      const insecure = await forwardOne(['--insecure']);
+      expect(insecure.stdout).toContain('POST /tls → 202');
+      expect(insecure.stderr).toBe(
+        "inbox: warning: --insecure: the target's TLS certificate is not verified\n",
+      );
+      expect(target.received).toHaveLength(before + 2);
+
+      const untrusted = await forwardOne([]);
+      expect(untrusted.stdout).toContain(
+        'POST /tls → error: connection failed (UNABLE_TO_VERIFY_LEAF_SIGNATURE)',
+      );
+      expect(target.received).toHaveLength(before + 2);
+    });
+
+    it('replay: --ca and --insecure reach the target; without them the certificate problem fails the replay', async () => {
+      const ep = await h.createEndpoint();
+      const requestId = await capture(ep.id, '/again');
+      const replay = (flags: string[]) =>
+        runCli([
+          'replay',
+          ep.id,
+          '--request',
+          requestId,
+          '--to',
+          target.url,
+          '--token',
+          ep.token,
+          '--host',
+          h.url,
+          ...flags,
+        ]);
+
+      const trusted = await replay(['--ca', certs.caCert]);
+      expect(trusted.stderr).toBe('');
+      expect(trusted.code).toBe(0);
+      expect(trusted.stdout).toContain('POST /again → 202');
+
+      const insecure = await replay(['--insecure']);
+      expect(insecure.code).toBe(0);
+      expect(insecure.stderr).toContain('inbox: warning: --insecure');
+
+      const untrusted = await replay([]);
+      expect(untrusted.code).toBe(1);
+      expect(untrusted.stderr).toContain(
+        `inbox: replaying to ${target.url} failed: error: connection failed (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`,
+      );
+      expect(target.received.filter((r) => r.url === '/again')).toHaveLength(2);
+    });
+
+    it('--ca trusts a self-signed certificate given as the file', async () => {
+      const self = await createSelfSignedCertificate();
+      const selfSigned = await startTarget({ serverCert: self.cert, serverKey: self.key });
+      try {
+        const ep = await h.createEndpoint();
+        const requestId = await capture(ep.id, '/self');
+        const replay = (flags: string[]) =>
+          runCli([
+            'replay',
+            ep.id,
+            '--request',
+            requestId,
+            '--to',
+            selfSigned.url,
+            '--token',
+            ep.token,
+            '--host',
+            h.url,
+            ...flags,
+          ]);
+        const untrusted = await replay([]);
+        expect(untrusted.code).toBe(1);
+        expect(untrusted.stderr).toContain('connection failed (DEPTH_ZERO_SELF_SIGNED_CERT)');
+        const trusted = await replay(['--ca', self.cert]);
+        expect(trusted.stderr).toBe('');
+        expect(trusted.code).toBe(0);
+        expect(trusted.stdout).toContain('POST /self → 202');
+        expect(selfSigned.received).toHaveLength(1);
+      } finally {
+        await selfSigned.close();
+        await rm(self.dir, { recursive: true, force: true });
+      }
+    });
+
+    it('--ca and --insecure apply to the target only, never to the inbox', async () => {
+      // the https target stands in for an inbox whose certificate only --ca or --insecure would accept
+      for (const flags of [['--insecure'], ['--ca', certs.caCert]]) {
+        const r = await runCli(['forward', '--to', target.url, '--host', target.url, ...flags]);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain(
+          `inbox: cannot reach the inbox at ${target.url}: UNABLE_TO_VERIFY_LEAF_SIGNATURE`,
+        );
+      }
+    });
+
+    it('a bad --ca, or --ca with --insecure, is a usage error naming the flag and the path', async () => {
+      const missing = join(configDir, 'missing.pem');
+      const notPem = join(configDir, 'not.pem');
+      await writeFile(notPem, 'just text\n');
+      const cases: [string[], string][] = [
+        [['--ca', missing], `inbox: --ca ${missing}: cannot read the file (ENOENT)`],
+        [['--ca', configDir], `inbox: --ca ${configDir}: cannot read the file (EISDIR)`],
+        [['--ca', notPem], `inbox: --ca ${notPem}: not a PEM certificate`],
+        [['--ca', certs.caCert, '--insecure'], 'inbox: --ca and --insecure cannot be used together'],
+      ];
+      for (const [flags, message] of cases) {
+        for (const cmd of [
+          ['forward'],
+          ['replay', 'AAAAAAAAAAAAAAAAAAAAAA', '--request', '1-0', '--token', 't'],
+        ]) {
+          const r = await runCli([...cmd, '--to', target.url, '--host', h.url, ...flags]);
+          expect(r.code).toBe(2);
+          expect(r.stderr).toContain(message);
+          expect(r.stdout).toBe('');
+        }
+      }
+    });
   });
 });

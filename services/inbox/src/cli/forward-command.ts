@@ -11,8 +11,9 @@ import {
 import { saveEndpoint } from './endpoint-store.js';
 import { followStream } from './live-stream.js';
 import { describeCapture, describeResult, sendCapture } from './send-capture.js';
+import { resolveTargetTls, TARGET_TLS_OPTIONS, targetTlsHelp } from './target-tls.js';
 
-export const FORWARD_USAGE = `Usage: inbox forward --to <url> [--host <url>]
+export const FORWARD_USAGE = `Usage: inbox forward --to <url> [--ca <file> | --insecure] [--host <url>]
 
 Creates an anonymous endpoint, prints its receive URL and forwards every request it captures to <url>,
 from this process (so <url> may be localhost): same method, body bytes and headers (minus hop-by-hop ones,
@@ -20,10 +21,11 @@ Host set for <url>), the path after the endpoint id appended to <url>'s path. Ru
 
 Options:
   --to <url>     where captures go (required)
+${targetTlsHelp(17)}
   --host <url>   the inbox (default: $INBOX_URL, else http://localhost:8089)
   -h, --help     this text`;
 
-const OPTIONS = { ...COMMON_OPTIONS, to: { type: 'string' } } as const;
+const OPTIONS = { ...COMMON_OPTIONS, ...TARGET_TLS_OPTIONS, to: { type: 'string' } } as const;
 
 export async function runForward(args: string[], ctx: CommandContext): Promise<void> {
   const { values, positionals } = parseCommandArgs(args, OPTIONS);
@@ -32,6 +34,7 @@ export async function runForward(args: string[], ctx: CommandContext): Promise<v
     throw new UsageError(`unexpected argument ${positionals.join(' ')}\n${FORWARD_USAGE}`);
   const to = requireUrl(values.to, '--to');
   const host = resolveHost(ctx, values.host);
+  const tls = await resolveTargetTls(ctx, values);
   const endpoint = await createEndpoint(host);
   await saveEndpoint(ctx.settings.configPath, endpoint.id, {
     host,
@@ -56,7 +59,7 @@ export async function runForward(args: string[], ctx: CommandContext): Promise<v
       ctx.err(`stream interrupted (${reason}); reconnecting in ${delayMs} ms`),
     onRequest: async (e) => {
       const capture = e.data as CaptureDetail;
-      const result = await sendCapture(capture, to, ctx.signal);
+      const result = await sendCapture(capture, to, { signal: ctx.signal, tls });
       ctx.out(`${capture.time} ${describeCapture(capture)} ${describeResult(result)}`);
     },
   });

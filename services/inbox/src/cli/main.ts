@@ -16,6 +16,7 @@ Commands:
   replay <endpoint_id> --request <id> --to <url>      send a stored request again, byte for byte
 
 Every command takes --host <url> (or $INBOX_URL; default http://localhost:8089) and --help.
+forward and replay take --ca <file> (trust a private CA) or --insecure (no check) for an https target.
 Endpoints created by \`forward\` are remembered in $INBOX_CONFIG, else $XDG_CONFIG_HOME/portcullis/inbox.json,
 else ~/.config/portcullis/inbox.json.
 

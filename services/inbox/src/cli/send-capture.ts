@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import type { CaptureDetail } from '../api/capture-json.js';
 import type { Capture } from '../store/types.js';
-import { deliver, type DeliveryResult } from '../worker/deliver.js';
+import { deliver, type DeliveryResult, type TargetTls } from '../worker/deliver.js';
 import { buildForwardRequest, oneShotTarget } from '../worker/forward-request.js';
 
 // Sends a capture from the CLI's own process, the way the forwarding worker does (same request builder,
@@ -30,7 +30,7 @@ export function toCapture(d: CaptureDetail): Capture {
 export async function sendCapture(
   d: CaptureDetail,
   to: string,
-  signal: AbortSignal,
+  o: { signal: AbortSignal; tls: TargetTls | undefined },
 ): Promise<DeliveryResult> {
   const req = buildForwardRequest(toCapture(d), oneShotTarget(to, SEND_TIMEOUT_MS));
   let pinned: { address: string; family: 4 | 6 };
@@ -41,7 +41,7 @@ export async function sendCapture(
     const code = (e as NodeJS.ErrnoException).code ?? 'lookup failed';
     return { kind: 'failed', error: `${code}: ${req.url.hostname}` };
   }
-  return deliver(req, { pinned, timeoutMs: SEND_TIMEOUT_MS, signal });
+  return deliver(req, { pinned, timeoutMs: SEND_TIMEOUT_MS, signal: o.signal, tls: o.tls });
 }
 
 /** `POST /orders?x=1`: what followed the endpoint id in the receive URL. */

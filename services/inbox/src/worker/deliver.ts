@@ -13,6 +13,12 @@ export type DeliveryResult =
   | { kind: 'failed'; error: string }
   | { kind: 'aborted' };
 
+/** How an https target's certificate is checked; without it, against the system roots. */
+export interface TargetTls {
+  ca?: string[];
+  rejectUnauthorized: boolean;
+}
+
 export interface DeliverOptions {
   /** The address the egress policy checked: the connection goes there, whatever DNS says now. */
   pinned: { address: string; family: 4 | 6 };
@@ -21,6 +27,8 @@ export interface DeliverOptions {
   signal?: AbortSignal;
   /** Connections kept open between deliveries; without it, one connection per delivery. */
   keepAlive?: KeepAlive | undefined;
+  /** For the CLI's own targets (`--ca`, `--insecure`); the worker keeps the default. */
+  tls?: TargetTls | undefined;
 }
 
 /** Open connections to targets, reused by later deliveries to the same host and port. */
@@ -95,6 +103,7 @@ function send(req: ForwardRequest, o: DeliverOptions, keepAlive: KeepAlive | und
         headers: [...req.rawHeaders, 'Connection', keepAlive ? 'keep-alive' : 'close'],
         lookup,
         agent,
+        ...(https ? o.tls : undefined),
       },
       (res: IncomingMessage) => {
         const retryAfter = res.headers['retry-after'];
