@@ -21,21 +21,7 @@ export async function createCertificates(clientName = 'client.test'): Promise<Te
   const dir = await mkdtemp(join(tmpdir(), 'portcullis-certs-'));
   const p = (name: string): string => join(dir, name);
   const openssl = (...args: string[]) => run('openssl', args, { cwd: dir });
-  await openssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=portcullis-test-ca',
-    '-keyout',
-    p('ca.key'),
-    '-out',
-    p('ca.crt'),
-  );
+  await selfSign(dir, 'ca', { subject: '/CN=portcullis-test-ca' });
   const issue = async (name: string, san: string): Promise<void> => {
     await writeFile(p(`${name}.ext`), `subjectAltName=${san}\n`);
     await openssl(
@@ -80,27 +66,26 @@ export async function createCertificates(clientName = 'client.test'): Promise<Te
   };
 }
 
+/**
+ * `openssl req -x509`: `<name>.crt`, self-signed for `subject` (and `extra` arguments), and `<name>.key` in
+ * `dir`, valid for a day.
+ */
+async function selfSign(
+  dir: string,
+  name: string,
+  o: { subject: string; extra?: readonly string[] },
+): Promise<void> {
+  const request = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', o.subject];
+  request.push(...(o.extra ?? []));
+  await run('openssl', [...request, '-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.crt`)]);
+}
+
 /** A self-signed certificate (no CA) for localhost/127.0.0.1 and its key, as PEM files, valid for a day. */
 export async function createSelfSignedCertificate(): Promise<{ dir: string; cert: string; key: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'portcullis-self-signed-'));
-  const cert = join(dir, 'self-signed.crt');
-  const key = join(dir, 'self-signed.key');
-  await run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=localhost',
-    '-addext',
-    'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    '-keyout',
-    key,
-    '-out',
-    cert,
-  ]);
-  return { dir, cert, key };
+  await selfSign(dir, 'self-signed', {
+    subject: '/CN=localhost',
+    extra: ['-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
+  });
+  return { dir, cert: join(dir, 'self-signed.crt'), key: join(dir, 'self-signed.key') };
 }
