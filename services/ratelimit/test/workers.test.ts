@@ -162,7 +162,8 @@ describe('RATELIMIT_WORKERS=2 on Redis', () => {
 
   it('on SIGTERM drains every worker and exits 0', async () => {
     p.child.kill('SIGTERM');
-    expect(await p.exited).toBe(0);
+    // the output names what went wrong when the exit code does not
+    expect(await p.exited, p.output()).toBe(0);
     expect(p.output()).toMatch(/msg="worker exited" worker=1 code=0/);
     expect(p.output()).toMatch(/msg="worker exited" worker=2 code=0/);
     expect(p.output()).toMatch(/msg="shutting down" worker=1 signal=SIGTERM/);

@@ -3,13 +3,7 @@ import type { Logger } from '@portcullis/kit';
 import type { DebugView } from '../servers/debug-server.js';
 import { statsLines, type StatsReading } from '../stats/stats.js';
 import { aggregateMetrics, combineHealth, combineRules, retireMetrics, sumByName } from './aggregate.js';
-import {
-  isWorkerMessage,
-  tagged,
-  type MetricsJson,
-  type PrimaryMessage,
-  type WorkerView,
-} from './messages.js';
+import { isWorkerMessage, sendToWorker, type MetricsJson, type WorkerView } from './messages.js';
 
 /** How long the primary waits for a worker's answer; one that does not answer is left out (and unhealthy). */
 const ANSWER_TIMEOUT_MS = 2000;
@@ -137,8 +131,7 @@ export class ClusterView implements DebugView {
             resolve(a as A);
           },
         });
-        if (worker.isConnected()) worker.send(tagged<PrimaryMessage>({ kind, id }));
-        else this.pending.get(id)?.resolve(undefined);
+        sendToWorker(worker, { kind, id }, () => this.pending.get(id)?.resolve(undefined));
       });
       this.pending.delete(id);
       return [workerId, answer] as const;

@@ -1,3 +1,4 @@
+import type { Worker } from 'node:cluster';
 import type { Registry } from 'prom-client';
 import type { StatsReading } from '../stats/stats.js';
 
@@ -36,6 +37,21 @@ type Untagged<M> = M extends unknown ? Omit<M, 'tag'> : never;
 /** A message tagged as ours, so prom-client's or anyone else's on the same channel are told apart. */
 export function tagged<M extends PrimaryMessage | WorkerMessage>(m: Untagged<M>): M {
   return { tag: TAG, ...m } as M;
+}
+
+/**
+ * Sends to a worker; `lost` is called when it cannot take the message (its channel closed, before or under
+ * the send). The callback keeps such a failure, routine while a worker exits, from being emitted as an
+ * 'error' on the worker, which would crash the primary; the worker's exit is handled where it is watched.
+ */
+export function sendToWorker(worker: Worker, m: Untagged<PrimaryMessage>, lost?: () => void): void {
+  if (!worker.isConnected()) {
+    lost?.();
+    return;
+  }
+  worker.send(tagged<PrimaryMessage>(m), (err) => {
+    if (err) lost?.();
+  });
 }
 
 export function isPrimaryMessage(m: unknown): m is PrimaryMessage {

@@ -4,7 +4,7 @@ import { startDebugServer } from '../servers/debug-server.js';
 import type { Settings } from '../settings.js';
 import { startStatsdSink } from '../stats/statsd-sink.js';
 import { ClusterView } from './cluster-view.js';
-import { tagged, type PrimaryMessage } from './messages.js';
+import { sendToWorker } from './messages.js';
 
 /** How long the workers have to drain and exit after SIGTERM before they are killed (the pod allows 30 s). */
 const SHUTDOWN_TIMEOUT_MS = 25_000;
@@ -89,8 +89,7 @@ export async function startPrimary(
     beginShutdown() {
       stopping = true;
       for (const timer of restarts) clearTimeout(timer);
-      for (const worker of running)
-        if (worker.isConnected()) worker.send(tagged<PrimaryMessage>({ kind: 'shutdown' }));
+      for (const worker of running) sendToWorker(worker, { kind: 'shutdown' });
     },
     async close() {
       const timer = setTimeout(() => {

@@ -34,6 +34,18 @@ const sequence = (run: string): object[] => [
   { descriptors: [d(['burst', `b-${run}`]), d(['user', `u-${run}`])] },
 ];
 
+/** Longer than one `run` takes, memcached's pauses included. */
+const RUN_BOUND_MS = 5_000;
+
+/**
+ * Waits out the end of the current minute when a run could straddle it: the `burst` counter is per minute,
+ * and a run whose requests fall on both sides of the edge starts that count afresh halfway.
+ */
+async function clearOfMinuteEdge(): Promise<void> {
+  const toEdge = 60_000 - (Date.now() % 60_000);
+  if (toEdge < RUN_BOUND_MS) await sleep(toEdge + 100);
+}
+
 for (const store of ['shared-redis', 'shared-memcached'] as const) {
   describe(`differential: counters on one ${store.slice('shared-'.length)} store`, () => {
     const pair = usePair({
@@ -44,6 +56,7 @@ for (const store of ['shared-redis', 'shared-memcached'] as const) {
 
     const run = async (label: string, sideOf: (i: number) => Side): Promise<string[]> => {
       const decisions: string[] = [];
+      await clearOfMinuteEdge();
       for (const [i, request] of sequence(label).entries()) {
         decisions.push(
           canonical(comparableGrpc(await pair.askOne(sideOf(i), { domain: 'rolling', ...request })).decision),
