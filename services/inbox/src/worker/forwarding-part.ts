@@ -17,8 +17,8 @@ export interface ForwardingPartOptions {
   /** Where the `portcullis_inbox_forward_*` metrics go. */
   registry: Registry;
   /**
-   * Gets a check, `consumer loop` (worker) or `local forwarder`: not ready before the reading loop has gone
-   * round, nor when it has not for three poll intervals.
+   * Gets a check once started, `consumer loop` (worker) or `local forwarder`: not ready when the reading loop
+   * has not gone round for three poll intervals.
    */
   readiness: Readiness;
   now: () => number;
@@ -38,10 +38,6 @@ export function createForwardingPart(o: ForwardingPartOptions): Part {
     inFlight: () => forwarder?.inFlightCount() ?? 0,
     backlog: () => o.queue.backlog(forwarder?.endpointIds() ?? []),
   });
-  o.readiness.addCheck(o.mode === 'worker' ? 'consumer loop' : 'local forwarder', () => {
-    const at = forwarder?.lastLoopAt();
-    return at !== undefined && o.now() - at <= LOOP_STALE_POLLS * o.settings.worker.pollMs;
-  });
   return {
     name: 'forwarder',
     start: () => {
@@ -59,6 +55,10 @@ export function createForwardingPart(o: ForwardingPartOptions): Part {
       });
       forwarder = running;
       running.start();
+      o.readiness.addCheck(
+        o.mode === 'worker' ? 'consumer loop' : 'local forwarder',
+        () => o.now() - running.lastLoopAt() <= LOOP_STALE_POLLS * o.settings.worker.pollMs,
+      );
       const { egressAllowPrivate, worker } = o.settings;
       o.log.info(
         { egressAllowPrivate, maxInFlight: worker.maxInFlight },

@@ -1,4 +1,4 @@
-import { UnavailableError, type Logger, type RedisConnectionEvents } from '@portcullis/kit';
+import { UnavailableError, type Logger } from '@portcullis/kit';
 import { createRedisPool, FAIL_FAST_POLICY, type RedisConnection } from '@portcullis/redis';
 import { callRedis } from '../store/redis-caller.js';
 import { decodeCaptureEntry } from '../store/redis-entry.js';
@@ -18,7 +18,7 @@ export function createRedisForwardQueue(o: {
   prefix: string;
   consumerName: string;
   log: Logger;
-}): ForwardQueue & { readonly connection: RedisConnectionEvents } {
+}): ForwardQueue {
   // on a cluster every key is in one slot (see `toSlotPrefix`): one XREADGROUP reads every stream
   const keys = createKeyLayout(toSlotPrefix(o.connection, o.prefix));
   const log = o.log.child({ component: 'forward-queue' });

@@ -52,7 +52,7 @@ export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps
   const registry = createMetricsRegistry({ component: 'inbox-worker' });
   const readiness = createReadiness();
   if (store.connection) trackRedis(readiness.health, 'redis:store', store.connection);
-  trackRedis(readiness.health, 'redis:queue', queue.connection);
+  if (queue.connection) trackRedis(readiness.health, 'redis:queue', queue.connection);
   const forwarding = createForwardingPart({
     mode: 'worker',
     store,
