@@ -7,6 +7,7 @@ import type {
   EndpointRecord,
   ForwardAttempt,
   InboxStore,
+  ShareRecord,
 } from './types.js';
 
 export interface MemoryStoreOptions {
@@ -91,6 +92,8 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
   const forwardGroups = new Map<string, MemoryForwardGroup>();
   /** Forwarding history by endpoint id, then request id. */
   const forwarding = new Map<string, Map<string, ForwardAttempt[]>>();
+  /** Share links by endpoint id, oldest first. */
+  const shares = new Map<string, ShareRecord[]>();
   /** Endpoint ids by account id, in the order they joined it. */
   const owned = new Map<string, string[]>();
   const own = (accountId: string, id: string): void => {
@@ -161,6 +164,7 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
       streams.delete(id);
       forwarding.delete(id);
       forwardGroups.delete(id);
+      shares.delete(id);
       if (existed) wake(id);
       return Promise.resolve(existed);
     },
@@ -284,6 +288,24 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
     },
     listForwardAttempts(endpointId, requestId) {
       return Promise.resolve((forwarding.get(endpointId)?.get(requestId) ?? []).map((a) => ({ ...a })));
+    },
+    createShare(endpointId, share, max) {
+      if (!endpoints.has(endpointId)) return Promise.resolve('missing');
+      const list = shares.get(endpointId) ?? [];
+      if (list.length >= max) return Promise.resolve('limit');
+      shares.set(endpointId, [...list, { ...share }]);
+      return Promise.resolve('created');
+    },
+    listShares(endpointId) {
+      return Promise.resolve((shares.get(endpointId) ?? []).map((r) => ({ ...r })));
+    },
+    deleteShare(endpointId, shareId) {
+      const list = shares.get(endpointId) ?? [];
+      shares.set(
+        endpointId,
+        list.filter((r) => r.id !== shareId),
+      );
+      return Promise.resolve(list.some((r) => r.id === shareId));
     },
     onReconnect() {
       return () => undefined;
