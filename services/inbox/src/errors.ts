@@ -72,7 +72,7 @@ export class ShareReadOnlyError extends PortcullisError {
   static override readonly status = 403;
 
   constructor() {
-    super('a share link only reads captures: this needs the endpoint\'s owner');
+    super("a share link only reads captures: this needs the endpoint's owner");
   }
 }
 

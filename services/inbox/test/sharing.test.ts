@@ -77,10 +77,7 @@ describeEachStore('share links', (get) => {
     const s = await share(ep.id, ep.token);
     for (const [route, body] of Object.entries(SHARE_REFUSED)) {
       const [method = '', pattern = ''] = route.split(' ');
-      const path = pattern
-        .replace(':id', ep.id)
-        .replace(':requestId', requestId)
-        .replace(':shareId', s.id);
+      const path = pattern.replace(':id', ep.id).replace(':requestId', requestId).replace(':shareId', s.id);
       const r = await h.api(method, path, { token: s.token, ...(body === undefined ? {} : { body }) });
       expect({ route, status: r.status }).toEqual({ route, status: 403 });
       expectReadOnly(r);
@@ -103,7 +100,9 @@ describeEachStore('share links', (get) => {
     expect((list.json as { requests: Array<{ id: string }> }).requests.map((r) => r.id)).toEqual([requestId]);
     const detail = await h.api('GET', `/api/endpoints/${ep.id}/requests/${requestId}`, { token: s.token });
     expect(detail.json).toMatchObject({ id: requestId, body: { kind: 'text', text: '{"shared":true}' } });
-    const body = await h.send('GET', `/api/endpoints/${ep.id}/requests/${requestId}/body`, { token: s.token });
+    const body = await h.send('GET', `/api/endpoints/${ep.id}/requests/${requestId}/body`, {
+      token: s.token,
+    });
     expect(body.body.toString()).toBe('{"shared":true}');
     const stream = await openSse(`${h.url}/api/endpoints/${ep.id}/stream`, { token: s.token });
     expect(stream.status).toBe(200);
@@ -180,7 +179,9 @@ describeEachStore('share links', (get) => {
       headers: { cookie, 'x-inbox-csrf': '1' },
     });
     const id = (created.json as { id: string }).id;
-    const r = await h.send('POST', `/api/endpoints/${id}/shares`, { headers: { cookie, 'x-inbox-csrf': '1' } });
+    const r = await h.send('POST', `/api/endpoints/${id}/shares`, {
+      headers: { cookie, 'x-inbox-csrf': '1' },
+    });
     expect(r.status).toBe(201);
     const s = r.json as CreatedShare;
     expect((await h.api('GET', `/api/endpoints/${id}`, { token: s.token })).status).toBe(200);
@@ -234,12 +235,15 @@ describe('share revocation across inbox processes (one Redis)', () => {
     await redis.stop();
   });
 
-  it("ends a stream on another process at its next share re-check, and refuses it from then on", async () => {
+  it('ends a stream on another process at its next share re-check, and refuses it from then on', async () => {
     const ep = await a.createEndpoint();
-    const s = (await a.api('POST', `/api/endpoints/${ep.id}/shares`, { token: ep.token })).json as CreatedShare;
+    const s = (await a.api('POST', `/api/endpoints/${ep.id}/shares`, { token: ep.token }))
+      .json as CreatedShare;
     const stream = await openSse(`${b.url}/api/endpoints/${ep.id}/stream`, { token: s.token });
     await stream.waitFor((events) => events.some((e) => e.event === 'ready'));
-    expect((await a.api('DELETE', `/api/endpoints/${ep.id}/shares/${s.id}`, { token: ep.token })).status).toBe(204);
+    expect(
+      (await a.api('DELETE', `/api/endpoints/${ep.id}/shares/${s.id}`, { token: ep.token })).status,
+    ).toBe(204);
     await stream.waitFor((events) => events.some((e) => e.event === 'revoked'));
     await waitUntil(() => stream.ended);
     expect((await b.api('GET', `/api/endpoints/${ep.id}/requests`, { token: s.token })).status).toBe(401);

@@ -6,7 +6,7 @@ import { createAdminCheck } from './access.js';
 /**
  * `GET /api/admin/endpoints`: the managed endpoints (InboxEndpoint resources) for the holder of the admin
  * token, with what the admin view lists: resource, targets, capture count, last capture. One row per
- * resource, so the operator's resources bound it.
+ * resource, by resource name, so the operator's resources bound it.
  */
 export function registerAdminRoutes(app: HttpApp, ctx: InboxContext): void {
   const { store, settings } = ctx;
@@ -14,7 +14,9 @@ export function registerAdminRoutes(app: HttpApp, ctx: InboxContext): void {
   app.get('/api/admin/endpoints', (request) =>
     withSpan('portcullis-inbox', 'inbox admin list endpoints', async () => {
       checkAdmin(request);
-      const managed = await store.listManagedEndpoints();
+      const managed = (await store.listManagedEndpoints()).sort((a, b) =>
+        a.resource.localeCompare(b.resource),
+      );
       const endpoints = await Promise.all(
         managed.map(async (e) => {
           const [requestCount, lastId] = await Promise.all([
