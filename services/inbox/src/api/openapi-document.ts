@@ -161,6 +161,15 @@ const ENDPOINT_LINKS = {
   RenameEndpoint: { operationId: 'renameEndpoint', parameters: { id: '$response.body#/id' } },
   Capture: { operationId: 'capturePost', parameters: { endpointId: '$response.body#/id' } },
   DeleteEndpoint: { operationId: 'deleteEndpoint', parameters: { id: '$response.body#/id' } },
+  CreateShare: { operationId: 'createShare', parameters: { id: '$response.body#/id' } },
+  ListShares: { operationId: 'listShares', parameters: { id: '$response.body#/id' } },
+};
+
+const SHARE_LINKS = {
+  RevokeShare: {
+    operationId: 'revokeShare',
+    parameters: { id: '$request.path.id', shareId: '$response.body#/id' },
+  },
 };
 
 const CAPTURED_LINKS = {
@@ -351,7 +360,7 @@ const paths: Record<string, PathItem> = {
       summary: 'Create a read-only share link; its token is shown this once',
       security: TOKEN_OR_SESSION_WRITE,
       responses: {
-        '201': answer('Created.', 'CreatedShare', { headers: noStore }),
+        '201': answer('Created.', 'CreatedShare', { headers: noStore, links: SHARE_LINKS }),
         ...errors(400, 401, 403, 404, 409, 503),
       },
     },
