@@ -301,11 +301,9 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
     },
     deleteShare(endpointId, shareId) {
       const list = shares.get(endpointId) ?? [];
-      shares.set(
-        endpointId,
-        list.filter((r) => r.id !== shareId),
-      );
-      return Promise.resolve(list.some((r) => r.id === shareId));
+      const kept = list.filter((r) => r.id !== shareId);
+      if (kept.length < list.length) shares.set(endpointId, kept);
+      return Promise.resolve(kept.length < list.length);
     },
     onReconnect() {
       return () => undefined;
