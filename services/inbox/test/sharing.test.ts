@@ -193,22 +193,25 @@ describeEachStore('share links', (get) => {
     expect((await h.api('GET', `/api/endpoints/${id}`, { token: s.token })).status).toBe(401);
   });
 
-  it('shares a managed endpoint through the admin token', async () => {
+  it('shares a managed endpoint through the admin token; its links open nothing while the resource is gone', async () => {
     const id = 'managed-shared-endpoint-0001';
-    await h.app.store.syncManagedEndpoints([
-      {
-        id,
-        name: 'orders',
-        resource: 'shop/orders',
-        retention: { maxRequests: 10, maxAgeMs: 3_600_000 },
-        forward: [],
-      },
-    ]);
+    const resource = {
+      id,
+      name: 'orders',
+      resource: 'shop/orders',
+      retention: { maxRequests: 10, maxAgeMs: 3_600_000 },
+      forward: [],
+    };
+    await h.app.store.syncManagedEndpoints([resource]);
     const s = await share(id, ADMIN_TOKEN);
     await capture(id);
     const list = await h.api('GET', `/api/endpoints/${id}/requests`, { token: s.token });
     expect((list.json as { requests: unknown[] }).requests).toHaveLength(1);
     expectReadOnly(await h.api('DELETE', `/api/endpoints/${id}/shares/${s.id}`, { token: s.token }));
+    await h.app.store.syncManagedEndpoints([]);
+    expect((await h.api('GET', `/api/endpoints/${id}/requests`, { token: s.token })).status).toBe(401);
+    await h.app.store.syncManagedEndpoints([resource]);
+    expect((await h.api('GET', `/api/endpoints/${id}/requests`, { token: s.token })).status).toBe(200);
   });
 
   it('takes the share links with the endpoint when it is deleted', async () => {
