@@ -46,9 +46,9 @@ describe('GitHub X-Hub-Signature-256', () => {
       check(github, 'gh-secret', ['X-Hub-Signature-256', sig], { body: Buffer.from('changed') }),
     ).toEqual(failed('mismatch'));
     expect(check(github, 'gh-secret', [])).toEqual(failed('missing_header'));
-    expect(check(github, 'gh-secret', ['X-Hub-Signature', 'sha1=abc']).message).toBe(
-      'no X-Hub-Signature-256 header',
-    );
+    expect(check(github, 'gh-secret', ['X-Hub-Signature', 'sha1=abc'])).toMatchObject({
+      message: 'no X-Hub-Signature-256 header',
+    });
     expect(check(github, 'gh-secret', ['X-Hub-Signature-256', sig.slice(7)])).toEqual(failed('bad_format'));
     expect(check(github, 'gh-secret', ['X-Hub-Signature-256', `${sig.slice(0, -1)}z`])).toEqual(
       failed('bad_format'),
@@ -145,9 +145,9 @@ describe('Slack X-Slack-Signature v0', () => {
     expect(check(slack, 'other', headers(NOW_S))).toEqual(failed('mismatch'));
     expect(check(slack, 'slack-secret', headers(NOW_S - 301))).toEqual(failed('timestamp_outside_tolerance'));
     expect(check(slack, 'slack-secret', headers(NOW_S, sign(NOW_S).slice(3)))).toEqual(failed('bad_format'));
-    expect(check(slack, 'slack-secret', ['X-Slack-Signature', sign(NOW_S)]).message).toBe(
-      'no X-Slack-Request-Timestamp header',
-    );
+    expect(check(slack, 'slack-secret', ['X-Slack-Signature', sign(NOW_S)])).toMatchObject({
+      message: 'no X-Slack-Request-Timestamp header',
+    });
     expect(
       check(slack, 'slack-secret', ['X-Slack-Request-Timestamp', 'soon', 'X-Slack-Signature', sign(NOW_S)]),
     ).toEqual(failed('bad_format'));
@@ -215,10 +215,10 @@ describe('Standard Webhooks / Svix', () => {
       failed('timestamp_outside_tolerance'),
     );
     expect(check(sw, secret, headers('webhook', NOW_S, 'v2,abc'))).toEqual(failed('bad_format'));
-    expect(check(sw, secret, ['webhook-signature', sign('msg_1', NOW_S)]).message).toBe(
-      'no webhook-id header',
-    );
-    expect(check(sw, secret, []).message).toBe('no webhook-signature header');
+    expect(check(sw, secret, ['webhook-signature', sign('msg_1', NOW_S)])).toMatchObject({
+      message: 'no webhook-id header',
+    });
+    expect(check(sw, secret, [])).toMatchObject({ message: 'no webhook-signature header' });
   });
 });
 
