@@ -25,7 +25,7 @@ describeEachStore(
     const capture = async (id: string, body: string, rawHeaders: string[]): Promise<string> => {
       const r = await h.send('POST', `/api/hook/${id}/gh`, { rawHeaders, body });
       expect(r.status).toBe(200);
-      expect(r.json).toEqual({ ok: true, requestId: expect.any(String) });
+      expect(r.json).toEqual({ ok: true, requestId: expect.any(String) as unknown });
       return (r.json as { requestId: string }).requestId;
     };
 
@@ -242,7 +242,7 @@ describe('signature secrets at rest', () => {
     const stored = await redisCli(redis.port, 'HGET', `inbox:ep:{${ep.id}}`, 'signature');
     expect(JSON.parse(stored)).toEqual({
       preset: { provider: 'github' },
-      sealedSecret: expect.stringMatching(/^v1\./),
+      sealedSecret: expect.stringMatching(/^v1\./) as unknown,
     });
     expect(stored).not.toContain(GH_SECRET);
     await h.close();

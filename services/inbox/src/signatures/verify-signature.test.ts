@@ -18,7 +18,7 @@ const check = (
     body: o.body ?? body,
     nowMs: (o.nowS ?? NOW_S) * 1000,
   });
-const failed = (reason: string) => expect.objectContaining({ status: 'failed', reason });
+const failed = (reason: string): unknown => expect.objectContaining({ status: 'failed', reason });
 
 describe('GitHub X-Hub-Signature-256', () => {
   const github = { provider: 'github' } as const;
