@@ -184,6 +184,10 @@ describeEachStore(
           'signature: header: expected a header name (1 to 100 characters); ' +
           'signature: algorithm: expected one of sha1, sha256, sha512',
       });
+      const mistyped = await setPreset(ep, { provider: 'stripe', secret: 12345, toleranceSeconds: '60' });
+      expect(mistyped.json).toMatchObject({
+        error: 'signature: secret: expected a string; signature: toleranceSeconds: expected a number',
+      });
       expect((await h.api('PUT', `/api/endpoints/${ep.id}/signature`, { token: ep.token })).status).toBe(400);
       expect((await h.api('GET', `/api/endpoints/${ep.id}`, { token: ep.token })).json).toMatchObject({
         signature: null,

@@ -40,12 +40,30 @@ export function registerSignatureRoutes(app: HttpApp, ctx: InboxContext, authori
   );
 }
 
+/** JSON types, which lib/config's reader (made for YAML, where scalars may come as text) does not insist on. */
+const FIELD_TYPES: Readonly<Record<string, 'string' | 'number'>> = {
+  provider: 'string',
+  secret: 'string',
+  toleranceSeconds: 'number',
+  header: 'string',
+  algorithm: 'string',
+  encoding: 'string',
+  prefix: 'string',
+};
+
 /** Every problem of the body at once, each naming its field: `signature: provider: expected one of …`. */
 function readSignature(body: unknown): ReturnType<typeof parseSignatureSettings> {
+  const fields = typeof body === 'object' && body !== null ? Object.entries(body) : [];
+  const mistyped = fields.flatMap(([key, value]) => {
+    const type = FIELD_TYPES[key];
+    return type === undefined || typeof value === type ? [] : [`signature: ${key}: expected a ${type}`];
+  });
   try {
-    return parseSignatureSettings('signature', body);
+    const parsed = parseSignatureSettings('signature', body);
+    if (mistyped.length === 0) return parsed;
   } catch (err: unknown) {
-    if (err instanceof ConfigError) throw new InvalidArgumentError(err.problems.join('; '), { cause: err });
-    throw err;
+    if (!(err instanceof ConfigError)) throw err;
+    throw new InvalidArgumentError([...mistyped, ...err.problems].join('; '), { cause: err });
   }
+  throw new InvalidArgumentError(mistyped.join('; '));
 }
