@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { ErrorText } from './error-text.js';
 import { callApi, endpointPath, type EndpointView } from '../api.js';
 import type { LiveState } from '../live.js';
+import { SignatureForm } from './signature-form.js';
 
 const LIVE_TEXT: Record<LiveState, string> = {
   connecting: 'Connecting…',
@@ -109,6 +110,11 @@ export function EndpointHeader(p: {
         </button>
         <span class="count">{p.count} shown</span>
       </div>
+      <SignatureForm
+        endpoint={e}
+        token={p.token}
+        onChanged={(signature) => p.onRenamed({ ...e, signature })}
+      />
     </section>
   );
 }
