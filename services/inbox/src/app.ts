@@ -31,7 +31,7 @@ import { registerSseRoute } from './live/sse-route.js';
 import { createInboxMetrics, registerFallbackEvictions } from './metrics.js';
 import { createInboxRateLimiter } from './rate-limit.js';
 import type { Settings } from './settings.js';
-import { createSecretsBox } from './signatures/secrets-part.js';
+import { createSecretsBox } from './signatures/secrets-key.js';
 import { createInboxStore } from './store/factory.js';
 import type { InboxStore } from './store/types.js';
 import { registerWebRoutes } from './web/web-routes.js';
