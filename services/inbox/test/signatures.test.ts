@@ -194,6 +194,22 @@ describeEachStore(
       });
     });
 
+    it('lets an account set its endpoint’s preset from a session, with the CSRF header', async () => {
+      const cookie = await h.signUp(`sig-${Date.now()}`);
+      const created = await h.send('POST', '/api/endpoints', { headers: { cookie, 'x-inbox-csrf': '1' } });
+      const id = (created.json as { id: string }).id;
+      const body = JSON.stringify({ provider: 'slack', secret: 'account-secret' });
+      const put = (headers: Record<string, string>) =>
+        h.send('PUT', `/api/endpoints/${id}/signature`, {
+          body,
+          headers: { cookie, 'content-type': 'application/json', ...headers },
+        });
+      expect((await put({})).status).toBe(403);
+      const done = await put({ 'x-inbox-csrf': '1' });
+      expect(done.status).toBe(200);
+      expect(done.json).toEqual({ provider: 'slack', toleranceSeconds: 300, secretSet: true });
+    });
+
     it('needs the endpoint’s token, and leaves managed endpoints to their resource', async () => {
       const ep = await h.createEndpoint();
       const other = await h.createEndpoint();
