@@ -36,3 +36,14 @@ export {
   type ForwardTarget,
   type InboxEndpointSpec,
 } from './inbox-endpoint.js';
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  HMAC_ALGORITHMS,
+  HMAC_ENCODINGS,
+  MAX_SECRET_CHARS,
+  MAX_TOLERANCE_SECONDS,
+  SIGNATURE_PROVIDERS,
+  parseSignatureSettings,
+  type SignaturePreset,
+  type SignatureProvider,
+} from './inbox-signature.js';

@@ -22,6 +22,7 @@ import { buildOpenApiDocument } from './api/openapi-document.js';
 import { recordRoutes, registerOpenApiRoute } from './api/openapi-route.js';
 import { registerRequestActions } from './api/request-actions.js';
 import { registerShareRoutes } from './api/share-routes.js';
+import { registerSignatureRoutes } from './api/signature-routes.js';
 import { registerCaptureRoutes } from './capture/capture-routes.js';
 import type { InboxContext } from './context.js';
 import { endpointsFromResources, INBOX_ENDPOINT_TYPE } from './managed-endpoints/inbox-endpoint-resources.js';
@@ -33,6 +34,7 @@ import { registerSseRoute } from './live/sse-route.js';
 import { createInboxMetrics, registerFallbackEvictions } from './metrics.js';
 import { createInboxRateLimiter } from './rate-limit.js';
 import type { Settings } from './settings.js';
+import { createSecretsBox } from './signatures/secrets-key.js';
 import { createInboxStore } from './store/factory.js';
 import type { InboxStore } from './store/types.js';
 import { registerWebRoutes } from './web/web-routes.js';
@@ -83,7 +85,8 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
     onFull: (what) => metrics.memoryStoreFull.inc({ what }),
   });
   const hub = createFeedHub({ store, log, ...(deps.liveBlockMs ? { blockMs: deps.liveBlockMs } : {}) });
-  const ctx: InboxContext = { settings, store, hub, metrics, log, now };
+  const secrets = createSecretsBox(settings.secretsKey, { store: store.kind, log });
+  const ctx: InboxContext = { settings, store, hub, metrics, log, now, secrets };
   const sync: ManagedSync = createManagedSync({ store, log });
   // a Redis restarted without persistence comes back without the managed endpoints: the last set is put back
   const stopReapplying = store.onReconnect(() => void sync.reapply());
@@ -139,6 +142,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   const shareStreams = createShareStreams({ store, recheckMs: deps.liveBlockMs ?? 5000, log });
   registerShareRoutes(app, ctx, { authorize, shareStreams });
   registerAdminRoutes(app, ctx);
+  registerSignatureRoutes(app, ctx, authorize);
   registerAccountRoutes(app, ctx, { backend, sessions, limiter });
   registerWebRoutes(app, { webDir: settings.webDir, log });
   registerOpenApiRoute(app, buildOpenApiDocument({ cookieName: settings.accounts.cookieName }));

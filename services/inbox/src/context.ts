@@ -2,6 +2,7 @@ import type { Logger } from '@portcullis/kit';
 import type { FeedHub } from './live/feed-hub.js';
 import type { InboxMetrics } from './metrics.js';
 import type { Settings } from './settings.js';
+import type { SecretBox } from './signatures/secret-box.js';
 import type { InboxStore } from './store/types.js';
 
 /** What the HTTP routes share. */
@@ -12,6 +13,8 @@ export interface InboxContext {
   metrics: InboxMetrics;
   log: Logger;
   now: () => number;
+  /** Seals and opens signature secrets; undefined when the inbox keeps none (Redis without `INBOX_SECRETS_KEY`). */
+  secrets: SecretBox | undefined;
 }
 
 /** The receive URL of an endpoint: never a credential for reading it. */

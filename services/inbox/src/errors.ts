@@ -96,6 +96,19 @@ export class AdminDisabledError extends PortcullisError {
   }
 }
 
+/**
+ * A signature secret sent to an inbox on Redis without `INBOX_SECRETS_KEY`: 503, nothing stored. Refused
+ * rather than kept in clear; the operator of the inbox sets the key.
+ */
+export class SecretsKeyMissingError extends PortcullisError {
+  static override readonly code = 'SECRETS_KEY_MISSING';
+  static override readonly status = 503;
+
+  constructor() {
+    super('this inbox keeps no signature secrets: INBOX_SECRETS_KEY is not set');
+  }
+}
+
 /** This service's registry: each class with its code and status. */
 export const INBOX_ERRORS: readonly ErrorClass[] = [
   EgressRefusedError,
@@ -105,4 +118,5 @@ export const INBOX_ERRORS: readonly ErrorClass[] = [
   ShareReadOnlyError,
   ShareLimitError,
   AdminDisabledError,
+  SecretsKeyMissingError,
 ];

@@ -107,6 +107,15 @@ describe('inbox settings', () => {
     ]);
   });
 
+  it('issue 19: takes a secrets key as 64 hex digits or base64 of 32 bytes, and nothing else', () => {
+    const hex = 'ab'.repeat(32);
+    expect(loadSettings({ INBOX_SECRETS_KEY: hex }).secretsKey).toBe(hex);
+    expect(loadSettings({}).secretsKey).toBe('');
+    expect(problemsOf({ INBOX_SECRETS_KEY: 'ab'.repeat(16) })).toEqual([
+      'INBOX_SECRETS_KEY: expected 32 bytes as 64 hex digits or base64 (openssl rand -hex 32)',
+    ]);
+  });
+
   it('takes the lowest values it allows as they are', () => {
     const s = loadSettings({
       INBOX_RETENTION_TRIM_INTERVAL: '10ms',

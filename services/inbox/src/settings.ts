@@ -18,6 +18,7 @@ import {
 import { readRateLimitTls, type RateLimitTlsNames } from '@portcullis/ratelimit-client';
 import type { ClientTlsOptions } from '@portcullis/xds';
 import { INBOX_REDIS_ENV, readRedisConnection, type RedisConnection } from '@portcullis/redis';
+import { decodeSecretsKey } from './signatures/secret-box.js';
 
 export interface Settings {
   host: string;
@@ -43,6 +44,11 @@ export interface Settings {
   redisKeyPrefix: string;
   /** Reads every endpoint, including those of InboxEndpoint resources; empty: no admin access. */
   adminToken: string;
+  /**
+   * The AES-256-GCM key sealing signature secrets at rest: 64 hex digits or 32 bytes of base64. Empty: a
+   * random key per process on the memory store; with Redis, secrets are refused (503 SECRETS_KEY_MISSING).
+   */
+  secretsKey: string;
   xds: { serverUrl: string; nodeId: string; retryIntervalMs: number };
   sse: { heartbeatMs: number; maxPendingEvents: number };
   /** The ratelimit service (gRPC RLS v3) asked before creating an endpoint and before each capture. */
@@ -126,6 +132,10 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   if (adminToken !== '' && adminToken.length < MIN_ADMIN_TOKEN_CHARS) {
     env.problem(`INBOX_ADMIN_TOKEN: at least ${MIN_ADMIN_TOKEN_CHARS} characters`);
   }
+  const secretsKey = env.str('INBOX_SECRETS_KEY');
+  if (secretsKey !== '' && decodeSecretsKey(secretsKey) === undefined) {
+    env.problem('INBOX_SECRETS_KEY: expected 32 bytes as 64 hex digits or base64 (openssl rand -hex 32)');
+  }
   const sessionKeys = env.list('INBOX_SESSION_KEYS');
   if (sessionKeys.some((k) => k.length < MIN_SIGNING_KEY_CHARS)) {
     env.problem(`INBOX_SESSION_KEYS: each key needs at least ${MIN_SIGNING_KEY_CHARS} characters`);
@@ -161,6 +171,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     redis: readRedisConnection(env, INBOX_REDIS_ENV, { url: '' }),
     redisKeyPrefix: env.str('INBOX_REDIS_KEY_PREFIX', { default: 'inbox:' }),
     adminToken,
+    secretsKey,
     xds: {
       serverUrl: env.str('INBOX_XDS_SERVER_URL'),
       nodeId: env.str('INBOX_XDS_NODE_ID', { default: 'inbox' }),

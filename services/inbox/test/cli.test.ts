@@ -218,6 +218,39 @@ describe('inbox CLI', () => {
     }
   });
 
+  it('tail shows each capture’s signature check: verified, failed (why), not checked', async () => {
+    const ep = await h.createEndpoint();
+    const plain = await h.createEndpoint();
+    const preset = { provider: 'github', secret: SECRET };
+    expect(
+      (await h.api('PUT', `/api/endpoints/${ep.id}/signature`, { token: ep.token, body: preset })).status,
+    ).toBe(200);
+    const send = async (id: string, path: string, signature: string): Promise<string> => {
+      const r = await h.send('POST', `/api/hook/${id}${path}`, {
+        rawHeaders: ['X-Hub-Signature-256', signature],
+        body: BODY,
+      });
+      return (r.json as { requestId: string }).requestId;
+    };
+    const good = await send(ep.id, '/good', sign(BODY));
+    const bad = await send(ep.id, '/bad', sign(Buffer.from('other bytes')));
+    const unchecked = await send(plain.id, '/plain', sign(BODY));
+    const run = startCli(['tail', ep.id, '--since', '0-0', '--token', ep.token, '--host', h.url]);
+    const other = startCli(['tail', plain.id, '--since', '0-0', '--token', plain.token, '--host', h.url]);
+    try {
+      await waitUntil(() => run.stdout().includes(bad) && other.stdout().includes(unchecked), 15_000);
+      const lines = run.stdout().trim().split('\n');
+      expect(lines[0]).toMatch(new RegExp(`${good} POST /good ${BODY.length} bytes, signature verified$`));
+      expect(lines[1]).toMatch(
+        new RegExp(`${bad} POST /bad ${BODY.length} bytes, signature failed \\(mismatch\\)$`),
+      );
+      expect(other.stdout().trim()).toMatch(/POST \/plain \d+ bytes, signature not checked$/);
+    } finally {
+      await stopCli(run);
+      await stopCli(other);
+    }
+  });
+
   it('tail resumes across an inbox restart with Last-Event-ID: no gaps, no duplicates', async () => {
     const redis = await startRedis();
     const redisUrl = `redis://${redis.address}`;

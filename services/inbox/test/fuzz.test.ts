@@ -39,6 +39,7 @@ const MANAGEMENT_PREFIXES = [
   '/api/endpoints/{id}/requests/{capture}/body',
   '/api/endpoints/{id}/requests/{capture}/replay',
   '/api/endpoints/{id}/claim',
+  '/api/endpoints/{id}/signature',
   '/api/endpoints/ep_0000000000000000',
   '/api/accounts',
   '/api/session',
@@ -106,7 +107,11 @@ describe.each(STORE_KINDS)('inbox fuzz (issue 15), %s store', { timeout: fuzzTim
 
   beforeAll(async () => {
     if (kind === 'redis') redis = await startRedis();
-    h = await startInboxHarness(redis ? { REDIS_URL: `redis://${redis.address}` } : {});
+    // a secrets key: without one an inbox on Redis answers a signature secret 503 (SECRETS_KEY_MISSING)
+    h = await startInboxHarness({
+      INBOX_SECRETS_KEY: 'ab'.repeat(32),
+      ...(redis ? { REDIS_URL: `redis://${redis.address}` } : {}),
+    });
     http = createHttpClient(h.port);
     endpoint = { id: 'none', token: 'none' };
     await ensureEndpoint();

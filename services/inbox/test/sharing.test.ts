@@ -40,6 +40,8 @@ const SHARE_REFUSED: Record<string, unknown> = {
   'POST /api/endpoints/:id/shares': undefined,
   'GET /api/endpoints/:id/shares': undefined,
   'DELETE /api/endpoints/:id/shares/:shareId': undefined,
+  'PUT /api/endpoints/:id/signature': { provider: 'github', secret: 'taken over' },
+  'DELETE /api/endpoints/:id/signature': undefined,
 };
 
 describeEachStore('share links', (get) => {

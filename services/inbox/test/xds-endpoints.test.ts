@@ -79,6 +79,7 @@ describeEachStore(
         createdAt: expect.any(String) as unknown,
         retention: { maxRequests: 1000, maxAgeSeconds: 72 * 3600 },
         requestCount: 1,
+        signature: null,
         forward: [
           {
             url: 'http://127.0.0.1:3000/webhooks',

@@ -1,6 +1,7 @@
 import { buildBodyView, parseParams, type BodyView } from '../capture/body-view.js';
 import { findHeader, toHeaderPairs } from '../capture/raw-headers.js';
 import { formatRawRequest } from '../capture/raw-request.js';
+import { toCaptureSignature, type CaptureSignature } from '../signatures/signature-json.js';
 import type { Capture, ForwardAttempt } from '../store/types.js';
 
 /** A capture in a list and in a live event without `full=1`. */
@@ -17,6 +18,8 @@ export interface CaptureSummary {
   contentType: string | null;
   bodySize: number;
   remoteAddress: string;
+  /** Checked when it was received, over the stored bytes: `verified`, `failed` (why) or `not_checked`. */
+  signature: CaptureSignature;
   /** In lists of an endpoint with forward targets: the latest attempt, null before the first. */
   lastForwarding?: ForwardAttempt | null;
 }
@@ -50,6 +53,7 @@ export function toCaptureSummary(c: Capture): CaptureSummary {
     contentType: findHeader(c.rawHeaders, 'content-type') ?? null,
     bodySize: c.body.length,
     remoteAddress: c.remoteAddress,
+    signature: toCaptureSignature(c.signature),
   };
 }
 

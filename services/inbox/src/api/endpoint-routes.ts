@@ -9,6 +9,7 @@ import type { InboxRateLimiter } from '../rate-limit.js';
 import type { EndpointRecord } from '../store/types.js';
 import { bearerToken, type Authorize } from './access.js';
 import { toCaptureDetail, toCaptureSummary } from './capture-json.js';
+import { toSignatureView } from '../signatures/signature-json.js';
 
 export const MAX_NAME_CHARS = 200;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -39,6 +40,7 @@ export function registerEndpointRoutes(
       maxAgeSeconds: Math.round(e.retention.maxAgeMs / 1000),
     },
     requestCount: await store.countCaptures(e.id),
+    signature: e.signature ? toSignatureView(e.signature) : null,
     ...(e.kind === 'managed' ? { resource: e.resource, forward: e.forward } : {}),
   });
 

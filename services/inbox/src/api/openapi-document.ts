@@ -62,7 +62,7 @@ const ERROR_RESPONSES: Record<number, string> = {
   422: 'A replay target the egress policy refuses (`EGRESS_REFUSED`).',
   429: 'Over a rate limit (`RATE_LIMITED`).',
   502: 'A replay target that did not answer (`TARGET_UNREACHABLE`).',
-  503: 'Redis or the ratelimit service could not be asked (`UNAVAILABLE`, `ACCOUNTS_BACKEND_UNAVAILABLE`, `RATE_LIMIT_UNAVAILABLE`), or every password check slot is taken (`PASSWORD_CHECKS_BUSY`, with `Retry-After`); at `/readyz`, not ready (`NOT_READY`, naming the components that are not).',
+  503: 'Redis or the ratelimit service could not be asked (`UNAVAILABLE`, `ACCOUNTS_BACKEND_UNAVAILABLE`, `RATE_LIMIT_UNAVAILABLE`), or every password check slot is taken (`PASSWORD_CHECKS_BUSY`, with `Retry-After`), or a signature secret with no key to seal it (`SECRETS_KEY_MISSING`); at `/readyz`, not ready (`NOT_READY`, naming the components that are not).',
   507: 'The memory store (no Redis) is full (`STORE_FULL`); nothing was stored.',
 };
 
@@ -160,6 +160,7 @@ const ENDPOINT_LINKS = {
   ListRequests: { operationId: 'listRequests', parameters: { id: '$response.body#/id' } },
   RenameEndpoint: { operationId: 'renameEndpoint', parameters: { id: '$response.body#/id' } },
   Capture: { operationId: 'capturePost', parameters: { endpointId: '$response.body#/id' } },
+  SetSignature: { operationId: 'setSignature', parameters: { id: '$response.body#/id' } },
   DeleteEndpoint: { operationId: 'deleteEndpoint', parameters: { id: '$response.body#/id' } },
   CreateShare: { operationId: 'createShare', parameters: { id: '$response.body#/id' } },
   ListShares: { operationId: 'listShares', parameters: { id: '$response.body#/id' } },
@@ -236,6 +237,34 @@ const paths: Record<string, PathItem> = {
       summary: 'Delete an endpoint and all its captures',
       security: TOKEN_OR_SESSION_WRITE,
       responses: { '204': { description: 'Deleted.' }, ...errors(400, 401, 403, 404, 409, 503) },
+    },
+  },
+  '/api/endpoints/{id}/signature': {
+    parameters: [idParam],
+    put: {
+      operationId: 'setSignature',
+      tags: ['endpoints'],
+      summary: "Set the endpoint's signature preset; each capture is then checked against it",
+      description:
+        'The secret is sealed (AES-256-GCM, `INBOX_SECRETS_KEY`) before it is stored and never shown again. ' +
+        'Managed endpoints answer 409; an inbox on Redis without `INBOX_SECRETS_KEY` answers 503 ' +
+        '`SECRETS_KEY_MISSING`.',
+      security: TOKEN_OR_SESSION_WRITE,
+      requestBody: body('SignatureSettings'),
+      responses: {
+        '200': answer('The preset, without its secret.', 'Signature'),
+        ...errors(400, 401, 403, 404, 409, 413, 415, 503),
+      },
+    },
+    delete: {
+      operationId: 'removeSignature',
+      tags: ['endpoints'],
+      summary: "Remove the endpoint's signature preset (captures are then not checked)",
+      security: TOKEN_OR_SESSION_WRITE,
+      responses: {
+        '204': { description: 'Removed, or there was none.' },
+        ...errors(400, 401, 403, 404, 409, 503),
+      },
     },
   },
   '/api/endpoints/{id}/claim': {

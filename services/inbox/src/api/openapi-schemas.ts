@@ -1,5 +1,12 @@
 import { MIN_PASSWORD_CHARS } from '@portcullis/accounts';
-import { MAX_FORWARD_TARGETS } from '@portcullis/config';
+import {
+  HMAC_ALGORITHMS,
+  HMAC_ENCODINGS,
+  MAX_FORWARD_TARGETS,
+  MAX_SECRET_CHARS,
+  MAX_TOLERANCE_SECONDS,
+  SIGNATURE_PROVIDERS,
+} from '@portcullis/config';
 import { listAnsweredErrors } from '@portcullis/kit';
 import { ANSWERED_ERRORS } from '../error-mapper.js';
 import { MAX_SHARES_PER_ENDPOINT } from './share-routes.js';
@@ -69,6 +76,33 @@ const bodyView: JsonSchema = {
   ],
 };
 
+const signatureSettings = {
+  provider: { enum: [...SIGNATURE_PROVIDERS] },
+  toleranceSeconds: int({
+    minimum: 1,
+    maximum: MAX_TOLERANCE_SECONDS,
+    description: 'stripe, slack, standard-webhooks',
+  }),
+  header: str({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$", description: 'hmac' }),
+  algorithm: { enum: [...HMAC_ALGORITHMS] },
+  encoding: { enum: [...HMAC_ENCODINGS] },
+  prefix: str({ pattern: '^[\\x20-\\x7e]{0,64}$' }),
+};
+const SIGNATURE_OPTIONAL = ['toleranceSeconds', 'header', 'algorithm', 'encoding', 'prefix'];
+
+const captureSignature: JsonSchema = {
+  oneOf: [
+    obj({ status: { const: 'verified' }, provider: signatureSettings.provider }),
+    obj({
+      status: { const: 'failed' },
+      provider: signatureSettings.provider,
+      reason: { enum: ['missing_header', 'bad_format', 'mismatch', 'timestamp_outside_tolerance'] },
+      message: str(),
+    }),
+    obj({ status: { const: 'not_checked' } }),
+  ],
+};
+
 const summaryProperties = {
   id: str({ pattern: STREAM_ID_PATTERN }),
   time: iso,
@@ -79,6 +113,7 @@ const summaryProperties = {
   contentType: { type: ['string', 'null'] },
   bodySize: int({ minimum: 0 }),
   remoteAddress: str(),
+  signature: ref('CaptureSignature'),
 };
 
 const endpointKind = { enum: ['anonymous', 'account', 'managed'] };
@@ -111,9 +146,16 @@ export const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       requestCount: int({ minimum: 0 }),
       resource: str(),
       forward: { type: 'array', items: ref('ForwardTarget'), maxItems: MAX_FORWARD_TARGETS },
+      signature: { oneOf: [ref('Signature'), { type: 'null' }] },
     },
     ['resource', 'forward'],
   ),
+  SignatureSettings: obj(
+    { ...signatureSettings, secret: str({ minLength: 1, maxLength: MAX_SECRET_CHARS, writeOnly: true }) },
+    SIGNATURE_OPTIONAL,
+  ),
+  Signature: obj({ ...signatureSettings, secretSet: { const: true } }, SIGNATURE_OPTIONAL),
+  CaptureSignature: captureSignature,
   EndpointList: obj({ endpoints: { type: 'array', items: ref('Endpoint') } }),
   ForwardTarget: forwardTarget,
   ForwardAttempt: forwardAttempt,

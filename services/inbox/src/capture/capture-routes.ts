@@ -6,6 +6,7 @@ import { BodyTooLargeError, type HttpApp, NotFoundError, readBody, withSpan } fr
 import type { InboxContext } from '../context.js';
 import { toCaptureOutcome } from '../metrics.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
+import { checkCaptureSignature } from '../signatures/capture-signature.js';
 import type { CaptureInput } from '../store/types.js';
 import { createEndpointCache } from './endpoint-cache.js';
 import { splitHookUrl } from './hook-url.js';
@@ -71,8 +72,12 @@ async function capture(
       ctx.settings.maxBodyBytes,
       () => new BodyTooLargeError(ctx.settings.maxBodyBytes),
     );
+    const receivedAt = ctx.now();
+    const signed = { rawHeaders: raw.rawHeaders, body, nowMs: receivedAt };
+    // over the exact bytes stored; whatever it finds, the capture is stored and answered as always
+    const signature = checkCaptureSignature(endpoint, ctx, signed);
     const input: CaptureInput = {
-      receivedAt: ctx.now(),
+      receivedAt,
       method: raw.method ?? request.method,
       url: raw.url ?? '',
       nestedPath: target.nestedPath,
@@ -81,6 +86,7 @@ async function capture(
       remoteAddress: raw.socket.remoteAddress ?? '',
       body,
       bodySha256: createHash('sha256').update(body).digest('hex'),
+      ...(signature ? { signature } : {}),
     };
     const requestId = await ctx.store.appendCapture(endpoint.id, input, endpoint.retention.maxRequests);
     // deleted between the lookup and the write: nothing was stored

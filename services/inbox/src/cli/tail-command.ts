@@ -13,7 +13,8 @@ import { isStreamId } from '../store/stream-id.js';
 
 export const TAIL_USAGE = `Usage: inbox tail <endpoint_id> [--json] [--since <request_id>] [--token <token>] [--host <url>]
 
-Prints the endpoint's requests as they arrive, one line each. After a network drop it reconnects with
+Prints the endpoint's requests as they arrive, one line each, with the outcome of the endpoint's signature
+check (verified, failed and why, or not checked). After a network drop it reconnects with
 backoff and resumes where it stopped: nothing missed, nothing twice. Runs until interrupted.
 
 Options:
@@ -51,7 +52,21 @@ export async function runTail(args: string[], ctx: CommandContext): Promise<void
     onRequest: (e) => {
       if (json) return ctx.out(JSON.stringify(e.data));
       const c = e.data as CaptureSummary;
-      ctx.out(`${c.time} ${c.id} ${describeCapture(c)} ${c.bodySize} bytes`);
+      ctx.out(
+        `${c.time} ${c.id} ${describeCapture(c)} ${c.bodySize} bytes, ${describeSignature(c.signature)}`,
+      );
     },
   });
+}
+
+/** `signature verified`, `signature failed (mismatch)`, `signature not checked`. */
+export function describeSignature(s: CaptureSummary['signature']): string {
+  switch (s.status) {
+    case 'verified':
+      return 'signature verified';
+    case 'failed':
+      return `signature failed (${s.reason.replaceAll('_', ' ')})`;
+    case 'not_checked':
+      return 'signature not checked';
+  }
 }

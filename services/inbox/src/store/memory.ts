@@ -152,6 +152,12 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
       if (r) r.name = name;
       return Promise.resolve(r !== undefined);
     },
+    setSignature(id, signature) {
+      const r = endpoints.get(id);
+      if (r && signature) r.signature = signature;
+      else if (r) delete r.signature;
+      return Promise.resolve(r !== undefined);
+    },
     deleteEndpoint(id) {
       const ownerId = endpoints.get(id)?.ownerId;
       if (ownerId)

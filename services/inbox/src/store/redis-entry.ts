@@ -1,5 +1,12 @@
 import type { ForwardTarget } from '@portcullis/config';
-import type { Capture, CaptureInput, EndpointKind, EndpointRecord } from './types.js';
+import type {
+  Capture,
+  CaptureInput,
+  EndpointKind,
+  EndpointRecord,
+  SignatureCheck,
+  StoredSignature,
+} from './types.js';
 
 // How records look in Redis. A capture is a stream entry with two fields: `m`, the metadata as JSON, and
 // `b`, the body bytes as they came (binary-safe: always read back with ioredis' …Buffer commands, which
@@ -15,6 +22,7 @@ interface CaptureMeta {
   rawHeaders: string[];
   remoteAddress: string;
   bodySha256: string;
+  signature?: SignatureCheck;
 }
 
 /** The XADD field/value arguments of a capture. */
@@ -28,6 +36,7 @@ export function encodeCaptureFields(c: CaptureInput): [string, string, string, B
     rawHeaders: [...c.rawHeaders],
     remoteAddress: c.remoteAddress,
     bodySha256: c.bodySha256,
+    ...(c.signature ? { signature: c.signature } : {}),
   };
   return ['m', JSON.stringify(meta), 'b', c.body];
 }
@@ -92,5 +101,6 @@ export function decodeEndpoint(
     createdAt: fields.createdAt ?? '',
     retention: { maxRequests: Number(fields.maxRequests), maxAgeMs: Number(fields.maxAgeMs) },
     forward,
+    ...(fields.signature ? { signature: JSON.parse(fields.signature) as StoredSignature } : {}),
   };
 }

@@ -60,6 +60,12 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'name', ARGV[1])
 return 1`);
 
+// ARGV: the signature preset as JSON, or '' to remove it.
+const SET_SIGNATURE = defineScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[1] == '' then redis.call('HDEL', KEYS[1], 'signature') else redis.call('HSET', KEYS[1], 'signature', ARGV[1]) end
+return 1`);
+
 // ARGV: name, resource, maxRequests, maxAgeMs, createdAt, '1' when a target is enabled, then one JSON per
 // forward target. The forwarders' consumer group starts at the sync, not when a worker first looks: captures
 // taken while no worker runs are forwarded once one does.
@@ -172,6 +178,12 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
     },
     async renameEndpoint(id, name) {
       return (await callRedis('rename', () => RENAME.run(redis, [keys.endpoint(id)], [name]))) === 1;
+    },
+    async setSignature(id, signature) {
+      const json = signature ? JSON.stringify(signature) : '';
+      return (
+        (await callRedis('signature', () => SET_SIGNATURE.run(redis, [keys.endpoint(id)], [json]))) === 1
+      );
     },
     async deleteEndpoint(id) {
       const ownerId = await callRedis('HGET', () => redis.hget(keys.endpoint(id), 'ownerId'));

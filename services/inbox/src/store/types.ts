@@ -1,4 +1,4 @@
-import type { ForwardTarget } from '@portcullis/config';
+import type { ForwardTarget, SignaturePreset, SignatureProvider } from '@portcullis/config';
 import type { RedisConnectionEvents } from '@portcullis/kit';
 
 // The inbox store: endpoints and their captured requests. Two implementations (redis.ts, memory.ts) behave
@@ -33,7 +33,23 @@ export interface EndpointRecord {
   retention: Retention;
   /** Kept for the forwarding worker; always empty for anonymous endpoints. */
   forward: readonly ForwardTarget[];
+  /** The signature each capture is checked against; absent when none is set. */
+  signature?: StoredSignature;
 }
+
+/** A signature preset as stored: the secret sealed by the inbox's secrets key (signatures/secret-box.ts). */
+export interface StoredSignature {
+  preset: SignaturePreset;
+  sealedSecret: string;
+}
+
+/** Why a signature did not verify. */
+export type SignatureFailure = 'missing_header' | 'bad_format' | 'mismatch' | 'timestamp_outside_tolerance';
+
+/** The outcome of checking a capture's signature when it was taken; a capture without one was not checked. */
+export type SignatureCheck =
+  | { status: 'verified'; provider: SignatureProvider }
+  | { status: 'failed'; provider: SignatureProvider; reason: SignatureFailure; message: string };
 
 /** An anonymous endpoint (a token hash, no owner) or an account's (an owner, no token hash). */
 export type NewEndpoint = Omit<EndpointRecord, 'kind' | 'resource' | 'forward'>;
@@ -65,6 +81,8 @@ export interface CaptureInput {
   body: Buffer;
   /** Hex SHA-256 of `body`. */
   bodySha256: string;
+  /** Checked over `body` when it was received; absent when the endpoint had no signature preset. */
+  signature?: SignatureCheck;
 }
 
 export interface Capture extends CaptureInput {
@@ -127,6 +145,8 @@ export interface InboxStore {
   getEndpoint(id: string): Promise<EndpointRecord | undefined>;
   /** False when there is no such endpoint. */
   renameEndpoint(id: string, name: string): Promise<boolean>;
+  /** Sets (or with `undefined` removes) the endpoint's signature preset; false when there is no such endpoint. */
+  setSignature(id: string, signature: StoredSignature | undefined): Promise<boolean>;
   /** Deletes the endpoint and every capture of it; false when there was none. */
   deleteEndpoint(id: string): Promise<boolean>;
   /**

@@ -1,6 +1,7 @@
 import type { CaptureDetail, CaptureSummary } from '../../src/api/capture-json.js';
+import type { SignatureView } from '../../src/signatures/signature-json.js';
 
-export type { CaptureDetail, CaptureSummary };
+export type { CaptureDetail, CaptureSummary, SignatureView };
 
 /** `GET /api/endpoints/:id` (and each item of `GET /api/endpoints`). */
 export interface EndpointView {
@@ -10,6 +11,8 @@ export interface EndpointView {
   receiveUrl: string;
   createdAt: string;
   requestCount: number;
+  /** The signature preset captures are checked against (never its secret); null when none. */
+  signature: SignatureView | null;
 }
 
 /** `POST /api/endpoints`: an anonymous endpoint comes with its token, shown this once. */

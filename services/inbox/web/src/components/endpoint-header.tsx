@@ -3,6 +3,7 @@ import { ErrorText } from './error-text.js';
 import { callApi, endpointPath, type EndpointView } from '../api.js';
 import type { LiveState } from '../live.js';
 import { SharePanel } from './share-panel.js';
+import { SignatureForm } from './signature-form.js';
 
 const LIVE_TEXT: Record<LiveState, string> = {
   connecting: 'Connecting…',
@@ -123,6 +124,13 @@ export function EndpointHeader(p: {
         <span class="count">{p.count} shown</span>
       </div>
       {sharing && !p.readOnly && <SharePanel endpointId={e.id} token={p.token} />}
+      {!p.readOnly && (
+        <SignatureForm
+          endpoint={e}
+          token={p.token}
+          onChanged={(signature) => p.onRenamed({ ...e, signature })}
+        />
+      )}
     </section>
   );
 }

@@ -12,6 +12,7 @@ import {
 import { formatBytes, fromBase64 } from '../bytes.js';
 import { toCurl } from '../curl.js';
 import { JsonTree } from './json-tree.js';
+import { SignatureBadge } from './signature-badge.js';
 import { Tabs } from './tabs.js';
 
 /** Shown of a body that is not text: enough to recognise it. */
@@ -48,6 +49,8 @@ export function RequestDetail(p: {
         <span class="meta">
           {new Date(s.time).toLocaleString()} · {formatBytes(s.bodySize)} · from {s.remoteAddress}
         </span>
+        <SignatureBadge signature={s.signature} />
+        {s.signature.status === 'failed' && <span class="sig-reason">{s.signature.message}</span>}
       </div>
       <ErrorText text={error} />
       {detail && <Actions endpoint={p.endpoint} detail={detail} token={p.token} readOnly={p.readOnly} />}

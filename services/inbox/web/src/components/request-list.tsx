@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { CaptureSummary } from '../api.js';
 import { formatBytes } from '../bytes.js';
+import { SignatureBadge } from './signature-badge.js';
 
 /** Every row has this height, so the visible slice is arithmetic: no row is measured. */
 export const ROW_HEIGHT = 52;
@@ -104,6 +105,7 @@ export function RequestList(p: {
               <time dateTime={item.time} title={item.time}>
                 {new Date(item.time).toLocaleTimeString()}
               </time>
+              <SignatureBadge signature={item.signature} />
               <span class="size">{formatBytes(item.bodySize)}</span>
               <ForwardingMark summary={item} />
             </div>

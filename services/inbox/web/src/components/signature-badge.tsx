@@ -1,0 +1,18 @@
+import type { CaptureSummary } from '../api.js';
+
+const TEXT = { verified: 'verified', failed: 'failed', not_checked: 'not checked' } as const;
+
+/** A capture's signature as checked when it arrived; the title says why a check failed. */
+export function SignatureBadge({ signature }: { signature: CaptureSummary['signature'] }) {
+  const title =
+    signature.status === 'not_checked'
+      ? 'Signature not checked: the endpoint had no signature preset'
+      : signature.status === 'verified'
+        ? `Signature verified (${signature.provider})`
+        : `Signature failed (${signature.provider}): ${signature.message}`;
+  return (
+    <span class={`sig sig-${signature.status}`} title={title} aria-label={title}>
+      {TEXT[signature.status]}
+    </span>
+  );
+}
