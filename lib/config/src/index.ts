@@ -36,3 +36,10 @@ export {
   type ForwardTarget,
   type InboxEndpointSpec,
 } from './inbox-endpoint.js';
+export {
+  BODY_PLACEHOLDER,
+  REFUSED_RESPONSE_HEADERS,
+  RESPONSE_LIMITS,
+  parseEndpointResponse,
+  type EndpointResponse,
+} from './inbox-response.js';

@@ -28,6 +28,7 @@ import { toHttpError } from './error-mapper.js';
 import { createFeedHub, type FeedHub } from './live/feed-hub.js';
 import { registerSseRoute } from './live/sse-route.js';
 import { createInboxMetrics, registerFallbackEvictions } from './metrics.js';
+import { registerEndpointSettingsRoutes } from './api/endpoint-settings-routes.js';
 import { createInboxRateLimiter } from './rate-limit.js';
 import type { Settings } from './settings.js';
 import { createInboxStore } from './store/factory.js';
@@ -75,6 +76,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
     now,
     registry,
     onFull: (what) => metrics.memoryStoreFull.inc({ what }),
+    onTrimmed: (reason, count) => metrics.retentionTrimmed.inc({ reason }, count),
   });
   const hub = createFeedHub({ store, log, ...(deps.liveBlockMs ? { blockMs: deps.liveBlockMs } : {}) });
   const ctx: InboxContext = { settings, store, hub, metrics, log, now };
@@ -129,6 +131,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   const egress = createEgressPolicy({ allowPrivate: settings.egressAllowPrivate });
   await registerCaptureRoutes(app, ctx, limiter);
   registerEndpointRoutes(app, ctx, { authorize, limiter, sessions });
+  registerEndpointSettingsRoutes(app, ctx, authorize);
   registerRequestActions(app, ctx, { authorize, limiter, egress });
   registerAccountRoutes(app, ctx, { backend, sessions, limiter });
   registerWebRoutes(app, { webDir: settings.webDir, log });

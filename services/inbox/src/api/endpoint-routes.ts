@@ -39,6 +39,7 @@ export function registerEndpointRoutes(
       maxAgeSeconds: Math.round(e.retention.maxAgeMs / 1000),
     },
     requestCount: await store.countCaptures(e.id),
+    response: e.response ?? null,
     ...(e.kind === 'managed' ? { resource: e.resource, forward: e.forward } : {}),
   });
 

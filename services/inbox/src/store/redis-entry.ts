@@ -1,4 +1,4 @@
-import type { ForwardTarget } from '@portcullis/config';
+import type { EndpointResponse, ForwardTarget } from '@portcullis/config';
 import type { Capture, CaptureInput, EndpointKind, EndpointRecord } from './types.js';
 
 // How records look in Redis. A capture is a stream entry with two fields: `m`, the metadata as JSON, and
@@ -68,6 +68,7 @@ export function encodeEndpointFields(r: Omit<EndpointRecord, 'forward'>): string
     ...['resource', r.resource],
     ...['createdAt', r.createdAt, 'maxRequests', String(r.retention.maxRequests)],
     ...['maxAgeMs', String(r.retention.maxAgeMs)],
+    ...(r.response ? ['response', JSON.stringify(r.response)] : []),
   ];
 }
 
@@ -92,5 +93,6 @@ export function decodeEndpoint(
     createdAt: fields.createdAt ?? '',
     retention: { maxRequests: Number(fields.maxRequests), maxAgeMs: Number(fields.maxAgeMs) },
     forward,
+    ...(fields.response ? { response: JSON.parse(fields.response) as EndpointResponse } : {}),
   };
 }

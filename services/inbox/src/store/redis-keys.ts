@@ -2,7 +2,8 @@
  * The inbox's Redis keys. The endpoint id is a hash tag, so one endpoint's keys share a Cluster slot and a
  * script may touch them together:
  *
- * - `<p>ep:{<id>}` HASH: name, kind, tokenSha256, ownerId, resource, createdAt, maxRequests, maxAgeMs
+ * - `<p>ep:{<id>}` HASH: name, kind, tokenSha256, ownerId, resource, createdAt, maxRequests, maxAgeMs,
+ *   response (JSON, when set)
  * - `<p>ep:{<id>}:tgt` HASH: forward targets of a managed endpoint, `<index>` → JSON
  * - `<p>ep:{<id>}:req` STREAM: one entry per capture, fields `m` (meta JSON) and `b` (the body bytes)
  * - `<p>endpoints` SET: every endpoint id (what the age trimmer walks)

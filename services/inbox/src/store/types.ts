@@ -1,4 +1,4 @@
-import type { ForwardTarget } from '@portcullis/config';
+import type { EndpointResponse, ForwardTarget } from '@portcullis/config';
 import type { RedisConnectionEvents } from '@portcullis/kit';
 
 // The inbox store: endpoints and their captured requests. Two implementations (redis.ts, memory.ts) behave
@@ -33,6 +33,8 @@ export interface EndpointRecord {
   retention: Retention;
   /** Kept for the forwarding worker; always empty for anonymous endpoints. */
   forward: readonly ForwardTarget[];
+  /** What its receive URL answers; absent: the inbox's `{"ok":true,…}`. */
+  response?: EndpointResponse;
 }
 
 /** An anonymous endpoint (a token hash, no owner) or an account's (an owner, no token hash). */
@@ -45,7 +47,14 @@ export interface ManagedEndpoint {
   resource: string;
   retention: Retention;
   forward: readonly ForwardTarget[];
+  response?: EndpointResponse;
 }
+
+/** Why retention dropped captures: past the endpoint's `maxRequests`, or its `maxAgeMs`. */
+export type TrimReason = 'count' | 'age';
+
+/** Told how many captures each trim dropped: the trimmed-captures metric's hook. */
+export type OnTrimmed = (reason: TrimReason, count: number) => void;
 
 /** One captured request as received; nothing in it is normalised or decoded. */
 export interface CaptureInput {
@@ -118,6 +127,13 @@ export interface InboxStore {
   getEndpoint(id: string): Promise<EndpointRecord | undefined>;
   /** False when there is no such endpoint. */
   renameEndpoint(id: string, name: string): Promise<boolean>;
+  /**
+   * Sets (or, with undefined, removes) what an anonymous or account endpoint's receive URL answers; false
+   * when there is no such endpoint, or it is managed (its resource says).
+   */
+  setEndpointResponse(id: string, response: EndpointResponse | undefined): Promise<boolean>;
+  /** Sets an anonymous or account endpoint's retention; false as `setEndpointResponse`. */
+  setEndpointRetention(id: string, retention: Retention): Promise<boolean>;
   /** Deletes the endpoint and every capture of it; false when there was none. */
   deleteEndpoint(id: string): Promise<boolean>;
   /**
