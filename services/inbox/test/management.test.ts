@@ -80,6 +80,7 @@ describeEachStore(
         createdAt: ep.createdAt,
         retention: { maxRequests: 500, maxAgeSeconds: 604_800 },
         requestCount: 0,
+        response: null,
       });
       expect((await h.createEndpoint()).name).toBe('');
     });
