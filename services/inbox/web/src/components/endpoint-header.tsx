@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { EndpointSettings } from './endpoint-settings.js';
 import { ErrorText } from './error-text.js';
 import { callApi, endpointPath, type EndpointView } from '../api.js';
 import type { LiveState } from '../live.js';
@@ -109,6 +110,7 @@ export function EndpointHeader(p: {
         </button>
         <span class="count">{p.count} shown</span>
       </div>
+      <EndpointSettings key={e.id} endpoint={e} token={p.token} onChanged={p.onRenamed} />
     </section>
   );
 }
