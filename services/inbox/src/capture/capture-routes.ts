@@ -103,9 +103,11 @@ async function capture(
     const custom = endpoint.response;
     if (!custom) return { ok: true, requestId };
     const answer = renderResponseBody(custom.body, input, ctx.settings.maxBodyDepth);
-    const gone = new AbortController();
-    reply.raw.once('close', () => gone.abort());
-    await waitDelay(custom.delayMs, ctx.delays, gone.signal);
+    if (custom.delayMs > 0) {
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      await waitDelay(custom.delayMs, ctx.delays, gone.signal);
+    }
     return sendCustomResponse(reply, custom, answer);
   });
 }

@@ -53,7 +53,6 @@ function toText(value: unknown): string {
  * sent at once (the capture is already stored; only the wait is lost). Holds no store resource meanwhile.
  */
 export async function waitDelay(delayMs: number, stop: AbortSignal, gone: AbortSignal): Promise<void> {
-  if (delayMs === 0) return;
   await sleep(delayMs, undefined, { signal: AbortSignal.any([stop, gone]) }).catch(() => undefined);
 }
 
