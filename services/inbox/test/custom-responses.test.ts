@@ -105,6 +105,35 @@ describeEachStore('custom responses', (get) => {
     });
   });
 
+  it("is an account endpoint's too, set from its session (with the CSRF header)", async () => {
+    const h = get();
+    const cookie = await h.signUp(`resp-${Date.now()}`);
+    const withSession = (method: string, path: string, body?: unknown) =>
+      h.send(method, path, {
+        headers: {
+          cookie,
+          'x-inbox-csrf': '1',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const created = await withSession('POST', '/api/endpoints', { name: 'mine' });
+    const { id } = created.json as { id: string };
+    expect((await withSession('PUT', `/api/endpoints/${id}/response`, { status: 204 })).status).toBe(200);
+    expect((await withSession('PUT', `/api/endpoints/${id}/retention`, { maxRequests: 7 })).status).toBe(200);
+    expect((await h.send('POST', `/api/hook/${id}`)).status).toBe(204);
+    expect((await withSession('GET', `/api/endpoints/${id}`)).json).toMatchObject({
+      kind: 'account',
+      retention: { maxRequests: 7 },
+      response: { status: 204, body: '' },
+    });
+    const noCsrf = await h.send('PUT', `/api/endpoints/${id}/response`, {
+      headers: { cookie, 'content-type': 'application/json' },
+      body: '{"status":200}',
+    });
+    expect(noCsrf.status).toBe(403);
+  });
+
   it('stores the capture before the delay; the answer waits for it', async () => {
     const h = get();
     const ep = await h.createEndpoint();

@@ -160,6 +160,14 @@ describeEachStore(
           const change = await h.api(method, `/api/endpoints/${SLACK}/${path}`, { token: ADMIN_TOKEN, body });
           expect([change.status, (change.json as { code: string }).code]).toEqual([409, 'ENDPOINT_MANAGED']);
         }
+        // the resource without its response: the default answer again
+        const plain = { ...slack, value: encodeInboxEndpoint({ name: 'default/slack', endpointId: SLACK }) };
+        xds.setResources(INBOX_ENDPOINT_TYPE, [...INITIAL, plain]);
+        await waitUntil(async () => ((await admin(SLACK)).json as { response: unknown }).response === null);
+        // the capture path remembers an endpoint for up to a second
+        const answer = async () =>
+          (await h.send('POST', `/api/hook/${SLACK}`)).json as { ok?: boolean } | undefined;
+        await waitUntil(async () => (await answer())?.ok === true);
       } finally {
         xds.setResources(INBOX_ENDPOINT_TYPE, INITIAL);
         await waitUntil(async () => (await admin(SLACK)).status === 404);
