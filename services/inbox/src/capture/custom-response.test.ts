@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { renderResponseBody } from './custom-response.js';
+import { describe, expect, it, vi } from 'vitest';
+import { renderResponseBody, waitDelay } from './custom-response.js';
 
 const json = (body: string) => ({
   body: Buffer.from(body),
@@ -33,5 +33,44 @@ describe('renderResponseBody', () => {
 
   it('inserts values as text, never read as placeholders again', () => {
     expect(renderResponseBody('{{body.a}}', json('{"a":"{{body.b}}","b":"x"}'), 64)).toBe('{{body.b}}');
+  });
+});
+
+describe('waitDelay', () => {
+  it('ends after the delay', async () => {
+    vi.useFakeTimers();
+    try {
+      let done = false;
+      const waiting = waitDelay(1000, new AbortController().signal, new AbortController().signal).then(
+        () => (done = true),
+      );
+      await vi.advanceTimersByTimeAsync(999);
+      expect(done).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await waiting;
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('ends at once when the sender goes away or the server closes, leaving no timer', async () => {
+    vi.useFakeTimers();
+    try {
+      for (const which of ['gone', 'stop'] as const) {
+        const stop = new AbortController();
+        const gone = new AbortController();
+        const waiting = waitDelay(3_600_000, stop.signal, gone.signal);
+        (which === 'gone' ? gone : stop).abort();
+        await waiting;
+        expect(vi.getTimerCount()).toBe(0);
+      }
+      const closed = new AbortController();
+      closed.abort();
+      await waitDelay(3_600_000, closed.signal, new AbortController().signal);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

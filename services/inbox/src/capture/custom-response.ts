@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply } from 'fastify';
 import { BODY_PLACEHOLDER, type EndpointResponse } from '@portcullis/config';
 import type { CaptureInput } from '../store/types.js';
@@ -52,8 +51,20 @@ function toText(value: unknown): string {
  * Waits `delayMs`, or less: until the sender goes away, or the server closes (`stop`), when the answer is
  * sent at once (the capture is already stored; only the wait is lost). Holds no store resource meanwhile.
  */
-export async function waitDelay(delayMs: number, stop: AbortSignal, gone: AbortSignal): Promise<void> {
-  await sleep(delayMs, undefined, { signal: AbortSignal.any([stop, gone]) }).catch(() => undefined);
+export function waitDelay(delayMs: number, stop: AbortSignal, gone: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    // listeners removed each time: `stop` lives as long as the server and sees every delayed answer
+    const done = (): void => {
+      clearTimeout(timer);
+      stop.removeEventListener('abort', done);
+      gone.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, delayMs);
+    if (stop.aborted || gone.aborted) return done();
+    stop.addEventListener('abort', done);
+    gone.addEventListener('abort', done);
+  });
 }
 
 /** Sends the endpoint's answer: its status, headers (over the inbox's, but for the safety ones) and body. */
