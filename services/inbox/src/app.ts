@@ -16,16 +16,19 @@ import { registerAccountRoutes } from './accounts/account-routes.js';
 import { CSRF_HEADER, checkInboxCsrf } from './accounts/csrf.js';
 import { createWebSessions } from './accounts/web-sessions.js';
 import { createAuthorize } from './api/access.js';
+import { registerAdminRoutes } from './api/admin-routes.js';
 import { registerEndpointRoutes } from './api/endpoint-routes.js';
 import { buildOpenApiDocument } from './api/openapi-document.js';
 import { recordRoutes, registerOpenApiRoute } from './api/openapi-route.js';
 import { registerRequestActions } from './api/request-actions.js';
+import { registerShareRoutes } from './api/share-routes.js';
 import { registerCaptureRoutes } from './capture/capture-routes.js';
 import type { InboxContext } from './context.js';
 import { endpointsFromResources, INBOX_ENDPOINT_TYPE } from './managed-endpoints/inbox-endpoint-resources.js';
 import { createManagedSync, type ManagedSync } from './managed-endpoints/managed-sync.js';
 import { toHttpError } from './error-mapper.js';
 import { createFeedHub, type FeedHub } from './live/feed-hub.js';
+import { createShareStreams } from './live/share-streams.js';
 import { registerSseRoute } from './live/sse-route.js';
 import { createInboxMetrics, registerFallbackEvictions } from './metrics.js';
 import { registerEndpointSettingsRoutes } from './api/endpoint-settings-routes.js';
@@ -54,7 +57,10 @@ export interface InboxApp {
 export interface InboxDeps {
   log: Logger;
   now?: () => number;
-  /** How long one live read blocks (and how often a quiet one checks its endpoint still exists). */
+  /**
+   * How long one live read blocks (and how often a quiet one checks its endpoint still exists, and open
+   * share streams their share); 5 s unless given.
+   */
   liveBlockMs?: number;
   /** Production scrypt parameters unless given (tests pass cheap ones). */
   passwordHasher?: PasswordHasher;
@@ -133,10 +139,13 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   registerEndpointRoutes(app, ctx, { authorize, limiter, sessions });
   registerEndpointSettingsRoutes(app, ctx, authorize);
   registerRequestActions(app, ctx, { authorize, limiter, egress });
+  const shareStreams = createShareStreams({ store, recheckMs: deps.liveBlockMs ?? 5000, log });
+  registerShareRoutes(app, ctx, { authorize, shareStreams });
+  registerAdminRoutes(app, ctx);
   registerAccountRoutes(app, ctx, { backend, sessions, limiter });
   registerWebRoutes(app, { webDir: settings.webDir, log });
   registerOpenApiRoute(app, buildOpenApiDocument({ cookieName: settings.accounts.cookieName }));
-  const closeStreams = registerSseRoute(app, ctx, authorize);
+  const closeStreams = registerSseRoute(app, ctx, { authorize, shareStreams });
   // fastify's close waits for open requests, and a live stream never ends by itself
   app.addHook('preClose', (done) => {
     closeStreams();
@@ -169,6 +178,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
       { name: 'store', start: () => undefined, close: () => store.close() },
       { name: 'accounts', start: () => undefined, close: () => backend.close() },
       { name: 'live feed', start: () => undefined, close: () => hub.close() },
+      { name: 'share streams', start: () => undefined, close: () => shareStreams.close() },
       { name: 'rate limiter', start: () => undefined, close: () => limiter.close() },
       {
         name: 'retention',

@@ -11,6 +11,7 @@ const AUTH_MESSAGES = {
   invalid_token: 'the token is not valid',
   sign_in: 'sign in first',
   login_failed: 'wrong user name or password',
+  admin: 'give the admin token as Authorization: Bearer <token>',
 } as const;
 
 /**
@@ -65,10 +66,43 @@ export class StoreFullError extends PortcullisError {
   }
 }
 
+/** A share token on anything but reading captures (a change, a replay, the shares themselves): 403. */
+export class ShareReadOnlyError extends PortcullisError {
+  static override readonly code = 'SHARE_READ_ONLY';
+  static override readonly status = 403;
+
+  constructor() {
+    super("a share link only reads captures: this needs the endpoint's owner");
+  }
+}
+
+/** A share link beyond the bound per endpoint (`MAX_SHARES_PER_ENDPOINT`): 409, revoke one first. */
+export class ShareLimitError extends PortcullisError {
+  static override readonly code = 'SHARE_LIMIT_REACHED';
+  static override readonly status = 409;
+
+  constructor(max: number) {
+    super(`an endpoint has at most ${max} share links: revoke one first`);
+  }
+}
+
+/** The admin API while `INBOX_ADMIN_TOKEN` is empty: 404, there is no admin. */
+export class AdminDisabledError extends PortcullisError {
+  static override readonly code = 'ADMIN_DISABLED';
+  static override readonly status = 404;
+
+  constructor() {
+    super('the admin view is off: INBOX_ADMIN_TOKEN is not set');
+  }
+}
+
 /** This service's registry: each class with its code and status. */
 export const INBOX_ERRORS: readonly ErrorClass[] = [
   EgressRefusedError,
   TargetUnreachableError,
   EndpointManagedError,
   StoreFullError,
+  ShareReadOnlyError,
+  ShareLimitError,
+  AdminDisabledError,
 ];

@@ -3,14 +3,32 @@ import { ENDPOINT_ID } from '@portcullis/config';
 import { countRawHeader, NotFoundError } from '@portcullis/kit';
 import type { WebSessions } from '../accounts/web-sessions.js';
 import { hashToken, isTokenMatch } from './endpoint-credentials.js';
-import { authError } from '../errors.js';
+import { AdminDisabledError, authError, ShareReadOnlyError } from '../errors.js';
 import type { EndpointRecord, InboxStore } from '../store/types.js';
 
-export type Authorize = (request: FastifyRequest, endpointId: string) => Promise<EndpointRecord>;
+/**
+ * What a call does with an endpoint: `read` its captures (what a share token may), or `manage` it (any
+ * change, a replay, its share links). `manage` is the default, so a route that does not say refuses share
+ * tokens.
+ */
+export type Access = 'read' | 'manage';
+
+/** Who opened an endpoint: `shareId` when a share token did (then the access is `read`). */
+export interface Grant {
+  endpoint: EndpointRecord;
+  shareId?: string;
+}
+
+export interface Authorize {
+  (request: FastifyRequest, endpointId: string, access?: Access): Promise<EndpointRecord>;
+  /** The same check, telling whether a share token opened the endpoint (the live stream follows it). */
+  grant(request: FastifyRequest, endpointId: string, access: Access): Promise<Grant>;
+}
 
 /**
  * Who may read and manage an endpoint: the holder of its token (anonymous endpoints), the admin token
- * (every endpoint), or a session of the owning account (account endpoints).
+ * (every endpoint), or a session of the owning account (account endpoints). A share token of the endpoint
+ * reads it and nothing else: `403 SHARE_READ_ONLY` for `manage`.
  *
  * - A bearer token decides alone. A missing or wrong one answers 401 whether the id exists or not, so only
  *   a caller who could read the endpoint learns that it does; 404 goes to the admin alone.
@@ -25,7 +43,7 @@ export function createAuthorize(o: {
   const adminSha256 = o.adminToken === '' ? '' : hashToken(o.adminToken);
   const find = (id: string): Promise<EndpointRecord | undefined> =>
     ENDPOINT_ID.test(id) ? o.store.getEndpoint(id) : Promise.resolve(undefined);
-  return async (request, endpointId) => {
+  const grant = async (request: FastifyRequest, endpointId: string, access: Access): Promise<Grant> => {
     const header = request.headers.authorization;
     // node keeps the first of two Authorization headers; a proxy in front may have checked the other
     if (countRawHeader(request.raw.rawHeaders, 'authorization') > 1) throw authError('invalid_request');
@@ -36,19 +54,42 @@ export function createAuthorize(o: {
       if (endpoint?.kind !== 'account' || endpoint.ownerId !== signedIn.account.id) {
         throw new NotFoundError('no such endpoint');
       }
-      return endpoint;
+      return { endpoint };
     }
     const token = bearerToken(header);
     if (token === undefined) throw authError('invalid_request');
     const endpoint = await find(endpointId);
     if (isTokenMatch(token, adminSha256)) {
       if (!endpoint) throw new NotFoundError('no such endpoint');
-      return endpoint;
+      return { endpoint };
     }
     // compared even when there is nothing to compare with: the same work either way
     const own = isTokenMatch(token, endpoint?.kind === 'anonymous' ? endpoint.tokenSha256 : '');
-    if (!endpoint || !own) throw authError('invalid_token');
-    return endpoint;
+    if (endpoint && own) return { endpoint };
+    // read whether or not the endpoint exists, for the same reason
+    const shares = ENDPOINT_ID.test(endpointId) ? await o.store.listShares(endpointId) : [];
+    const share = shares.find((s) => isTokenMatch(token, s.tokenSha256));
+    if (!endpoint || !share) throw authError('invalid_token');
+    if (access === 'manage') throw new ShareReadOnlyError();
+    return { endpoint, shareId: share.id };
+  };
+  const authorize = async (request: FastifyRequest, endpointId: string, access: Access = 'manage') =>
+    (await grant(request, endpointId, access)).endpoint;
+  return Object.assign(authorize, { grant });
+}
+
+/**
+ * The admin API's check: the admin token, alone (no session, no endpoint token). While `INBOX_ADMIN_TOKEN`
+ * is empty there is no admin: `404 ADMIN_DISABLED`, whatever is sent.
+ */
+export function createAdminCheck(adminToken: string): (request: FastifyRequest) => void {
+  const adminSha256 = adminToken === '' ? '' : hashToken(adminToken);
+  return (request) => {
+    if (adminSha256 === '') throw new AdminDisabledError();
+    if (countRawHeader(request.raw.rawHeaders, 'authorization') > 1) throw authError('invalid_request');
+    const token = bearerToken(request.headers.authorization ?? '');
+    if (token === undefined) throw authError('admin');
+    if (!isTokenMatch(token, adminSha256)) throw authError('invalid_token');
   };
 }
 

@@ -98,7 +98,7 @@ export function registerEndpointRoutes(
   );
 
   app.get<Params>('/api/endpoints/:id', (request) =>
-    traced('inbox get endpoint', async () => view(await authorize(request, request.params.id))),
+    traced('inbox get endpoint', async () => view(await authorize(request, request.params.id, 'read'))),
   );
 
   app.patch<Params>('/api/endpoints/:id', { bodyLimit: BODY_LIMIT_BYTES }, (request) =>
@@ -125,7 +125,7 @@ export function registerEndpointRoutes(
     '/api/endpoints/:id/requests',
     (request) =>
       traced('inbox list requests', async () => {
-        const endpoint = await authorize(request, request.params.id);
+        const endpoint = await authorize(request, request.params.id, 'read');
         const { limit, before } = readPage(request.query);
         const page = await store.listCaptures(endpoint.id, {
           limit: limit + 1,
@@ -155,7 +155,7 @@ export function registerEndpointRoutes(
     '/api/endpoints/:id/requests/:requestId',
     (request: FastifyRequest<{ Params: { id: string; requestId: string } }>) =>
       traced('inbox get request', async () => {
-        const endpoint = await authorize(request, request.params.id);
+        const endpoint = await authorize(request, request.params.id, 'read');
         const id = request.params.requestId;
         const capture = isStreamId(id) ? await store.getCapture(endpoint.id, id) : undefined;
         if (!capture) throw new NotFoundError('no such request');

@@ -31,7 +31,13 @@ export interface OpenApiDocument {
  * Pages of the web inspector (HTML for a browser, not an API): the routes the document leaves out on
  * purpose, as fastify spells them.
  */
-export const UNDOCUMENTED_ROUTES = ['GET /', 'GET /inspect', 'GET /inspect/:id', 'GET /assets/:file'];
+export const UNDOCUMENTED_ROUTES = [
+  'GET /',
+  'GET /inspect',
+  'GET /inspect/:id',
+  'GET /admin',
+  'GET /assets/:file',
+];
 
 const schema = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const json = (s: JsonSchema): Record<string, unknown> => ({ 'application/json': { schema: s } });
@@ -48,9 +54,9 @@ const noStore = { 'Cache-Control': { schema: { const: 'no-store' } } };
 const ERROR_RESPONSES: Record<number, string> = {
   400: 'A parameter or JSON field that cannot be used (`INVALID_ARGUMENT`), a body that is not JSON (`BAD_REQUEST`) or nested too deep (`BODY_TOO_DEEP`).',
   401: 'No credentials, or credentials that open nothing (`UNAUTHENTICATED`); the same for an unknown id.',
-  403: `A cookie write or sign-in without \`X-Inbox-CSRF\`, or from another site (\`CSRF_CHECK_FAILED\`).`,
-  404: 'No such endpoint (to the admin, or a signed-in account) or request (`NOT_FOUND`).',
-  409: 'A managed endpoint (`ENDPOINT_MANAGED`) or a user name taken (`USERNAME_TAKEN`).',
+  403: `A cookie write or sign-in without \`X-Inbox-CSRF\`, or from another site (\`CSRF_CHECK_FAILED\`); a share token on anything but reading (\`SHARE_READ_ONLY\`).`,
+  404: 'No such endpoint (to the admin, or a signed-in account), request or share (`NOT_FOUND`); the admin API while INBOX_ADMIN_TOKEN is empty (`ADMIN_DISABLED`).',
+  409: 'A managed endpoint (`ENDPOINT_MANAGED`), a user name taken (`USERNAME_TAKEN`), or an endpoint with as many share links as it may have (`SHARE_LIMIT_REACHED`).',
   413: 'A body above the limit (`BODY_TOO_LARGE`); the connection is closed.',
   415: 'A body that is not `application/json` (`UNSUPPORTED_MEDIA_TYPE`).',
   422: 'A replay target the egress policy refuses (`EGRESS_REFUSED`).',
@@ -87,9 +93,16 @@ const requestIdParam = {
   schema: { type: 'string', pattern: STREAM_ID_PATTERN },
 };
 
-// who may call: any one entry of the list opens the operation
-const TOKEN_OR_SESSION = [{ bearerToken: [] }, { sessionCookie: [] }];
+// who may call: any one entry of the list opens the operation; a share token reads, nothing more
+const TOKEN_OR_SESSION = [{ bearerToken: [] }, { sessionCookie: [] }, { shareToken: [] }];
 const TOKEN_OR_SESSION_WRITE = [{ bearerToken: [] }, { sessionCookie: [], csrfHeader: [] }];
+const shareIdParam = {
+  name: 'shareId',
+  in: 'path',
+  required: true,
+  description: 'A share link id, as `POST …/shares` answered it.',
+  schema: { type: 'string', pattern: ENDPOINT_ID_PATTERN },
+};
 const PUBLIC: unknown[] = [];
 
 /** The receive URL's operations: every OpenAPI method, all alike. */
@@ -162,6 +175,15 @@ const ENDPOINT_LINKS = {
   RenameEndpoint: { operationId: 'renameEndpoint', parameters: { id: '$response.body#/id' } },
   Capture: { operationId: 'capturePost', parameters: { endpointId: '$response.body#/id' } },
   DeleteEndpoint: { operationId: 'deleteEndpoint', parameters: { id: '$response.body#/id' } },
+  CreateShare: { operationId: 'createShare', parameters: { id: '$response.body#/id' } },
+  ListShares: { operationId: 'listShares', parameters: { id: '$response.body#/id' } },
+};
+
+const SHARE_LINKS = {
+  RevokeShare: {
+    operationId: 'revokeShare',
+    parameters: { id: '$request.path.id', shareId: '$response.body#/id' },
+  },
 };
 
 const CAPTURED_LINKS = {
@@ -379,6 +401,49 @@ const paths: Record<string, PathItem> = {
       },
     },
   },
+  '/api/endpoints/{id}/shares': {
+    parameters: [idParam],
+    post: {
+      operationId: 'createShare',
+      tags: ['sharing'],
+      summary: 'Create a read-only share link; its token is shown this once',
+      security: TOKEN_OR_SESSION_WRITE,
+      responses: {
+        '201': answer('Created.', 'CreatedShare', { headers: noStore, links: SHARE_LINKS }),
+        ...errors(400, 401, 403, 404, 409, 503),
+      },
+    },
+    get: {
+      operationId: 'listShares',
+      tags: ['sharing'],
+      summary: "The endpoint's share links, oldest first, without their tokens",
+      security: [{ bearerToken: [] }, { sessionCookie: [] }],
+      responses: { '200': answer('The share links.', 'ShareList'), ...errors(400, 401, 403, 404, 503) },
+    },
+  },
+  '/api/endpoints/{id}/shares/{shareId}': {
+    parameters: [idParam, shareIdParam],
+    delete: {
+      operationId: 'revokeShare',
+      tags: ['sharing'],
+      summary: 'Revoke a share link: its token stops working and the live streams it opened end',
+      security: TOKEN_OR_SESSION_WRITE,
+      responses: { '204': { description: 'Revoked.' }, ...errors(400, 401, 403, 404, 503) },
+    },
+  },
+  '/api/admin/endpoints': {
+    get: {
+      operationId: 'listManagedEndpoints',
+      tags: ['admin'],
+      summary: 'The managed endpoints (InboxEndpoint resources), for the admin view',
+      description: 'The admin token only. `404 ADMIN_DISABLED` while INBOX_ADMIN_TOKEN is empty.',
+      security: [{ bearerToken: [] }],
+      responses: {
+        '200': answer('The managed endpoints.', 'ManagedEndpointList'),
+        ...errors(400, 401, 404, 503),
+      },
+    },
+  },
   '/api/accounts': {
     post: {
       operationId: 'signUp',
@@ -491,7 +556,9 @@ export function buildOpenApiDocument(o: { cookieName: string; version?: string }
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    tags: ['endpoints', 'requests', 'accounts', 'receive', 'meta'].map((name) => ({ name })),
+    tags: ['endpoints', 'requests', 'sharing', 'admin', 'accounts', 'receive', 'meta'].map((name) => ({
+      name,
+    })),
     paths,
     components: {
       schemas: SCHEMAS,
@@ -503,6 +570,12 @@ export function buildOpenApiDocument(o: { cookieName: string; version?: string }
           type: 'http',
           scheme: 'bearer',
           description: "The endpoint's token (anonymous endpoints), or INBOX_ADMIN_TOKEN (every endpoint).",
+        },
+        shareToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "A share link's token (POST /api/endpoints/{id}/shares): reads that endpoint's captures, nothing else (403 SHARE_READ_ONLY).",
         },
         sessionCookie: {
           type: 'apiKey',

@@ -2,6 +2,7 @@ import { MIN_PASSWORD_CHARS } from '@portcullis/accounts';
 import { MAX_FORWARD_TARGETS, RESPONSE_LIMITS } from '@portcullis/config';
 import { listAnsweredErrors } from '@portcullis/kit';
 import { ANSWERED_ERRORS } from '../error-mapper.js';
+import { MAX_SHARES_PER_ENDPOINT } from './share-routes.js';
 
 // The JSON Schemas (2020-12, as OpenAPI 3.1 has them) of what the management API reads and answers, for
 // openapi-document.ts. They describe capture-json.ts, endpoint-routes.ts, request-actions.ts and
@@ -190,6 +191,34 @@ export const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     required: ['to'],
   },
   ReplayResult: obj({ target: str({ format: 'uri' }), path: str(), status: int(), at: iso }),
+  CreatedShare: obj({
+    id: str({ pattern: ENDPOINT_ID_PATTERN }),
+    token: str({ pattern: '^[A-Za-z0-9_-]{43}$' }),
+    url: str({ format: 'uri' }),
+    createdAt: iso,
+  }),
+  ShareList: obj({
+    shares: {
+      type: 'array',
+      items: obj({ id: str({ pattern: ENDPOINT_ID_PATTERN }), createdAt: iso }),
+      maxItems: MAX_SHARES_PER_ENDPOINT,
+    },
+  }),
+  ManagedEndpointList: obj({
+    endpoints: {
+      type: 'array',
+      items: obj({
+        id: str({ pattern: ENDPOINT_ID_PATTERN }),
+        name: str(),
+        resource: str(),
+        receiveUrl: str({ format: 'uri' }),
+        createdAt: iso,
+        forward: { type: 'array', items: ref('ForwardTarget'), maxItems: MAX_FORWARD_TARGETS },
+        requestCount: int({ minimum: 0 }),
+        lastCaptureAt: { oneOf: [iso, { type: 'null' }] },
+      }),
+    },
+  }),
   NewAccount: {
     type: 'object',
     properties: {

@@ -8,7 +8,7 @@ import type { Capture, EndpointRecord } from '../store/types.js';
 import { deliver } from '../worker/deliver.js';
 import type { EgressPolicy } from '../worker/egress-policy.js';
 import { buildForwardRequest, oneShotTarget } from '../worker/forward-request.js';
-import type { Authorize } from './access.js';
+import type { Access, Authorize } from './access.js';
 
 type RequestParams = { Params: { id: string; requestId: string } };
 
@@ -25,8 +25,11 @@ export function registerRequestActions(
   ctx: InboxContext,
   guards: { authorize: Authorize; limiter: InboxRateLimiter; egress: EgressPolicy },
 ): void {
-  const load = async (request: FastifyRequest<RequestParams>): Promise<[EndpointRecord, Capture]> => {
-    const endpoint = await guards.authorize(request, request.params.id);
+  const load = async (
+    request: FastifyRequest<RequestParams>,
+    access: Access,
+  ): Promise<[EndpointRecord, Capture]> => {
+    const endpoint = await guards.authorize(request, request.params.id, access);
     const id = request.params.requestId;
     const capture = isStreamId(id) ? await ctx.store.getCapture(endpoint.id, id) : undefined;
     if (!capture) throw new NotFoundError('no such request');
@@ -35,7 +38,7 @@ export function registerRequestActions(
 
   // Served as an attachment that no browser renders or sniffs: captured bytes are the sender's, not ours.
   app.get<RequestParams>('/api/endpoints/:id/requests/:requestId/body', async (request, reply) => {
-    const [, capture] = await load(request);
+    const [, capture] = await load(request, 'read');
     return reply
       .headers({
         'content-type': 'application/octet-stream',
@@ -50,7 +53,7 @@ export function registerRequestActions(
 
   app.post<RequestParams>('/api/endpoints/:id/requests/:requestId/replay', (request, reply) =>
     withSpan('portcullis-inbox', 'inbox replay', async () => {
-      const [endpoint, capture] = await load(request);
+      const [endpoint, capture] = await load(request, 'manage');
       const to = readTarget(request.body);
       await guards.limiter.enforce({ action: 'replay', endpointId: endpoint.id }, reply);
       const req = buildForwardRequest(capture, oneShotTarget(to.href, REPLAY_TIMEOUT_MS));

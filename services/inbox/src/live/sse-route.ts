@@ -7,6 +7,7 @@ import type { InboxContext } from '../context.js';
 import { isStreamId } from '../store/stream-id.js';
 import type { FeedSubscription } from './feed-hub.js';
 import { formatSseEvent, formatSseRetry } from './sse-format.js';
+import type { ShareStreams } from './share-streams.js';
 import { SseSubscriber, type SseSink } from './sse-subscriber.js';
 
 /** What a client waits before reconnecting, sent first on every stream. */
@@ -18,12 +19,17 @@ type StreamRequest = FastifyRequest<{ Params: { id: string }; Querystring: { ful
 /**
  * `GET /api/endpoints/:id/stream`: live captures as Server-Sent Events, resumable with `Last-Event-ID`.
  * Returns a function that ends every open stream, for shutdown (fastify's close waits for open requests).
+ * A stream a share token opened ends with `event: revoked` when the share is revoked.
  */
-export function registerSseRoute(app: HttpApp, ctx: InboxContext, authorize: Authorize): () => void {
+export function registerSseRoute(
+  app: HttpApp,
+  ctx: InboxContext,
+  guards: { authorize: Authorize; shareStreams: ShareStreams },
+): () => void {
   const open = new Set<SseSubscriber>();
 
   app.get('/api/endpoints/:id/stream', async (request: StreamRequest, reply) => {
-    const endpoint = await authorize(request, request.params.id);
+    const { endpoint, shareId } = await guards.authorize.grant(request, request.params.id, 'read');
     const header = request.headers['last-event-id'];
     const lastEventId = typeof header === 'string' ? header.trim() : undefined;
     if (header !== undefined && (lastEventId === undefined || !isStreamId(lastEventId))) {
@@ -32,6 +38,7 @@ export function registerSseRoute(app: HttpApp, ctx: InboxContext, authorize: Aut
     const full = request.query.full === '1' || request.query.full === 'true';
     const res = reply.raw;
     let unsubscribe = (): void => undefined;
+    let unfollowShare = (): void => undefined;
     const subscriber = new SseSubscriber({
       sink: toSink(res),
       endpointId: endpoint.id,
@@ -47,8 +54,16 @@ export function registerSseRoute(app: HttpApp, ctx: InboxContext, authorize: Aut
         open.delete(subscriber);
         ctx.metrics.sseSubscribers.dec();
         unsubscribe();
+        unfollowShare();
       },
     });
+    if (shareId !== undefined) {
+      unfollowShare = guards.shareStreams.add({
+        endpointId: endpoint.id,
+        shareId,
+        end: () => subscriber.finish({ event: 'revoked', data: { endpointId: endpoint.id } }),
+      });
+    }
     open.add(subscriber);
     ctx.metrics.sseSubscribers.inc();
     const client = { gone: false };

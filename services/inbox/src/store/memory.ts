@@ -9,6 +9,7 @@ import type {
   InboxStore,
   OnTrimmed,
   Retention,
+  ShareRecord,
 } from './types.js';
 
 export interface MemoryStoreOptions {
@@ -94,6 +95,8 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
   const forwardGroups = new Map<string, MemoryForwardGroup>();
   /** Forwarding history by endpoint id, then request id. */
   const forwarding = new Map<string, Map<string, ForwardAttempt[]>>();
+  /** Share links by endpoint id, oldest first. */
+  const shares = new Map<string, ShareRecord[]>();
   /** Endpoint ids by account id, in the order they joined it. */
   const owned = new Map<string, string[]>();
   const own = (accountId: string, id: string): void => {
@@ -188,6 +191,7 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
       streams.delete(id);
       forwarding.delete(id);
       forwardGroups.delete(id);
+      shares.delete(id);
       if (existed) wake(id);
       return Promise.resolve(existed);
     },
@@ -317,6 +321,22 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
     },
     listForwardAttempts(endpointId, requestId) {
       return Promise.resolve((forwarding.get(endpointId)?.get(requestId) ?? []).map((a) => ({ ...a })));
+    },
+    createShare(endpointId, share, max) {
+      if (!endpoints.has(endpointId)) return Promise.resolve('missing');
+      const list = shares.get(endpointId) ?? [];
+      if (list.length >= max) return Promise.resolve('limit');
+      shares.set(endpointId, [...list, { ...share }]);
+      return Promise.resolve('created');
+    },
+    listShares(endpointId) {
+      return Promise.resolve((shares.get(endpointId) ?? []).map((r) => ({ ...r })));
+    },
+    deleteShare(endpointId, shareId) {
+      const list = shares.get(endpointId) ?? [];
+      const kept = list.filter((r) => r.id !== shareId);
+      if (kept.length < list.length) shares.set(endpointId, kept);
+      return Promise.resolve(kept.length < list.length);
     },
     onReconnect() {
       return () => undefined;

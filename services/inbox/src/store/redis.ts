@@ -16,6 +16,7 @@ import {
 import { UnavailableError } from '@portcullis/kit';
 import { createKeyLayout, FORWARD_GROUP } from './redis-keys.js';
 import { callRedis, execRedis } from './redis-caller.js';
+import { createRedisShares } from './redis-shares.js';
 import { ZERO_STREAM_ID } from './stream-id.js';
 import type {
   Capture,
@@ -204,6 +205,7 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
         .multi()
         .del(keys.endpoint(id))
         .del(keys.targets(id), keys.captures(id))
+        .del(keys.shares(id))
         .srem(keys.endpoints, id)
         .srem(keys.managed, id);
       if (ownerId) tx.zrem(keys.accountEndpoints(ownerId), id);
@@ -296,6 +298,7 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
       const items = await callRedis('LRANGE', () => redis.lrange(key, 0, -1));
       return items.map((json) => JSON.parse(json) as ForwardAttempt);
     },
+    ...createRedisShares(redis, keys),
     openTail(endpointId) {
       return openRedisTail(pool, tails, keys.captures(endpointId));
     },

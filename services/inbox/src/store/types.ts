@@ -99,6 +99,15 @@ export interface ForwardAttempt {
   outcome: 'delivered' | 'retrying' | 'dead';
 }
 
+/** A read-only share link of an endpoint. Of its token the store keeps the SHA-256 only. */
+export interface ShareRecord {
+  /** Names the share in the list and in its revocation; not a secret. */
+  id: string;
+  tokenSha256: string;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
 /** Reads new captures of one endpoint, blocking; one per live endpoint per process. */
 export interface CaptureTail {
   /**
@@ -167,6 +176,16 @@ export interface InboxStore {
   recordForwardAttempt(endpointId: string, requestId: string, attempt: ForwardAttempt): Promise<void>;
   /** A capture's forwarding history, oldest first; `[]` when none. */
   listForwardAttempts(endpointId: string, requestId: string): Promise<ForwardAttempt[]>;
+
+  /**
+   * Adds a share link to an existing endpoint unless it has `max` already: `created`, `limit` (nothing
+   * added) or `missing` (no such endpoint). The shares go with the endpoint when it is deleted.
+   */
+  createShare(endpointId: string, share: ShareRecord, max: number): Promise<'created' | 'limit' | 'missing'>;
+  /** An endpoint's share links, oldest first; `[]` when none. */
+  listShares(endpointId: string): Promise<ShareRecord[]>;
+  /** Revokes one; false when the endpoint has no such share. */
+  deleteShare(endpointId: string, shareId: string): Promise<boolean>;
 
   /**
    * Calls `listener` each time the connection to the store comes back after it was lost (the server may

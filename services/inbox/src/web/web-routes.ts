@@ -42,7 +42,7 @@ interface StaticFile {
 }
 
 /**
- * The web inspector (built by `npm run build:web` into `webDir`): the page at `/` and `/inspect/<id>`,
+ * The web inspector (built by `npm run build:web` into `webDir`): the page at `/`, `/inspect/<id>` and `/admin`,
  * revalidated on every load, and its content-hashed assets under `/assets/`, cached for a year. Files are
  * read once at start; precompressed `.br`/`.gz` siblings are served to clients that accept them.
  */
@@ -64,6 +64,7 @@ export function registerWebRoutes(app: HttpApp, o: { webDir: string; log: Logger
   app.get('/', servePage);
   app.get('/inspect', servePage);
   app.get('/inspect/:id', servePage);
+  app.get('/admin', servePage);
   app.get<{ Params: { file: string } }>('/assets/:file', (request, reply) => {
     const file = assets.get(request.params.file);
     if (!file) return reply.code(404).type('text/plain; charset=utf-8').send('not found\n');

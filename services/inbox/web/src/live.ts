@@ -19,7 +19,8 @@ const MAX_DELAY_MS = 15_000;
 /**
  * Follows an endpoint's live stream (`GET …/stream`). fetch rather than EventSource: an anonymous endpoint
  * needs its bearer token. After a drop it reconnects with `Last-Event-ID`, so the inbox sends what was
- * missed and nothing twice; it stops for good on 401/404 or when the endpoint is deleted.
+ * missed and nothing twice; it stops for good on 401/404, when the endpoint is deleted, or when the share
+ * link it follows is revoked.
  */
 export async function followEndpoint(o: FollowOptions): Promise<void> {
   // a call, not a property read: TypeScript would keep the loop condition's narrowing across awaits
@@ -53,6 +54,9 @@ export async function followEndpoint(o: FollowOptions): Promise<void> {
             o.onRequest(JSON.parse(e.data) as CaptureSummary);
           } else if (e.event === 'deleted') {
             o.onState('closed', 'endpoint deleted');
+            return;
+          } else if (e.event === 'revoked') {
+            o.onState('closed', 'share link revoked');
             return;
           }
         }

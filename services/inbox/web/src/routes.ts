@@ -5,3 +5,15 @@ export function endpointIdFromPath(pathname: string): string | undefined {
 }
 
 export const inspectPath = (id: string): string => `/inspect/${encodeURIComponent(id)}`;
+
+/**
+ * The share token a share link carries in its fragment (`/inspect/<id>#share=<token>`): the fragment never
+ * reaches a server, a log or a Referer.
+ */
+export function shareTokenFromHash(hash: string): string | undefined {
+  const m = /^#share=([A-Za-z0-9_-]{43})$/.exec(hash);
+  return m?.[1];
+}
+
+/** The admin view of the managed endpoints. */
+export const ADMIN_PATH = '/admin';

@@ -1,29 +1,42 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { callApi, type AccountView, type CreatedEndpoint, type EndpointView } from '../api.js';
+import { loadAdminToken } from '../admin-token.js';
 import { loadRemembered, remember, type RememberedEndpoint } from '../remembered.js';
-import { endpointIdFromPath, inspectPath } from '../routes.js';
+import { ADMIN_PATH, endpointIdFromPath, inspectPath, shareTokenFromHash } from '../routes.js';
 import { AccountPanel } from './account-panel.js';
+import { AdminView } from './admin-view.js';
 import { Inspector } from './inspector.js';
 import { Switcher } from './switcher.js';
 
 /**
  * The page: who is signed in, the endpoints this browser and the account know, and the inspector of the
- * endpoint the address names (`/inspect/<id>`).
+ * endpoint the address names (`/inspect/<id>`; read-only with a share link's `#share=<token>`), or the
+ * admin view (`/admin`).
  */
 export function App() {
   const [account, setAccount] = useState<AccountView | null | undefined>(undefined);
   const [remembered, setRemembered] = useState<RememberedEndpoint[]>(loadRemembered);
   const [owned, setOwned] = useState<EndpointView[]>([]);
   const [currentId, setCurrentId] = useState(() => endpointIdFromPath(location.pathname));
+  const [isAdmin, setIsAdmin] = useState(() => location.pathname === ADMIN_PATH);
+  const [shareToken, setShareToken] = useState(() => shareTokenFromHash(location.hash));
   const [notice, setNotice] = useState('');
 
   useEffect(() => {
     callApi<{ account: AccountView | null }>('GET', '/api/session')
       .then((r) => setAccount(r.account))
       .catch(() => setAccount(null));
-    const onPop = () => setCurrentId(endpointIdFromPath(location.pathname));
+    const onPop = () => {
+      setCurrentId(endpointIdFromPath(location.pathname));
+      setIsAdmin(location.pathname === ADMIN_PATH);
+      setShareToken(shareTokenFromHash(location.hash));
+    };
     addEventListener('popstate', onPop);
-    return () => removeEventListener('popstate', onPop);
+    addEventListener('hashchange', onPop);
+    return () => {
+      removeEventListener('popstate', onPop);
+      removeEventListener('hashchange', onPop);
+    };
   }, []);
 
   const refreshOwned = useCallback(async () => {
@@ -38,6 +51,8 @@ export function App() {
   const open = (id: string): void => {
     history.pushState(null, '', inspectPath(id));
     setCurrentId(id);
+    setIsAdmin(false);
+    setShareToken(undefined);
   };
   const create = async (): Promise<void> => {
     try {
@@ -57,7 +72,8 @@ export function App() {
     if (known) setRemembered(remember({ ...known, name: e.name }));
     else setOwned(owned.map((o) => (o.id === e.id ? e : o)));
   };
-  const token = remembered.find((r) => r.id === currentId)?.token;
+  // a share link's token wins: the address names it; the admin token (this tab's) opens the rest
+  const token = shareToken ?? remembered.find((r) => r.id === currentId)?.token ?? loadAdminToken();
 
   return (
     <div class="page">
@@ -83,7 +99,9 @@ export function App() {
       <p class="notice" role="status" aria-live="polite">
         {notice}
       </p>
-      {currentId === undefined ? (
+      {isAdmin ? (
+        <AdminView />
+      ) : currentId === undefined ? (
         <main class="landing">
           <h1>Webhook inbox</h1>
           <p>
@@ -94,7 +112,13 @@ export function App() {
           </button>
         </main>
       ) : (
-        <Inspector key={currentId} endpointId={currentId} token={token} onRenamed={onRenamed} />
+        <Inspector
+          key={currentId}
+          endpointId={currentId}
+          token={token}
+          readOnly={shareToken !== undefined}
+          onRenamed={onRenamed}
+        />
       )}
     </div>
   );

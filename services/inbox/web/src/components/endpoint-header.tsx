@@ -3,6 +3,7 @@ import { EndpointSettings } from './endpoint-settings.js';
 import { ErrorText } from './error-text.js';
 import { callApi, endpointPath, type EndpointView } from '../api.js';
 import type { LiveState } from '../live.js';
+import { SharePanel } from './share-panel.js';
 
 const LIVE_TEXT: Record<LiveState, string> = {
   connecting: 'Connecting…',
@@ -11,10 +12,14 @@ const LIVE_TEXT: Record<LiveState, string> = {
   closed: 'Stopped',
 };
 
-/** The endpoint's name (renamable in place), kind, receive URL and the state of the live stream. */
+/**
+ * The endpoint's name (renamable in place), kind, receive URL and the state of the live stream; its share
+ * links. Opened through a share link (`readOnly`), nothing that changes the endpoint is shown.
+ */
 export function EndpointHeader(p: {
   endpoint: EndpointView;
   token: string | undefined;
+  readOnly: boolean;
   live: { state: LiveState; detail?: string | undefined };
   count: number;
   onRenamed: (e: EndpointView) => void;
@@ -23,6 +28,7 @@ export function EndpointHeader(p: {
   const [name, setName] = useState(p.endpoint.name);
   const [error, setError] = useState('');
   const [copied, setCopied] = useState(false);
+  const [sharing, setSharing] = useState(false);
   const e = p.endpoint;
 
   const save = async () => {
@@ -82,7 +88,7 @@ export function EndpointHeader(p: {
         ) : (
           <>
             <h1 class="endpoint-name">{e.name === '' ? 'Unnamed endpoint' : e.name}</h1>
-            {e.kind !== 'managed' && (
+            {e.kind !== 'managed' && !p.readOnly && (
               <button
                 type="button"
                 class="link"
@@ -97,6 +103,13 @@ export function EndpointHeader(p: {
           </>
         )}
         <span class={`badge kind-${e.kind}`}>{e.kind}</span>
+        {p.readOnly ? (
+          <span class="badge read-only">read-only link</span>
+        ) : (
+          <button type="button" class="link" aria-expanded={sharing} onClick={() => setSharing(!sharing)}>
+            Share
+          </button>
+        )}
         <span class={`live live-${p.live.state}`} role="status" title={p.live.detail}>
           {LIVE_TEXT[p.live.state]}
         </span>
@@ -110,7 +123,14 @@ export function EndpointHeader(p: {
         </button>
         <span class="count">{p.count} shown</span>
       </div>
-      <EndpointSettings key={e.id} endpoint={e} token={p.token} onChanged={p.onRenamed} />
+      {sharing && !p.readOnly && <SharePanel endpointId={e.id} token={p.token} />}
+      <EndpointSettings
+        key={e.id}
+        endpoint={e}
+        token={p.token}
+        canChange={e.kind !== 'managed' && !p.readOnly}
+        onChanged={p.onRenamed}
+      />
     </section>
   );
 }

@@ -32,12 +32,14 @@ export function parseHeaderLines(text: string): Array<{ name: string; value: str
 }
 
 /**
- * What the endpoint keeps and answers, in one line; for an anonymous or account endpoint, a form that sets
- * both (a managed endpoint's come from its resource). The server validates: its 400 names each field.
+ * What the endpoint keeps and answers, in one line; where it may be changed, a form that sets both (a managed
+ * endpoint's come from its resource). The server validates: its 400 names each field.
  */
 export function EndpointSettings(p: {
   endpoint: EndpointView;
   token: string | undefined;
+  /** False for a managed endpoint (its resource says) and through a share link (read-only). */
+  canChange: boolean;
   onChanged: (e: EndpointView) => void;
 }) {
   const e = p.endpoint;
@@ -94,7 +96,7 @@ export function EndpointSettings(p: {
     <div class="endpoint-settings">
       <p class="settings-summary">
         Keeps the newest {e.retention.maxRequests}, {formatAge(e.retention.maxAgeSeconds)}; {answer}
-        {e.kind !== 'managed' && (
+        {p.canChange && (
           <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>
             Settings
           </button>

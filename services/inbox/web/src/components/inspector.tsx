@@ -15,10 +15,15 @@ import { RequestList } from './request-list.js';
 
 const PAGE_SIZE = 100;
 
-/** One endpoint: its header, the request list (history paged in, new captures live) and the detail pane. */
+/**
+ * One endpoint: its header, the request list (history paged in, new captures live) and the detail pane.
+ * `readOnly` (a share link) leaves out every control that changes something; the inbox refuses those
+ * calls to a share token anyway.
+ */
 export function Inspector(p: {
   endpointId: string;
   token: string | undefined;
+  readOnly: boolean;
   onRenamed: (e: EndpointView) => void;
 }) {
   const [endpoint, setEndpoint] = useState<EndpointView>();
@@ -60,9 +65,11 @@ export function Inspector(p: {
     start().catch((e: unknown) => {
       if (abort.signal.aborted) return;
       setError(
-        e instanceof ApiError && (e.status === 401 || e.status === 404)
-          ? 'This endpoint does not exist, or this browser may not open it. Sign in with the account that owns it.'
-          : `Could not load the endpoint: ${e instanceof Error ? e.message : String(e)}`,
+        e instanceof ApiError && e.status === 401 && p.readOnly
+          ? 'This share link is not valid: it may have been revoked.'
+          : e instanceof ApiError && (e.status === 401 || e.status === 404)
+            ? 'This endpoint does not exist, or this browser may not open it. Sign in with the account that owns it.'
+            : `Could not load the endpoint: ${e instanceof Error ? e.message : String(e)}`,
       );
     });
     return () => abort.abort();
@@ -98,6 +105,7 @@ export function Inspector(p: {
       <EndpointHeader
         endpoint={endpoint}
         token={p.token}
+        readOnly={p.readOnly}
         live={live}
         count={items.length}
         onRenamed={(e) => {
@@ -114,7 +122,13 @@ export function Inspector(p: {
           onNearEnd={() => void loadMore()}
         />
         {selected ? (
-          <RequestDetail key={selected.id} endpoint={endpoint} summary={selected} token={p.token} />
+          <RequestDetail
+            key={selected.id}
+            endpoint={endpoint}
+            summary={selected}
+            token={p.token}
+            readOnly={p.readOnly}
+          />
         ) : (
           <section class="detail empty" aria-label="Request detail">
             <p>No requests yet. Send one to the receive URL:</p>

@@ -17,11 +17,12 @@ import { Tabs } from './tabs.js';
 /** Shown of a body that is not text: enough to recognise it. */
 const HEX_PREVIEW_BYTES = 512;
 
-/** One captured request: summary line, actions (cURL, download, replay) and the tabs. */
+/** One captured request: summary line, actions (cURL, download, replay unless `readOnly`) and the tabs. */
 export function RequestDetail(p: {
   endpoint: EndpointView;
   summary: CaptureSummary;
   token: string | undefined;
+  readOnly: boolean;
 }) {
   const [detail, setDetail] = useState<CaptureDetail>();
   const [error, setError] = useState('');
@@ -49,7 +50,7 @@ export function RequestDetail(p: {
         </span>
       </div>
       <ErrorText text={error} />
-      {detail && <Actions endpoint={p.endpoint} detail={detail} token={p.token} />}
+      {detail && <Actions endpoint={p.endpoint} detail={detail} token={p.token} readOnly={p.readOnly} />}
       {detail && (
         <Tabs
           label="Request parts"
@@ -72,7 +73,12 @@ export function RequestDetail(p: {
   );
 }
 
-function Actions(p: { endpoint: EndpointView; detail: CaptureDetail; token: string | undefined }) {
+function Actions(p: {
+  endpoint: EndpointView;
+  detail: CaptureDetail;
+  token: string | undefined;
+  readOnly: boolean;
+}) {
   const [curl, setCurl] = useState<string>();
   const [to, setTo] = useState('');
   const [replay, setReplay] = useState<{ ok: boolean; text: string }>();
@@ -128,29 +134,31 @@ function Actions(p: { endpoint: EndpointView; detail: CaptureDetail; token: stri
           <textarea readOnly rows={3} value={curl} onFocus={(e) => e.currentTarget.select()} />
         </label>
       )}
-      <form
-        class="replay row"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void send();
-        }}
-      >
-        <label for="replay-to">Replay to</label>
-        <input
-          id="replay-to"
-          type="url"
-          required
-          placeholder="https://example.com/webhooks"
-          value={to}
-          onInput={(e) => setTo(e.currentTarget.value)}
-        />
-        <button type="submit">Replay</button>
-        {replay && (
-          <span class={replay.ok ? 'ok' : 'error'} role="status">
-            {replay.text}
-          </span>
-        )}
-      </form>
+      {!p.readOnly && (
+        <form
+          class="replay row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void send();
+          }}
+        >
+          <label for="replay-to">Replay to</label>
+          <input
+            id="replay-to"
+            type="url"
+            required
+            placeholder="https://example.com/webhooks"
+            value={to}
+            onInput={(e) => setTo(e.currentTarget.value)}
+          />
+          <button type="submit">Replay</button>
+          {replay && (
+            <span class={replay.ok ? 'ok' : 'error'} role="status">
+              {replay.text}
+            </span>
+          )}
+        </form>
+      )}
     </div>
   );
 }
