@@ -30,6 +30,8 @@ const REFUSALS: Readonly<Record<string, string>> = {
     '* spec.descriptors[0].rate_limit.requests_per_unit: Invalid value: "string": spec.descriptors[0].rate_limit.requests_per_unit in body must be of type integer: "string"',
     NOT_CHECKED,
   ].join('\n'),
+  'response-header-set-cookie.yaml':
+    'The InboxEndpoint "response-header-set-cookie" is invalid: spec.response.headers[0].name: Invalid value: "Set-Cookie": this header cannot be set: the inbox sets it, or it is hop-by-hop',
   'unknown-unit.yaml': [
     'The RateLimitConfig "unknown-unit" is invalid: ',
     '* spec.descriptors[0].rate_limit.unit: Unsupported value: "decade": supported values: "second", "Second", "SECOND", "minute", "Minute", "MINUTE", "hour", "Hour", "HOUR", "day", "Day", "DAY", "week", "Week", "WEEK", "month", "Month", "MONTH", "year", "Year", "YEAR"',

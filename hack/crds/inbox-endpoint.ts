@@ -1,3 +1,4 @@
+import { REFUSED_RESPONSE_HEADERS, RESPONSE_LIMITS as R } from '@portcullis/config';
 import { bool, int, list, obj, rule, str, type CrdSource } from './schema.js';
 
 export const inboxEndpoint: CrdSource = {
@@ -41,6 +42,36 @@ export const inboxEndpoint: CrdSource = {
         maxAgeHours: int({ minimum: 1, maximum: 8760, default: 168 }),
         maxBytes: int({ minimum: 1024, maximum: 10_737_418_240, default: 52_428_800 }),
       }),
+      response: obj(
+        {
+          status: int({ minimum: R.minStatus, maximum: R.maxStatus, default: 200 }),
+          headers: list(
+            obj(
+              {
+                name: str({
+                  maxLength: R.maxHeaderNameChars,
+                  pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+                  'x-kubernetes-validations': [
+                    rule(
+                      `!(self.lowerAscii() in [${[...REFUSED_RESPONSE_HEADERS].map((h) => `'${h}'`).join(', ')}])`,
+                      'this header cannot be set: the inbox sets it, or it is hop-by-hop',
+                    ),
+                  ],
+                }),
+                value: str({ maxLength: R.maxHeaderValueChars }),
+              },
+              { required: ['name'] },
+            ),
+            { maxItems: R.maxHeaders },
+          ),
+          body: str({
+            maxLength: R.maxBodyBytes,
+            description: 'Text; {{body.<field>[.<field>…]}} is replaced by that field of the request JSON body.',
+          }),
+          delayMs: int({ minimum: 0, maximum: R.maxDelayMs, default: 0 }),
+        },
+        { description: 'What the receive URL answers; absent: {"ok":true,...}.' },
+      ),
     },
     { required: ['endpointId'] },
   ),

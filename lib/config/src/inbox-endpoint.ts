@@ -1,3 +1,4 @@
+import { readEndpointResponse, type EndpointResponse } from './inbox-response.js';
 import { readOrThrow, type ConfigPath, type Reader } from './reader.js';
 
 export interface ForwardTarget {
@@ -15,6 +16,8 @@ export interface InboxEndpointSpec {
   displayName: string;
   forward: ForwardTarget[];
   retention: { maxRequests: number; maxAgeHours: number; maxBytes: number };
+  /** What its receive URL answers; absent: the inbox's `{"ok":true,…}`. */
+  response?: EndpointResponse;
 }
 
 /** Unguessable and URL-safe: at least 22 base64url characters, 128 bits. */
@@ -25,7 +28,8 @@ export const RETENTION_DEFAULTS = { maxRequests: 500, maxAgeHours: 168, maxBytes
 /** Validates an InboxEndpoint's `spec`, filling defaults. Throws a `ConfigError` listing every problem. */
 export function parseInboxEndpoint(source: string, spec: unknown): InboxEndpointSpec {
   return readOrThrow(source, (read) => {
-    const m = read.map(spec, [], new Set(['endpointId', 'displayName', 'forward', 'retention'])) ?? {};
+    const m =
+      read.map(spec, [], new Set(['endpointId', 'displayName', 'forward', 'retention', 'response'])) ?? {};
     const endpointId = read.str(m.endpointId, ['endpointId']) ?? '';
     if (!ENDPOINT_ID.test(endpointId)) {
       read.fail(['endpointId'], 'expected 22 to 64 URL-safe characters (A-Z, a-z, 0-9, _ and -)');
@@ -52,6 +56,7 @@ export function parseInboxEndpoint(source: string, spec: unknown): InboxEndpoint
         maxAgeHours: count('maxAgeHours'),
         maxBytes: count('maxBytes'),
       },
+      ...(m.response == null ? {} : { response: readEndpointResponse(read, m.response, ['response']) }),
     };
   });
 }

@@ -47,3 +47,9 @@ export {
   type SignaturePreset,
   type SignatureProvider,
 } from './inbox-signature.js';
+  BODY_PLACEHOLDER,
+  REFUSED_RESPONSE_HEADERS,
+  RESPONSE_LIMITS,
+  parseEndpointResponse,
+  type EndpointResponse,
+} from './inbox-response.js';

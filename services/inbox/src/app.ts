@@ -32,6 +32,7 @@ import { createFeedHub, type FeedHub } from './live/feed-hub.js';
 import { createShareStreams } from './live/share-streams.js';
 import { registerSseRoute } from './live/sse-route.js';
 import { createInboxMetrics, registerFallbackEvictions } from './metrics.js';
+import { registerEndpointSettingsRoutes } from './api/endpoint-settings-routes.js';
 import { createInboxRateLimiter } from './rate-limit.js';
 import type { Settings } from './settings.js';
 import { createSecretsBox } from './signatures/secrets-key.js';
@@ -83,6 +84,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
     now,
     registry,
     onFull: (what) => metrics.memoryStoreFull.inc({ what }),
+    onTrimmed: (reason, count) => metrics.retentionTrimmed.inc({ reason }, count),
   });
   const hub = createFeedHub({ store, log, ...(deps.liveBlockMs ? { blockMs: deps.liveBlockMs } : {}) });
   const secrets = createSecretsBox(settings.secretsKey, { store: store.kind, log });
@@ -138,6 +140,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   const egress = createEgressPolicy({ allowPrivate: settings.egressAllowPrivate });
   await registerCaptureRoutes(app, ctx, limiter);
   registerEndpointRoutes(app, ctx, { authorize, limiter, sessions });
+  registerEndpointSettingsRoutes(app, ctx, authorize);
   registerRequestActions(app, ctx, { authorize, limiter, egress });
   const shareStreams = createShareStreams({ store, recheckMs: deps.liveBlockMs ?? 5000, log });
   registerShareRoutes(app, ctx, { authorize, shareStreams });

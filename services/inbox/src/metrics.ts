@@ -14,6 +14,7 @@ export interface InboxMetrics {
   captures: Counter<'outcome'>;
   sseSubscribers: Gauge;
   memoryStoreFull: Counter<'what'>;
+  retentionTrimmed: Counter<'reason'>;
 }
 
 export function createInboxMetrics(registry: Registry): InboxMetrics {
@@ -33,6 +34,12 @@ export function createInboxMetrics(registry: Registry): InboxMetrics {
       name: 'portcullis_inbox_memory_store_full_total',
       help: 'Captures (what="capture") and endpoints (what="endpoint") the memory store refused at its bounds.',
       labelNames: ['what'],
+      registers: [registry],
+    }),
+    retentionTrimmed: new Counter({
+      name: 'portcullis_inbox_retention_trimmed_total',
+      help: "Captures dropped by retention, by reason: count (past the endpoint's maxRequests, at a capture) and age (past its maximum age, by this process's trim).",
+      labelNames: ['reason'],
       registers: [registry],
     }),
   };

@@ -81,6 +81,7 @@ describeEachStore(
         retention: { maxRequests: 500, maxAgeSeconds: 604_800 },
         requestCount: 0,
         signature: null,
+        response: null,
       });
       expect((await h.createEndpoint()).name).toBe('');
     });

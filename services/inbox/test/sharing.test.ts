@@ -34,6 +34,9 @@ const SHARE_READS = [
 /** The routes a share token is refused, each with the body a real call would carry. */
 const SHARE_REFUSED: Record<string, unknown> = {
   'PATCH /api/endpoints/:id': { name: 'taken over' },
+  'PUT /api/endpoints/:id/response': { status: 500, body: 'taken over' },
+  'DELETE /api/endpoints/:id/response': undefined,
+  'PUT /api/endpoints/:id/retention': { maxRequests: 1 },
   'DELETE /api/endpoints/:id': undefined,
   'POST /api/endpoints/:id/claim': undefined,
   'POST /api/endpoints/:id/requests/:requestId/replay': { to: 'http://127.0.0.1:9/' },

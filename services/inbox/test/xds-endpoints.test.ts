@@ -80,6 +80,7 @@ describeEachStore(
         retention: { maxRequests: 1000, maxAgeSeconds: 72 * 3600 },
         requestCount: 1,
         signature: null,
+        response: null,
         forward: [
           {
             url: 'http://127.0.0.1:3000/webhooks',
@@ -114,6 +115,64 @@ describeEachStore(
       xds.setResources(INBOX_ENDPOINT_TYPE, INITIAL);
       await waitUntil(async () => (await admin(GITHUB)).status === 200);
       expect(((await admin(GITHUB)).json as { requestCount: number }).requestCount).toBe(captured + 1);
+    });
+
+    it("answers with the resource's response; the API cannot change it", async () => {
+      const SLACK = 'slack-events-7c1d9e2f4a6b8c0d';
+      const slack: XdsResource = {
+        name: 'default/slack',
+        value: encodeInboxEndpoint({
+          name: 'default/slack',
+          endpointId: SLACK,
+          displayName: 'Slack',
+          retention: { maxRequests: 10, maxAgeHours: 1, maxBytes: 1_048_576 },
+          response: {
+            status: 200,
+            headers: [{ name: 'Content-Type', value: 'text/plain' }],
+            body: '{{body.challenge}}',
+          },
+        }),
+      };
+      xds.setResources(INBOX_ENDPOINT_TYPE, [...INITIAL, slack]);
+      try {
+        await waitUntil(async () => (await admin(SLACK)).status === 200);
+        expect((await admin(SLACK)).json).toMatchObject({
+          response: {
+            status: 200,
+            headers: [{ name: 'Content-Type', value: 'text/plain' }],
+            body: '{{body.challenge}}',
+            delayMs: 0,
+          },
+        });
+        const r = await h.send('POST', `/api/hook/${SLACK}`, {
+          headers: { 'content-type': 'application/json' },
+          body: '{"type":"url_verification","challenge":"abc123"}',
+        });
+        expect([r.status, r.body.toString(), r.headers['content-type']]).toEqual([
+          200,
+          'abc123',
+          'text/plain',
+        ]);
+        for (const [method, path, body] of [
+          ['PUT', 'response', { status: 201 }],
+          ['DELETE', 'response', undefined],
+          ['PUT', 'retention', { maxRequests: 1 }],
+        ] as const) {
+          const change = await h.api(method, `/api/endpoints/${SLACK}/${path}`, { token: ADMIN_TOKEN, body });
+          expect([change.status, (change.json as { code: string }).code]).toEqual([409, 'ENDPOINT_MANAGED']);
+        }
+        // the resource without its response: the default answer again
+        const plain = { ...slack, value: encodeInboxEndpoint({ name: 'default/slack', endpointId: SLACK }) };
+        xds.setResources(INBOX_ENDPOINT_TYPE, [...INITIAL, plain]);
+        await waitUntil(async () => ((await admin(SLACK)).json as { response: unknown }).response === null);
+        // the capture path remembers an endpoint for up to a second
+        const answer = async () =>
+          (await h.send('POST', `/api/hook/${SLACK}`)).json as { ok?: boolean } | undefined;
+        await waitUntil(async () => (await answer())?.ok === true);
+      } finally {
+        xds.setResources(INBOX_ENDPOINT_TYPE, INITIAL);
+        await waitUntil(async () => (await admin(SLACK)).status === 404);
+      }
     });
 
     it('NACKs invalid resources and keeps the endpoints it has', async () => {

@@ -10,6 +10,7 @@ import type { EndpointRecord } from '../store/types.js';
 import { bearerToken, type Authorize } from './access.js';
 import { toCaptureDetail, toCaptureSummary } from './capture-json.js';
 import { toSignatureView } from '../signatures/signature-json.js';
+import { toRetentionJson } from './endpoint-settings-routes.js';
 
 export const MAX_NAME_CHARS = 200;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -35,12 +36,10 @@ export function registerEndpointRoutes(
     kind: e.kind,
     receiveUrl: receiveUrl(settings, e.id),
     createdAt: e.createdAt,
-    retention: {
-      maxRequests: e.retention.maxRequests,
-      maxAgeSeconds: Math.round(e.retention.maxAgeMs / 1000),
-    },
+    retention: toRetentionJson(e.retention),
     requestCount: await store.countCaptures(e.id),
     signature: e.signature ? toSignatureView(e.signature) : null,
+    response: e.response ?? null,
     ...(e.kind === 'managed' ? { resource: e.resource, forward: e.forward } : {}),
   });
 

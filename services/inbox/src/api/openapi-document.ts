@@ -141,14 +141,28 @@ function captureItem(nested: boolean): PathItem {
         ? {}
         : { requestBody: { required: false, content: { '*/*': { schema: {} } } } }),
       responses: {
-        '200': answer('Stored.', 'Captured', {
+        '200': answer(
+          'Stored (unless the endpoint has a custom response: then its status, headers and body).',
+          'Captured',
+          {
+            headers: {
+              'X-Inbox-Request-Id': {
+                required: true,
+                schema: { type: 'string', pattern: STREAM_ID_PATTERN },
+              },
+              ...noStore,
+            },
+            ...(method === 'post' && !nested ? { links: CAPTURED_LINKS } : {}),
+          },
+        ),
+        ...errors(400, 404, 413, 429, 503, 507),
+        default: {
+          description:
+            "Stored, answered with the endpoint's custom response (`setEndpointResponse`): its status, headers and text body, with `X-Inbox-Request-Id`.",
           headers: {
             'X-Inbox-Request-Id': { required: true, schema: { type: 'string', pattern: STREAM_ID_PATTERN } },
-            ...noStore,
           },
-          ...(method === 'post' && !nested ? { links: CAPTURED_LINKS } : {}),
-        }),
-        ...errors(400, 404, 413, 429, 503, 507),
+        },
       },
     };
   }
@@ -264,6 +278,41 @@ const paths: Record<string, PathItem> = {
       responses: {
         '204': { description: 'Removed, or there was none.' },
         ...errors(400, 401, 403, 404, 409, 503),
+      },
+    },
+  },
+  '/api/endpoints/{id}/response': {
+    parameters: [idParam],
+    put: {
+      operationId: 'setEndpointResponse',
+      tags: ['endpoints'],
+      summary: "Set what the endpoint's receive URL answers (anonymous and account endpoints)",
+      security: TOKEN_OR_SESSION_WRITE,
+      requestBody: body('EndpointResponse'),
+      responses: {
+        '200': answer('The response as stored, defaults filled.', 'ResponseAnswer'),
+        ...errors(400, 401, 403, 404, 409, 413, 415, 503),
+      },
+    },
+    delete: {
+      operationId: 'resetEndpointResponse',
+      tags: ['endpoints'],
+      summary: 'Answer `{"ok":true,…}` again',
+      security: TOKEN_OR_SESSION_WRITE,
+      responses: { '204': { description: 'Reset.' }, ...errors(400, 401, 403, 404, 409, 503) },
+    },
+  },
+  '/api/endpoints/{id}/retention': {
+    parameters: [idParam],
+    put: {
+      operationId: 'setEndpointRetention',
+      tags: ['endpoints'],
+      summary: "Set how many captures and how long the endpoint keeps, within the inbox's ceilings",
+      security: TOKEN_OR_SESSION_WRITE,
+      requestBody: body('SetRetention'),
+      responses: {
+        '200': answer('The retention now applied.', 'Retention'),
+        ...errors(400, 401, 403, 404, 409, 413, 415, 503),
       },
     },
   },

@@ -5,6 +5,7 @@ import {
   MAX_FORWARD_TARGETS,
   MAX_SECRET_CHARS,
   MAX_TOLERANCE_SECONDS,
+  RESPONSE_LIMITS,
   SIGNATURE_PROVIDERS,
 } from '@portcullis/config';
 import { listAnsweredErrors } from '@portcullis/kit';
@@ -116,6 +117,33 @@ const summaryProperties = {
   signature: ref('CaptureSignature'),
 };
 
+const endpointResponse = {
+  type: 'object',
+  description:
+    'What the receive URL answers. Refused header names (any case): hop-by-hop ones, Content-Length, Set-Cookie, Content-Security-Policy, X-Content-Type-Options, X-Inbox-Request-Id. A body with 204, 205 or 304 is refused. `{{body.<field>[.<field>…]}}` in the body is replaced by that field of the request JSON body.',
+  properties: {
+    status: int({ minimum: RESPONSE_LIMITS.minStatus, maximum: RESPONSE_LIMITS.maxStatus, default: 200 }),
+    headers: {
+      type: 'array',
+      maxItems: RESPONSE_LIMITS.maxHeaders,
+      items: {
+        type: 'object',
+        properties: {
+          name: str({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$" }),
+          value: str({ maxLength: RESPONSE_LIMITS.maxHeaderValueChars }),
+        },
+        required: ['name', 'value'],
+        additionalProperties: false,
+      },
+    },
+    body: str({ description: 'Text, at most 64 KiB of UTF-8.' }),
+    delayMs: int({ minimum: 0, maximum: RESPONSE_LIMITS.maxDelayMs, default: 0 }),
+  },
+  additionalProperties: false,
+};
+
+const retention = obj({ maxRequests: int({ minimum: 1 }), maxAgeSeconds: int({ minimum: 0 }) });
+
 const endpointKind = { enum: ['anonymous', 'account', 'managed'] };
 const name = str({ maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
 
@@ -142,8 +170,9 @@ export const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       kind: endpointKind,
       receiveUrl: str({ format: 'uri' }),
       createdAt: iso,
-      retention: obj({ maxRequests: int({ minimum: 1 }), maxAgeSeconds: int({ minimum: 0 }) }),
+      retention,
       requestCount: int({ minimum: 0 }),
+      response: { oneOf: [ref('EndpointResponse'), { type: 'null' }] },
       resource: str(),
       forward: { type: 'array', items: ref('ForwardTarget'), maxItems: MAX_FORWARD_TARGETS },
       signature: { oneOf: [ref('Signature'), { type: 'null' }] },
@@ -156,6 +185,18 @@ export const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ),
   Signature: obj({ ...signatureSettings, secretSet: { const: true } }, SIGNATURE_OPTIONAL),
   CaptureSignature: captureSignature,
+  EndpointResponse: endpointResponse,
+  ResponseAnswer: obj({
+    response: { ...endpointResponse, required: ['status', 'headers', 'body', 'delayMs'] },
+  }),
+  SetRetention: {
+    type: 'object',
+    description:
+      'Each from 1 to its ceiling (INBOX_RETENTION_MAX_REQUESTS, INBOX_RETENTION_MAX_AGE); a missing one is the ceiling.',
+    properties: { maxRequests: int({ minimum: 1 }), maxAgeSeconds: int({ minimum: 1 }) },
+    additionalProperties: false,
+  },
+  Retention: retention,
   EndpointList: obj({ endpoints: { type: 'array', items: ref('Endpoint') } }),
   ForwardTarget: forwardTarget,
   ForwardAttempt: forwardAttempt,

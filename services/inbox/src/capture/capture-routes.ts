@@ -8,6 +8,7 @@ import { toCaptureOutcome } from '../metrics.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
 import { checkCaptureSignature } from '../signatures/capture-signature.js';
 import type { CaptureInput } from '../store/types.js';
+import { renderResponseBody, sendCustomResponse, waitDelay } from './custom-response.js';
 import { createEndpointCache } from './endpoint-cache.js';
 import { splitHookUrl } from './hook-url.js';
 
@@ -31,7 +32,13 @@ export async function registerCaptureRoutes(
     }
   }
   const methods = app.supportedMethods.filter((m) => !UNROUTABLE.has(m));
-  const captureCtx = { ...ctx, limiter, endpoints: createEndpointCache(ctx.store) };
+  // closing answers delayed ones at once: the drain never waits out a delay
+  const delays = new AbortController();
+  app.addHook('preClose', (done) => {
+    delays.abort();
+    done();
+  });
+  const captureCtx = { ...ctx, limiter, endpoints: createEndpointCache(ctx.store), delays: delays.signal };
   await app.register((hook, _opts, done) => {
     hook.removeAllContentTypeParsers();
     hook.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null, undefined));
@@ -42,7 +49,9 @@ export async function registerCaptureRoutes(
       next();
     });
     hook.addHook('onResponse', (_request, reply, next) => {
-      ctx.metrics.captures.inc({ outcome: toCaptureOutcome(reply.statusCode) });
+      // a custom response's status says nothing of the capture, which the request id header does
+      const stored = reply.hasHeader('x-inbox-request-id');
+      ctx.metrics.captures.inc({ outcome: stored ? 'stored' : toCaptureOutcome(reply.statusCode) });
       next();
     });
     const handler = (request: FastifyRequest, reply: FastifyReply) => capture(captureCtx, request, reply);
@@ -54,10 +63,14 @@ export async function registerCaptureRoutes(
 }
 
 async function capture(
-  ctx: InboxContext & { limiter: InboxRateLimiter; endpoints: ReturnType<typeof createEndpointCache> },
+  ctx: InboxContext & {
+    limiter: InboxRateLimiter;
+    endpoints: ReturnType<typeof createEndpointCache>;
+    delays: AbortSignal;
+  },
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<{ ok: true; requestId: string }> {
+): Promise<{ ok: true; requestId: string } | FastifyReply> {
   const raw = request.raw;
   const target = splitHookUrl(raw.url ?? '');
   return withSpan('portcullis-inbox', 'inbox capture', async (span) => {
@@ -93,7 +106,15 @@ async function capture(
     if (requestId === undefined) throw new NotFoundError('no such endpoint');
     span.setAttribute('inbox.request_id', requestId);
     void reply.header('x-inbox-request-id', requestId);
-    return { ok: true, requestId };
+    const custom = endpoint.response;
+    if (!custom) return { ok: true, requestId };
+    const answer = renderResponseBody(custom.body, input, ctx.settings.maxBodyDepth);
+    if (custom.delayMs > 0) {
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      await waitDelay(custom.delayMs, ctx.delays, gone.signal);
+    }
+    return sendCustomResponse(reply, custom, answer);
   });
 }
 

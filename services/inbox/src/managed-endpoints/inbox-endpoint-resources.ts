@@ -20,6 +20,12 @@ interface InboxEndpointMessage {
     maxDelaySeconds?: number;
   }>;
   retention?: { maxRequests?: number; maxAgeHours?: number; maxBytes?: number };
+  response?: {
+    status?: number;
+    headers?: Array<{ name?: string; value?: string }>;
+    body?: string;
+    delayMs?: number;
+  };
 }
 
 /**
@@ -51,6 +57,7 @@ export function endpointsFromResources(resources: ReadonlyArray<{ value: Uint8Ar
           maxAgeMs: spec.retention.maxAgeHours * 3_600_000,
         },
         forward: spec.forward,
+        ...(spec.response ? { response: spec.response } : {}),
       });
     } catch (err: unknown) {
       if (!(err instanceof ConfigError)) throw err;
@@ -85,6 +92,7 @@ function toSpec(m: InboxEndpointMessage): Record<string, unknown> {
       maxAgeHours: m.retention.maxAgeHours,
       maxBytes: m.retention.maxBytes,
     },
+    response: m.response && { ...m.response, headers: m.response.headers ?? [] },
   };
 }
 

@@ -7,6 +7,8 @@ import type {
   EndpointRecord,
   ForwardAttempt,
   InboxStore,
+  OnTrimmed,
+  Retention,
   ShareRecord,
 } from './types.js';
 
@@ -18,6 +20,7 @@ export interface MemoryStoreOptions {
   maxEndpoints?: number;
   /** Called each time a capture or an endpoint is refused for a bound: the metric's hook. */
   onFull?: (what: 'capture' | 'endpoint') => void;
+  onTrimmed?: OnTrimmed;
 }
 
 /** What one capture is charged: its bytes, plus a flat share for the object and its strings. */
@@ -104,7 +107,18 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
     ...r,
     retention: { ...r.retention },
     forward: r.forward.map((t) => ({ ...t })),
+    ...(r.response
+      ? { response: { ...r.response, headers: r.response.headers.map((h) => ({ ...h })) } }
+      : {}),
   });
+  const countTrimmed = (reason: 'count' | 'age', n: number): void => {
+    if (n > 0) o.onTrimmed?.(reason, n);
+  };
+  /** The endpoint the API may change: anonymous or an account's. */
+  const changeable = (id: string): EndpointRecord | undefined => {
+    const r = endpoints.get(id);
+    return r && r.kind !== 'managed' ? r : undefined;
+  };
   const wake = (id: string): void => {
     for (const w of [...(waiters.get(id) ?? [])]) w();
   };
@@ -153,9 +167,22 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
       return Promise.resolve(r !== undefined);
     },
     setSignature(id, signature) {
-      const r = endpoints.get(id);
+      const r = changeable(id);
       if (r && signature) r.signature = signature;
       else if (r) delete r.signature;
+      return Promise.resolve(r !== undefined);
+    },
+    setEndpointResponse(id, response) {
+      const r = changeable(id);
+      if (r) {
+        const { response: _old, ...rest } = r;
+        endpoints.set(id, copy(response ? { ...rest, response } : rest));
+      }
+      return Promise.resolve(r !== undefined);
+    },
+    setEndpointRetention(id, retention: Retention) {
+      const r = changeable(id);
+      if (r) r.retention = { ...retention };
       return Promise.resolve(r !== undefined);
     },
     deleteEndpoint(id) {
@@ -216,7 +243,11 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
       s.lastId = id;
       s.entries.push({ ...capture, rawHeaders: [...capture.rawHeaders], id });
       heldBytes += bytes;
-      if (s.entries.length > maxRequests) release(s.entries.splice(0, s.entries.length - maxRequests));
+      if (s.entries.length > maxRequests) {
+        const dropped = s.entries.splice(0, s.entries.length - maxRequests);
+        release(dropped);
+        countTrimmed('count', dropped.length);
+      }
       wake(endpointId);
       return Promise.resolve(id);
     },
@@ -244,7 +275,9 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
         const maxAgeMs = endpoints.get(id)?.retention.maxAgeMs;
         if (maxAgeMs === undefined) continue;
         const isOld = (c: Capture): boolean => parseStreamId(c.id)[0] < nowMs - maxAgeMs;
-        release(s.entries.filter(isOld));
+        const old = s.entries.filter(isOld);
+        release(old);
+        countTrimmed('age', old.length);
         s.entries = s.entries.filter((c) => !isOld(c));
       }
       for (const [id, d] of detached) {

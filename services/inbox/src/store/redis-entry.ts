@@ -1,4 +1,4 @@
-import type { ForwardTarget } from '@portcullis/config';
+import type { EndpointResponse, ForwardTarget } from '@portcullis/config';
 import type {
   Capture,
   CaptureInput,
@@ -77,6 +77,7 @@ export function encodeEndpointFields(r: Omit<EndpointRecord, 'forward'>): string
     ...['resource', r.resource],
     ...['createdAt', r.createdAt, 'maxRequests', String(r.retention.maxRequests)],
     ...['maxAgeMs', String(r.retention.maxAgeMs)],
+    ...(r.response ? ['response', JSON.stringify(r.response)] : []),
   ];
 }
 
@@ -102,5 +103,6 @@ export function decodeEndpoint(
     retention: { maxRequests: Number(fields.maxRequests), maxAgeMs: Number(fields.maxAgeMs) },
     forward,
     ...(fields.signature ? { signature: JSON.parse(fields.signature) as StoredSignature } : {}),
+    ...(fields.response ? { response: JSON.parse(fields.response) as EndpointResponse } : {}),
   };
 }

@@ -4,6 +4,7 @@
  *
  * - `<p>ep:{<id>}` HASH: name, kind, tokenSha256, ownerId, resource, createdAt, maxRequests, maxAgeMs,
  *   signature (the preset JSON, its secret sealed)
+ *   response (JSON, when set)
  * - `<p>ep:{<id>}:tgt` HASH: forward targets of a managed endpoint, `<index>` → JSON
  * - `<p>ep:{<id>}:req` STREAM: one entry per capture, fields `m` (meta JSON) and `b` (the body bytes)
  * - `<p>endpoints` SET: every endpoint id (what the age trimmer walks)

@@ -25,6 +25,7 @@ import type {
   ForwardAttempt,
   InboxStore,
   ManagedEndpoint,
+  OnTrimmed,
 } from './types.js';
 
 export interface RedisStoreOptions {
@@ -36,6 +37,7 @@ export interface RedisStoreOptions {
    */
   prefix: string;
   log: Logger;
+  onTrimmed?: OnTrimmed;
 }
 
 /** The store in Redis, and its clients (for their metrics). */
@@ -50,20 +52,27 @@ export function toSlotPrefix(c: RedisConnection, prefix: string): string {
 }
 
 // The endpoint must still exist when the capture is written: a capture racing a DELETE stores nothing.
-// MAXLEN ~ trims whole macro nodes only, so up to stream-node-max-entries (100) more may be kept.
+// MAXLEN ~ trims whole macro nodes only, so up to stream-node-max-entries (100) more may be kept. Returns
+// the id and how many entries the XADD trimmed (XLEN is O(1): the exact count costs two cheap calls).
 const CAPTURE = defineScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-return redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'm', ARGV[2], 'b', ARGV[3])`);
+local before = redis.call('XLEN', KEYS[2])
+local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'm', ARGV[2], 'b', ARGV[3])
+return {id, before + 1 - redis.call('XLEN', KEYS[2])}`);
+
+// Only an anonymous or account endpoint's: a managed one's come from its resource. ARGV: field, value
+// pairs to set; an empty value deletes its field.
+const SET_FIELDS = defineScript(`
+local kind = redis.call('HGET', KEYS[1], 'kind')
+if kind ~= 'anonymous' and kind ~= 'account' then return 0 end
+for i = 1, #ARGV, 2 do
+  if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+return 1`);
 
 const RENAME = defineScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'name', ARGV[1])
-return 1`);
-
-// ARGV: the signature preset as JSON, or '' to remove it.
-const SET_SIGNATURE = defineScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if ARGV[1] == '' then redis.call('HDEL', KEYS[1], 'signature') else redis.call('HSET', KEYS[1], 'signature', ARGV[1]) end
 return 1`);
 
 // ARGV: name, resource, maxRequests, maxAgeMs, createdAt, '1' when a target is enabled, then one JSON per
@@ -142,7 +151,10 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
       UPSERT_MANAGED.run(redis, scriptKeys, [...args, ...targets]),
     );
     if (done !== 1) return false;
-    await execRedis('SADD', redis.multi().sadd(keys.endpoints, e.id).sadd(keys.managed, e.id));
+    const tx = redis.multi().sadd(keys.endpoints, e.id).sadd(keys.managed, e.id);
+    if (e.response) tx.hset(keys.endpoint(e.id), 'response', JSON.stringify(e.response));
+    else tx.hdel(keys.endpoint(e.id), 'response');
+    await execRedis('SADD', tx);
     return true;
   };
   const decodeAll = (entries: Array<[Buffer, Buffer[]]>): Capture[] => entries.map(decodeCaptureEntry);
@@ -180,10 +192,16 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
       return (await callRedis('rename', () => RENAME.run(redis, [keys.endpoint(id)], [name]))) === 1;
     },
     async setSignature(id, signature) {
-      const json = signature ? JSON.stringify(signature) : '';
-      return (
-        (await callRedis('signature', () => SET_SIGNATURE.run(redis, [keys.endpoint(id)], [json]))) === 1
-      );
+      const args = ['signature', signature ? JSON.stringify(signature) : ''];
+      return (await callRedis('set signature', () => SET_FIELDS.run(redis, [keys.endpoint(id)], args))) === 1;
+    },
+    async setEndpointResponse(id, response) {
+      const args = ['response', response ? JSON.stringify(response) : ''];
+      return (await callRedis('set response', () => SET_FIELDS.run(redis, [keys.endpoint(id)], args))) === 1;
+    },
+    async setEndpointRetention(id, retention) {
+      const args = ['maxRequests', retention.maxRequests, 'maxAgeMs', retention.maxAgeMs];
+      return (await callRedis('set retention', () => SET_FIELDS.run(redis, [keys.endpoint(id)], args))) === 1;
     },
     async deleteEndpoint(id) {
       const ownerId = await callRedis('HGET', () => redis.hget(keys.endpoint(id), 'ownerId'));
@@ -218,8 +236,13 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
     async appendCapture(endpointId, capture, maxRequests) {
       const scriptKeys = [keys.endpoint(endpointId), keys.captures(endpointId)];
       const [, meta, , body] = encodeCaptureFields(capture);
-      const id = await callRedis('capture', () => CAPTURE.run(redis, scriptKeys, [maxRequests, meta, body]));
-      return typeof id === 'string' ? id : undefined;
+      const reply = await callRedis('capture', () =>
+        CAPTURE.run(redis, scriptKeys, [maxRequests, meta, body]),
+      );
+      if (!Array.isArray(reply)) return undefined;
+      const [id, trimmed] = reply as [string, number];
+      if (trimmed > 0) o.onTrimmed?.('count', trimmed);
+      return id;
     },
     async getCapture(endpointId, id) {
       const key = keys.captures(endpointId);
@@ -262,7 +285,10 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
             pipeline.xtrim(keys.captures(id), 'MINID', '~', `${Math.max(0, nowMs - maxAgeMs)}-0`);
           }
         });
-        if (pipeline.length > 0) await execRedis('XTRIM', pipeline);
+        if (pipeline.length === 0) continue;
+        const trimmed = (await execRedis('XTRIM', pipeline)) as number[];
+        const total = trimmed.reduce((n, t) => n + t, 0);
+        if (total > 0) o.onTrimmed?.('age', total);
       } while (cursor !== '0');
     },
     async recordForwardAttempt(endpointId, requestId, attempt) {

@@ -1,4 +1,4 @@
-import type { ForwardTarget, SignaturePreset, SignatureProvider } from '@portcullis/config';
+import type { EndpointResponse, ForwardTarget, SignaturePreset, SignatureProvider } from '@portcullis/config';
 import type { RedisConnectionEvents } from '@portcullis/kit';
 
 // The inbox store: endpoints and their captured requests. Two implementations (redis.ts, memory.ts) behave
@@ -35,6 +35,8 @@ export interface EndpointRecord {
   forward: readonly ForwardTarget[];
   /** The signature each capture is checked against; absent when none is set. */
   signature?: StoredSignature;
+  /** What its receive URL answers; absent: the inbox's `{"ok":true,…}`. */
+  response?: EndpointResponse;
 }
 
 /** A signature preset as stored: the secret sealed by the inbox's secrets key (signatures/secret-box.ts). */
@@ -61,7 +63,14 @@ export interface ManagedEndpoint {
   resource: string;
   retention: Retention;
   forward: readonly ForwardTarget[];
+  response?: EndpointResponse;
 }
+
+/** Why retention dropped captures: past the endpoint's `maxRequests`, or its `maxAgeMs`. */
+export type TrimReason = 'count' | 'age';
+
+/** Told how many captures each trim dropped: the trimmed-captures metric's hook. */
+export type OnTrimmed = (reason: TrimReason, count: number) => void;
 
 /** One captured request as received; nothing in it is normalised or decoded. */
 export interface CaptureInput {
@@ -145,8 +154,18 @@ export interface InboxStore {
   getEndpoint(id: string): Promise<EndpointRecord | undefined>;
   /** False when there is no such endpoint. */
   renameEndpoint(id: string, name: string): Promise<boolean>;
-  /** Sets (or with `undefined` removes) the endpoint's signature preset; false when there is no such endpoint. */
+  /**
+   * Sets (or with `undefined` removes) an anonymous or account endpoint's signature preset; false when there
+   * is no such endpoint, or it is managed.
+   */
   setSignature(id: string, signature: StoredSignature | undefined): Promise<boolean>;
+  /**
+   * Sets (or, with undefined, removes) what an anonymous or account endpoint's receive URL answers; false
+   * when there is no such endpoint, or it is managed (its resource says).
+   */
+  setEndpointResponse(id: string, response: EndpointResponse | undefined): Promise<boolean>;
+  /** Sets an anonymous or account endpoint's retention; false as `setEndpointResponse`. */
+  setEndpointRetention(id: string, retention: Retention): Promise<boolean>;
   /** Deletes the endpoint and every capture of it; false when there was none. */
   deleteEndpoint(id: string): Promise<boolean>;
   /**

@@ -13,6 +13,17 @@ export interface EndpointView {
   requestCount: number;
   /** The signature preset captures are checked against (never its secret); null when none. */
   signature: SignatureView | null;
+  retention: { maxRequests: number; maxAgeSeconds: number };
+  /** What its receive URL answers; null: `{"ok":true,…}`. */
+  response: EndpointResponse | null;
+}
+
+/** `PUT /api/endpoints/:id/response` (lib/config's `EndpointResponse`). */
+export interface EndpointResponse {
+  status: number;
+  headers: Array<{ name: string; value: string }>;
+  body: string;
+  delayMs: number;
 }
 
 /** `POST /api/endpoints`: an anonymous endpoint comes with its token, shown this once. */

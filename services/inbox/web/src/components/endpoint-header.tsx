@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { EndpointSettings } from './endpoint-settings.js';
 import { ErrorText } from './error-text.js';
 import { callApi, endpointPath, type EndpointView } from '../api.js';
 import type { LiveState } from '../live.js';
@@ -131,6 +132,13 @@ export function EndpointHeader(p: {
           onChanged={(signature) => p.onRenamed({ ...e, signature })}
         />
       )}
+      <EndpointSettings
+        key={e.id}
+        endpoint={e}
+        token={p.token}
+        canChange={e.kind !== 'managed' && !p.readOnly}
+        onChanged={p.onRenamed}
+      />
     </section>
   );
 }

@@ -1,0 +1,185 @@
+import { useState } from 'preact/hooks';
+import { ErrorText } from './error-text.js';
+import { callApi, endpointPath, type EndpointResponse, type EndpointView } from '../api.js';
+
+/** `604800` → `7 days`, `5400` → `90 min`: the largest unit that divides evenly. */
+export function formatAge(seconds: number): string {
+  const units: Array<[number, string]> = [
+    [86_400, 'day'],
+    [3600, 'hour'],
+    [60, 'min'],
+  ];
+  for (const [size, unit] of units) {
+    if (seconds >= size && seconds % size === 0) {
+      const n = seconds / size;
+      return unit === 'min' ? `${n} min` : `${n} ${unit}${n === 1 ? '' : 's'}`;
+    }
+  }
+  return `${seconds} s`;
+}
+
+/** `Name: value` lines, as the form shows headers; blank lines are skipped. */
+export function parseHeaderLines(text: string): Array<{ name: string; value: string }> {
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((line) => {
+      const colon = line.indexOf(':');
+      return colon === -1
+        ? { name: line.trim(), value: '' }
+        : { name: line.slice(0, colon).trim(), value: line.slice(colon + 1).trim() };
+    });
+}
+
+/**
+ * What the endpoint keeps and answers, in one line; where it may be changed, a form that sets both (a managed
+ * endpoint's come from its resource). The server validates: its 400 names each field.
+ */
+export function EndpointSettings(p: {
+  endpoint: EndpointView;
+  token: string | undefined;
+  /** False for a managed endpoint (its resource says) and through a share link (read-only). */
+  canChange: boolean;
+  onChanged: (e: EndpointView) => void;
+}) {
+  const e = p.endpoint;
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState('');
+  const r = e.response;
+  const [status, setStatus] = useState(String(r?.status ?? 200));
+  const [headers, setHeaders] = useState(r?.headers.map((h) => `${h.name}: ${h.value}`).join('\n') ?? '');
+  const [body, setBody] = useState(r?.body ?? '');
+  const [delayMs, setDelayMs] = useState(String(r?.delayMs ?? 0));
+  const [maxRequests, setMaxRequests] = useState(String(e.retention.maxRequests));
+  const [maxAgeSeconds, setMaxAgeSeconds] = useState(String(e.retention.maxAgeSeconds));
+
+  const run = async (change: () => Promise<EndpointView>) => {
+    try {
+      p.onChanged(await change());
+      setError('');
+      setOpen(false);
+    } catch (err: unknown) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  const saveResponse = () =>
+    run(async () => {
+      const wanted = {
+        status: Number(status),
+        headers: parseHeaderLines(headers),
+        body,
+        delayMs: Number(delayMs),
+      };
+      const put = { token: p.token, body: wanted };
+      const set = await callApi<{ response: EndpointResponse }>('PUT', endpointPath(e.id, '/response'), put);
+      return { ...e, response: set.response };
+    });
+  const resetResponse = () =>
+    run(async () => {
+      await callApi('DELETE', endpointPath(e.id, '/response'), { token: p.token });
+      return { ...e, response: null };
+    });
+  const saveRetention = () =>
+    run(async () => {
+      const body = { maxRequests: Number(maxRequests), maxAgeSeconds: Number(maxAgeSeconds) };
+      const retention = await callApi<EndpointView['retention']>('PUT', endpointPath(e.id, '/retention'), {
+        token: p.token,
+        body,
+      });
+      return { ...e, retention };
+    });
+
+  const answer = r
+    ? `answers ${r.status}${r.delayMs > 0 ? ` after ${r.delayMs} ms` : ''}`
+    : 'answers 200 {"ok":true}';
+  return (
+    <div class="endpoint-settings">
+      <p class="settings-summary">
+        Keeps the newest {e.retention.maxRequests}, {formatAge(e.retention.maxAgeSeconds)}; {answer}
+        {p.canChange && (
+          <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>
+            Settings
+          </button>
+        )}
+      </p>
+      <ErrorText text={error} />
+      {open && (
+        <div class="settings-forms">
+          <form
+            aria-label="Response"
+            onSubmit={(ev) => {
+              ev.preventDefault();
+              void saveResponse();
+            }}
+          >
+            <h2>Response</h2>
+            <label>
+              Status
+              <input
+                type="number"
+                min={200}
+                max={599}
+                value={status}
+                onInput={(ev) => setStatus(ev.currentTarget.value)}
+              />
+            </label>
+            <label>
+              Delay (ms, at most 10000)
+              <input
+                type="number"
+                min={0}
+                max={10000}
+                value={delayMs}
+                onInput={(ev) => setDelayMs(ev.currentTarget.value)}
+              />
+            </label>
+            <label>
+              Headers (one <code>Name: value</code> a line)
+              <textarea rows={3} value={headers} onInput={(ev) => setHeaders(ev.currentTarget.value)} />
+            </label>
+            <label>
+              Body (text; <code>{'{{body.field}}'}</code> is that field of the request JSON)
+              <textarea rows={4} value={body} onInput={(ev) => setBody(ev.currentTarget.value)} />
+            </label>
+            <button type="submit" class="primary">
+              Save response
+            </button>
+            <button type="button" onClick={() => void resetResponse()}>
+              Default answer
+            </button>
+          </form>
+          <form
+            aria-label="Retention"
+            onSubmit={(ev) => {
+              ev.preventDefault();
+              void saveRetention();
+            }}
+          >
+            <h2>Retention</h2>
+            <label>
+              Keep the newest
+              <input
+                type="number"
+                min={1}
+                value={maxRequests}
+                onInput={(ev) => setMaxRequests(ev.currentTarget.value)}
+              />
+            </label>
+            <label>
+              For (seconds)
+              <input
+                type="number"
+                min={1}
+                value={maxAgeSeconds}
+                onInput={(ev) => setMaxAgeSeconds(ev.currentTarget.value)}
+              />
+            </label>
+            <button type="submit" class="primary">
+              Save retention
+            </button>
+          </form>
+        </div>
+      )}
+    </div>
+  );
+}
