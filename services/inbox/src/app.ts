@@ -20,6 +20,7 @@ import { registerEndpointRoutes } from './api/endpoint-routes.js';
 import { buildOpenApiDocument } from './api/openapi-document.js';
 import { recordRoutes, registerOpenApiRoute } from './api/openapi-route.js';
 import { registerRequestActions } from './api/request-actions.js';
+import { registerExportRoutes } from './export/export-routes.js';
 import { registerCaptureRoutes } from './capture/capture-routes.js';
 import type { InboxContext } from './context.js';
 import { endpointsFromResources, INBOX_ENDPOINT_TYPE } from './managed-endpoints/inbox-endpoint-resources.js';
@@ -130,6 +131,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   await registerCaptureRoutes(app, ctx, limiter);
   registerEndpointRoutes(app, ctx, { authorize, limiter, sessions });
   registerRequestActions(app, ctx, { authorize, limiter, egress });
+  registerExportRoutes(app, ctx, { authorize, limiter });
   registerAccountRoutes(app, ctx, { backend, sessions, limiter });
   registerWebRoutes(app, { webDir: settings.webDir, log });
   registerOpenApiRoute(app, buildOpenApiDocument({ cookieName: settings.accounts.cookieName }));
