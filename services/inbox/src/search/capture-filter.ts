@@ -112,9 +112,9 @@ function readParam(f: CaptureFilter, [name, value]: [FilterParam, string], probl
       return;
     }
     case 'path':
-      if (!value.startsWith('/') && value !== '')
-        problems.push('path: expected a nested path starting with /');
-      else f.path = toPathPattern(value);
+      if (!/^[/*]/.test(value) && value !== '') {
+        problems.push('path: expected a nested path starting with / or *');
+      } else f.path = toPathPattern(value);
       return;
     case 'header': {
       const colon = value.indexOf(':');

@@ -5,3 +5,10 @@ export function endpointIdFromPath(pathname: string): string | undefined {
 }
 
 export const inspectPath = (id: string): string => `/inspect/${encodeURIComponent(id)}`;
+
+/** The filter an inspector address carries: its query string, without `?` (see search/capture-filter.ts). */
+export const filterFromSearch = (search: string): string => search.replace(/^\?/, '');
+
+/** The address of an endpoint's inspector showing `filter`. */
+export const inspectUrl = (id: string, filter: string): string =>
+  filter === '' ? inspectPath(id) : `${inspectPath(id)}?${filter}`;

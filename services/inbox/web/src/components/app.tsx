@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { callApi, type AccountView, type CreatedEndpoint, type EndpointView } from '../api.js';
 import { loadRemembered, remember, type RememberedEndpoint } from '../remembered.js';
-import { endpointIdFromPath, inspectPath } from '../routes.js';
+import { endpointIdFromPath, filterFromSearch, inspectPath, inspectUrl } from '../routes.js';
 import { AccountPanel } from './account-panel.js';
 import { Inspector } from './inspector.js';
 import { Switcher } from './switcher.js';
@@ -15,13 +15,17 @@ export function App() {
   const [remembered, setRemembered] = useState<RememberedEndpoint[]>(loadRemembered);
   const [owned, setOwned] = useState<EndpointView[]>([]);
   const [currentId, setCurrentId] = useState(() => endpointIdFromPath(location.pathname));
+  const [filter, setFilter] = useState(() => filterFromSearch(location.search));
   const [notice, setNotice] = useState('');
 
   useEffect(() => {
     callApi<{ account: AccountView | null }>('GET', '/api/session')
       .then((r) => setAccount(r.account))
       .catch(() => setAccount(null));
-    const onPop = () => setCurrentId(endpointIdFromPath(location.pathname));
+    const onPop = () => {
+      setCurrentId(endpointIdFromPath(location.pathname));
+      setFilter(filterFromSearch(location.search));
+    };
     addEventListener('popstate', onPop);
     return () => removeEventListener('popstate', onPop);
   }, []);
@@ -38,6 +42,12 @@ export function App() {
   const open = (id: string): void => {
     history.pushState(null, '', inspectPath(id));
     setCurrentId(id);
+    setFilter('');
+  };
+  // each filter is an address of its own: shared, kept by a reload, and Back returns to the previous one
+  const applyFilter = (id: string, next: string): void => {
+    history.pushState(null, '', inspectUrl(id, next));
+    setFilter(next);
   };
   const create = async (): Promise<void> => {
     try {
@@ -94,7 +104,14 @@ export function App() {
           </button>
         </main>
       ) : (
-        <Inspector key={currentId} endpointId={currentId} token={token} onRenamed={onRenamed} />
+        <Inspector
+          key={`${currentId}?${filter}`}
+          endpointId={currentId}
+          token={token}
+          filter={filter}
+          onFilter={(next) => applyFilter(currentId, next)}
+          onRenamed={onRenamed}
+        />
       )}
     </div>
   );
