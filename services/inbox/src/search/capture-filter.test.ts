@@ -42,6 +42,10 @@ describe('capture filter', () => {
     expect(matches('from=1700000000000&to=1700000000000')).toBe(true);
     expect(matches('from=2023-11-14T22:13:20.001Z')).toBe(false);
     expect(matches('to=2023-11-14T22:13:20Z')).toBe(true);
+    expect(matches('from=1960-01-01T00:00:00Z')).toBe(true);
+    expect(parse('to=9999999999999999').problems).toEqual([
+      'to: expected an ISO 8601 time or milliseconds since the epoch',
+    ]);
   });
 
   it('lists every problem, and refuses unknown names where asked', () => {

@@ -166,11 +166,13 @@ function toPathPattern(glob: string): RegExp {
   return new RegExp(`^${escaped.join('.*')}$`, 's');
 }
 
+/** The latest time a JavaScript Date holds, in ms: ids beyond it never exist. */
+const MAX_TIME_MS = 8_640_000_000_000_000;
+
+/** Milliseconds since the epoch; a time before 1970 is 0, as no request id is older. */
 function parseTime(text: string): number | undefined {
-  if (/^\d{1,16}$/.test(text)) return Number(text);
-  if (!/^\d{4}-\d\d-\d\d/.test(text)) return undefined;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? undefined : ms;
+  const ms = /^\d{1,16}$/.test(text) ? Number(text) : /^\d{4}-\d\d-\d\d/.test(text) ? Date.parse(text) : NaN;
+  return Number.isNaN(ms) || ms > MAX_TIME_MS ? undefined : Math.max(0, ms);
 }
 
 const utf8 = new TextDecoder('utf-8');
