@@ -138,7 +138,10 @@ export interface InboxStore {
   appendCapture(endpointId: string, capture: CaptureInput, maxRequests: number): Promise<string | undefined>;
   getCapture(endpointId: string, id: string): Promise<Capture | undefined>;
   /** Newest first, ids strictly before `before` when given, and not before `since` (inclusive) when given. */
-  listCaptures(endpointId: string, opts: { before?: string; since?: string; limit: number }): Promise<Capture[]>;
+  listCaptures(
+    endpointId: string,
+    opts: { before?: string; since?: string; limit: number },
+  ): Promise<Capture[]>;
   /** Oldest first, ids strictly after `after`: for replay. */
   listCapturesAfter(endpointId: string, opts: { after: string; limit: number }): Promise<Capture[]>;
   /** The newest capture's id, `0-0` when there is none. */
