@@ -345,6 +345,15 @@ describeEachStore(
       expect((bad.json as { error: string }).error).toBe(
         'log.entries[1].request.method: expected a method; log.entries[1].request.url: expected an absolute URL or a path; log.entries[1].request.headers[0]: expected {name, value} of a valid header; log.entries[2].request.postData._bodyBase64: expected base64',
       );
+      const big = await post({
+        log: {
+          entries: [
+            { request: { method: 'POST', url: '/', headers: [], postData: { text: 'x'.repeat(70_000) } } },
+          ],
+        },
+      });
+      expect(big.status).toBe(413); // INBOX_IMPORT_MAX_BYTES
+      expect((big.json as { code: string }).code).toBe('BODY_TOO_LARGE');
       const tooMany = await post({ log: { entries: Array.from({ length: 1001 }, () => ({})) } });
       expect((tooMany.json as { error: string }).error).toBe(
         'log.entries: at most 1000 per import, got 1001',
@@ -358,5 +367,5 @@ describeEachStore(
       ).toBe(401);
     });
   },
-  { INBOX_SEARCH_MAX_SCAN: '100' },
+  { INBOX_SEARCH_MAX_SCAN: '100', INBOX_IMPORT_MAX_BYTES: '65536' },
 );
