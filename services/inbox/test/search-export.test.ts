@@ -1,4 +1,6 @@
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { isIPv4, isIPv6 } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { Ajv } from 'ajv';
@@ -264,6 +266,49 @@ describeEachStore(
       }
     });
 
+    it('replays an imported capture like any other: the same bytes to the target', async () => {
+      const exported = await h.api('GET', `/api/endpoints/${ep.id}/requests.har?method=PUT`, {
+        token: ep.token,
+      });
+      const other = await h.createEndpoint('replayed');
+      const r = await h.api('POST', `/api/endpoints/${other.id}/requests/import`, {
+        token: other.token,
+        body: exported.json,
+      });
+      const [id] = (r.json as { requestIds: string[] }).requestIds;
+      const received: Array<{ method: string; url: string; body: Buffer; encoding: string | undefined }> = [];
+      const target = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const encoding = req.headers['content-encoding'];
+          received.push({
+            method: req.method ?? '',
+            url: req.url ?? '',
+            body: Buffer.concat(chunks),
+            encoding,
+          });
+          res.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = target.address() as AddressInfo;
+        const replay = await h.api('POST', `/api/endpoints/${other.id}/requests/${id}/replay`, {
+          token: other.token,
+          body: { to: `http://127.0.0.1:${port}/hooks` },
+        });
+        expect(replay.status, replay.body.toString()).toBe(200);
+        expect(received).toHaveLength(1);
+        expect(received[0]?.method).toBe('PUT');
+        expect(received[0]?.url).toBe('/hooks/orders/43/blob');
+        expect(received[0]?.encoding).toBe('gzip');
+        expect(received[0]?.body.equals(BINARY)).toBe(true);
+      } finally {
+        await new Promise((resolve) => target.close(resolve));
+      }
+    });
+
     it('imports a HAR from elsewhere: the path below the endpoint, pseudo-headers dropped', async () => {
       const other = await h.createEndpoint('foreign');
       const har = {
@@ -367,5 +412,5 @@ describeEachStore(
       ).toBe(401);
     });
   },
-  { INBOX_SEARCH_MAX_SCAN: '100', INBOX_IMPORT_MAX_BYTES: '65536' },
+  { INBOX_SEARCH_MAX_SCAN: '100', INBOX_IMPORT_MAX_BYTES: '65536', INBOX_EGRESS_ALLOW_PRIVATE: 'true' },
 );
