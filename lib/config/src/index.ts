@@ -47,6 +47,7 @@ export {
   type SignaturePreset,
   type SignatureProvider,
 } from './inbox-signature.js';
+export {
   BODY_PLACEHOLDER,
   REFUSED_RESPONSE_HEADERS,
   RESPONSE_LIMITS,

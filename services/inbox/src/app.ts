@@ -23,6 +23,7 @@ import { recordRoutes, registerOpenApiRoute } from './api/openapi-route.js';
 import { registerRequestActions } from './api/request-actions.js';
 import { registerShareRoutes } from './api/share-routes.js';
 import { registerSignatureRoutes } from './api/signature-routes.js';
+import { registerExportRoutes } from './export/export-routes.js';
 import { registerCaptureRoutes } from './capture/capture-routes.js';
 import type { InboxContext } from './context.js';
 import { endpointsFromResources, INBOX_ENDPOINT_TYPE } from './managed-endpoints/inbox-endpoint-resources.js';
@@ -146,6 +147,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   registerShareRoutes(app, ctx, { authorize, shareStreams });
   registerAdminRoutes(app, ctx);
   registerSignatureRoutes(app, ctx, authorize);
+  registerExportRoutes(app, ctx, { authorize, limiter });
   registerAccountRoutes(app, ctx, { backend, sessions, limiter });
   registerWebRoutes(app, { webDir: settings.webDir, log });
   registerOpenApiRoute(app, buildOpenApiDocument({ cookieName: settings.accounts.cookieName }));

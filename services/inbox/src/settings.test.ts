@@ -35,6 +35,7 @@ describe('inbox settings', () => {
       },
       passwordChecks: { maxConcurrent: 2, maxQueued: 8 },
       memoryStore: { maxBytes: 256 * 1024 * 1024, maxEndpoints: 10_000 },
+      search: { maxScan: 1000, maxExport: 10_000, maxImportBytes: 16 * 1024 * 1024 },
     });
     expect(Object.isFrozen(s)).toBe(true);
     expect(loadSettings({ INBOX_PUBLIC_URL: 'https://hooks.example/' }).publicUrl).toBe(
@@ -76,6 +77,20 @@ describe('inbox settings', () => {
       'INBOX_FALLBACK_SIGN_IN_PER_USERNAME_PER_MINUTE="-1": expected an integer ≥ 0 ≤ 1000000',
       'INBOX_PASSWORD_CHECKS_MAX_CONCURRENT="0": expected an integer ≥ 1 ≤ 64',
       'INBOX_MEMORY_MAX_BYTES="lots": expected an integer ≥ 1 ≤ 17179869184',
+    ]);
+  });
+
+  it('issue 19: bounds the search scan, the export and the import', () => {
+    expect(
+      problemsOf({
+        INBOX_SEARCH_MAX_SCAN: '99',
+        INBOX_EXPORT_MAX_REQUESTS: '0',
+        INBOX_IMPORT_MAX_BYTES: '1e9',
+      }),
+    ).toEqual([
+      'INBOX_SEARCH_MAX_SCAN="99": expected an integer ≥ 100 ≤ 100000',
+      'INBOX_EXPORT_MAX_REQUESTS="0": expected an integer ≥ 1 ≤ 100000',
+      'INBOX_IMPORT_MAX_BYTES="1e9": expected an integer ≥ 1024 ≤ 1073741824',
     ]);
   });
 

@@ -106,6 +106,15 @@ export interface Settings {
     ttlSeconds: number;
     secureCookie: SecureCookieMode;
   };
+  /** Filtered listing and export (see `search/`, `export/`). */
+  search: {
+    /** Captures one filtered `GET …/requests` reads at most before it answers with a cursor. */
+    maxScan: number;
+    /** Captures one export (HAR, NDJSON) holds at most, newest first. */
+    maxExport: number;
+    /** Largest HAR an import accepts, in bytes. */
+    maxImportBytes: number;
+  };
   /** The built inspector (`npm run build:web`): index.html and hashed assets. */
   webDir: string;
   log: { level: LogLevel; format: LogFormat };
@@ -239,6 +248,15 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
         env.durationMs('INBOX_SESSION_TTL', { default: '24h', min: '1s', max: '720h' }) / 1000,
       ),
       secureCookie: env.oneOf('INBOX_COOKIE_SECURE', ['auto', 'always', 'never'], { default: 'auto' }),
+    },
+    search: {
+      maxScan: env.int('INBOX_SEARCH_MAX_SCAN', { default: 1000, min: 100, max: 100_000 }),
+      maxExport: env.int('INBOX_EXPORT_MAX_REQUESTS', { default: 10_000, min: 1, max: 100_000 }),
+      maxImportBytes: env.int('INBOX_IMPORT_MAX_BYTES', {
+        default: 16 * 1024 ** 2,
+        min: 1024,
+        max: 1024 ** 3,
+      }),
     },
     webDir: env.str('INBOX_WEB_DIR', { default: fileURLToPath(new URL('../web/dist', import.meta.url)) }),
     log: readLogOptions(env, 'info'),

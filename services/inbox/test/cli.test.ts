@@ -251,6 +251,41 @@ describe('inbox CLI', () => {
     }
   });
 
+  it('tail --filter prints only the captures the filter matches, by the API rules', async () => {
+    const ep = await h.createEndpoint();
+    const send = (path: string, o: { headers?: Record<string, string>; body?: string }) =>
+      h.send('POST', `/api/hook/${ep.id}${path}`, o);
+    const filter = 'method=POST&path=/orders/*&header=X-Event:order&q=REFUND';
+    const run = startCli(['tail', ep.id, '--filter', filter, '--token', ep.token, '--host', h.url]);
+    try {
+      await waitUntil(async () => {
+        await send('/orders/warmup', { headers: { 'x-event': 'order' }, body: 'refund' });
+        return run.stdout().includes('/orders/warmup');
+      }, 15_000);
+      await send('/orders/1', { headers: { 'x-event': 'order' }, body: 'paid' });
+      await send('/users/1', { headers: { 'x-event': 'order' }, body: 'refund' });
+      await send('/orders/2', { headers: { 'x-event': 'user' }, body: 'refund' });
+      await send('/orders/3', { headers: { 'X-Event': 'new-order' }, body: '{"kind":"refund"}' });
+      await waitUntil(() => run.stdout().includes('/orders/3'));
+      const shown = run
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[3])
+        .filter((p) => p !== '/orders/warmup');
+      expect(shown).toEqual(['/orders/3']);
+    } finally {
+      await stopCli(run);
+    }
+    const bad = await runCli(['tail', ep.id, '--filter', 'colour=red&forwarding=dead', '--token', ep.token]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      'inbox: --filter: colour: unknown; expected one of method, path, header, query, q, from, to, forwarding\n',
+    );
+    const outcome = await runCli(['tail', ep.id, '--filter', 'forwarding=dead', '--token', ep.token]);
+    expect(outcome.stderr).toBe('inbox: --filter: forwarding: not available in tail\n');
+  });
+
   it('tail resumes across an inbox restart with Last-Event-ID: no gaps, no duplicates', async () => {
     const redis = await startRedis();
     const redisUrl = `redis://${redis.address}`;

@@ -29,6 +29,8 @@ const SHARE_READS = [
   'GET /api/endpoints/:id/requests',
   'GET /api/endpoints/:id/requests/:requestId',
   'GET /api/endpoints/:id/requests/:requestId/body',
+  'GET /api/endpoints/:id/requests.har',
+  'GET /api/endpoints/:id/requests.ndjson',
   'GET /api/endpoints/:id/stream',
 ];
 /** The routes a share token is refused, each with the body a real call would carry. */
@@ -45,6 +47,7 @@ const SHARE_REFUSED: Record<string, unknown> = {
   'DELETE /api/endpoints/:id/shares/:shareId': undefined,
   'PUT /api/endpoints/:id/signature': { provider: 'github', secret: 'taken over' },
   'DELETE /api/endpoints/:id/signature': undefined,
+  'POST /api/endpoints/:id/requests/import': { log: { version: '1.2', entries: [] } },
 };
 
 describeEachStore('share links', (get) => {

@@ -11,6 +11,8 @@ import { bearerToken, type Authorize } from './access.js';
 import { toCaptureDetail, toCaptureSummary } from './capture-json.js';
 import { toSignatureView } from '../signatures/signature-json.js';
 import { toRetentionJson } from './endpoint-settings-routes.js';
+import { listFilteredRequests, readCaptureFilter, toQueryPairs } from '../search/filtered-requests.js';
+import { hasFilterParams } from '../search/capture-filter.js';
 
 export const MAX_NAME_CHARS = 200;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -129,6 +131,11 @@ export function registerEndpointRoutes(
       traced('inbox list requests', async () => {
         const endpoint = await authorize(request, request.params.id, 'read');
         const { limit, before } = readPage(request.query);
+        if (hasFilterParams(toQueryPairs(request.query))) {
+          const filter = readCaptureFilter(request.query);
+          const maxScan = settings.search.maxScan;
+          return listFilteredRequests(store, endpoint, { filter, limit, before, maxScan });
+        }
         const page = await store.listCaptures(endpoint.id, {
           limit: limit + 1,
           ...(before ? { before } : {}),

@@ -1,5 +1,6 @@
 import { CSRF_HEADER } from '../accounts/csrf.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './endpoint-routes.js';
+import { FORWARDING_STATES, MAX_FILTER_TEXT_CHARS } from '../search/capture-filter.js';
 import { ENDPOINT_ID_PATTERN, SCHEMAS, STREAM_ID_PATTERN, type JsonSchema } from './openapi-schemas.js';
 
 // The OpenAPI 3.1 document of the inbox's management API and receive URLs, served at `/api/openapi.json`.
@@ -103,6 +104,32 @@ const shareIdParam = {
   description: 'A share link id, as `POST …/shares` answered it.',
   schema: { type: 'string', pattern: ENDPOINT_ID_PATTERN },
 };
+
+/** The filter of `search/capture-filter.ts`, on the list and on the exports; any of them makes a list a search. */
+const text = { type: 'string', maxLength: MAX_FILTER_TEXT_CHARS };
+const FILTER_PARAMETERS = [
+  ['method', 'Methods, comma-separated, any case: `POST,PUT`.', text],
+  ['path', 'The whole nested path, `*` standing for any characters: `/orders/*`.', text],
+  ['header', '`name` (present) or `name:value` (a value containing it, any case); repeatable.', text],
+  ['query', 'Text the raw query string contains, any case.', text],
+  ['q', 'Text the body contains, read as UTF-8, any case (compressed bodies are not decompressed).', text],
+  ['from', 'From this time, inclusive: ISO 8601 or milliseconds since the epoch.', text],
+  ['to', 'Up to this time, inclusive.', text],
+  [
+    'forwarding',
+    '`none`: never tried; else the latest attempt to some target had this outcome.',
+    {
+      enum: [...FORWARDING_STATES],
+    },
+  ],
+].map(([name, description, s]) => ({ name, in: 'query', description, schema: s }));
+const exportAnswer = (mediaType: string, description: string) => ({
+  description,
+  headers: {
+    'Content-Disposition': { required: true, schema: { type: 'string', pattern: '^attachment;' } },
+  },
+  content: { [mediaType]: { schema: { type: 'string' } } },
+});
 const PUBLIC: unknown[] = [];
 
 /** The receive URL's operations: every OpenAPI method, all alike. */
@@ -348,8 +375,54 @@ const paths: Record<string, PathItem> = {
           description: "The previous page's `nextBefore`.",
           schema: { type: 'string', pattern: STREAM_ID_PATTERN },
         },
+        ...FILTER_PARAMETERS,
       ],
-      responses: { '200': answer('A page.', 'RequestPage'), ...errors(400, 401, 404, 503) },
+      responses: {
+        '200': answer(
+          'A page. With a filter, at most `INBOX_SEARCH_MAX_SCAN` captures are read for it: a short page with a `nextBefore` continues the search.',
+          'RequestPage',
+        ),
+        ...errors(400, 401, 404, 503),
+      },
+    },
+  },
+  '/api/endpoints/{id}/requests.har': {
+    parameters: [idParam],
+    get: {
+      operationId: 'exportHar',
+      tags: ['requests'],
+      summary: 'The captures (or those a filter matches) as HAR 1.2, newest first, streamed',
+      security: TOKEN_OR_SESSION,
+      parameters: FILTER_PARAMETERS,
+      responses: { '200': exportAnswer('application/json', 'A HAR 1.2 log.'), ...errors(400, 401, 404, 503) },
+    },
+  },
+  '/api/endpoints/{id}/requests.ndjson': {
+    parameters: [idParam],
+    get: {
+      operationId: 'exportNdjson',
+      tags: ['requests'],
+      summary: 'The captures (or those a filter matches) as one JSON record a line, the body exact',
+      security: TOKEN_OR_SESSION,
+      parameters: FILTER_PARAMETERS,
+      responses: {
+        '200': exportAnswer('application/x-ndjson', 'One capture a line, newest first.'),
+        ...errors(400, 401, 404, 503),
+      },
+    },
+  },
+  '/api/endpoints/{id}/requests/import': {
+    parameters: [idParam],
+    post: {
+      operationId: 'importHar',
+      tags: ['requests'],
+      summary: "Store a HAR's requests as captures of this endpoint (`remoteAddress: import`)",
+      security: TOKEN_OR_SESSION_WRITE,
+      requestBody: body('Har'),
+      responses: {
+        '201': answer('What was stored, oldest first.', 'ImportResult'),
+        ...errors(400, 401, 403, 404, 413, 415, 429, 503, 507),
+      },
     },
   },
   '/api/endpoints/{id}/requests/{requestId}': {

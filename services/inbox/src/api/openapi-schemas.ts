@@ -11,6 +11,7 @@ import {
 import { listAnsweredErrors } from '@portcullis/kit';
 import { ANSWERED_ERRORS } from '../error-mapper.js';
 import { MAX_SHARES_PER_ENDPOINT } from './share-routes.js';
+import { IMPORT_MAX_ENTRIES } from '../export/har-import.js';
 
 // The JSON Schemas (2020-12, as OpenAPI 3.1 has them) of what the management API reads and answers, for
 // openapi-document.ts. They describe capture-json.ts, endpoint-routes.ts, request-actions.ts and
@@ -224,9 +225,29 @@ export const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     ['forwarding'],
   ),
   BodyView: bodyView,
-  RequestPage: obj({
-    requests: { type: 'array', items: ref('CaptureSummary'), maxItems: 100 },
-    nextBefore: { oneOf: [str({ pattern: STREAM_ID_PATTERN }), { type: 'null' }] },
+  RequestPage: obj(
+    {
+      requests: { type: 'array', items: ref('CaptureSummary'), maxItems: 100 },
+      nextBefore: { oneOf: [str({ pattern: STREAM_ID_PATTERN }), { type: 'null' }] },
+      scanned: int({ minimum: 0, description: 'With a filter: the captures read to make this page.' }),
+    },
+    ['scanned'],
+  ),
+  Har: {
+    type: 'object',
+    description: 'A HAR 1.2 log (at most 1000 entries); see the README for the fields read.',
+    properties: {
+      log: {
+        type: 'object',
+        properties: { entries: { type: 'array', maxItems: IMPORT_MAX_ENTRIES } },
+        required: ['entries'],
+      },
+    },
+    required: ['log'],
+  },
+  ImportResult: obj({
+    imported: int({ minimum: 0 }),
+    requestIds: { type: 'array', items: str({ pattern: STREAM_ID_PATTERN }) },
   }),
   ReplayTarget: {
     type: 'object',

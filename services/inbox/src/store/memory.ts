@@ -256,9 +256,12 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
     },
     listCaptures(endpointId, opts) {
       const entries = streams.get(endpointId)?.entries ?? [];
-      const before = opts.before;
-      const older =
-        before === undefined ? entries : entries.filter((c) => compareStreamIds(c.id, before) < 0);
+      const { before, since } = opts;
+      const older = entries.filter(
+        (c) =>
+          (before === undefined || compareStreamIds(c.id, before) < 0) &&
+          (since === undefined || compareStreamIds(c.id, since) >= 0),
+      );
       return Promise.resolve(older.slice(-opts.limit).reverse());
     },
     listCapturesAfter(endpointId, opts) {
@@ -343,6 +346,10 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
       const kept = list.filter((r) => r.id !== shareId);
       if (kept.length < list.length) shares.set(endpointId, kept);
       return Promise.resolve(kept.length < list.length);
+    },
+    listForwardHistories(endpointId, requestIds) {
+      const byRequest = forwarding.get(endpointId);
+      return Promise.resolve(requestIds.map((id) => (byRequest?.get(id) ?? []).map((a) => ({ ...a }))));
     },
     onReconnect() {
       return () => undefined;

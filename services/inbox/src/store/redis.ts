@@ -252,8 +252,9 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
     async listCaptures(endpointId, opts) {
       const key = keys.captures(endpointId);
       const end = opts.before === undefined ? '+' : `(${opts.before}`;
+      const start = opts.since ?? '-';
       return decodeAll(
-        await callRedis('XREVRANGE', () => redis.xrevrangeBuffer(key, end, '-', 'COUNT', opts.limit)),
+        await callRedis('XREVRANGE', () => redis.xrevrangeBuffer(key, end, start, 'COUNT', opts.limit)),
       );
     },
     async listCapturesAfter(endpointId, opts) {
@@ -303,6 +304,13 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
       return items.map((json) => JSON.parse(json) as ForwardAttempt);
     },
     ...createRedisShares(redis, keys),
+    async listForwardHistories(endpointId, requestIds) {
+      if (requestIds.length === 0) return [];
+      const pipeline = redis.pipeline();
+      for (const id of requestIds) pipeline.lrange(keys.forwarding(endpointId, id), 0, -1);
+      const lists = (await execRedis('LRANGE', pipeline)) as string[][];
+      return lists.map((items) => items.map((json) => JSON.parse(json) as ForwardAttempt));
+    },
     openTail(endpointId) {
       return openRedisTail(pool, tails, keys.captures(endpointId));
     },

@@ -185,8 +185,11 @@ export interface InboxStore {
    */
   appendCapture(endpointId: string, capture: CaptureInput, maxRequests: number): Promise<string | undefined>;
   getCapture(endpointId: string, id: string): Promise<Capture | undefined>;
-  /** Newest first, ids strictly before `before` when given. */
-  listCaptures(endpointId: string, opts: { before?: string; limit: number }): Promise<Capture[]>;
+  /** Newest first, ids strictly before `before` when given, and not before `since` (inclusive) when given. */
+  listCaptures(
+    endpointId: string,
+    opts: { before?: string; since?: string; limit: number },
+  ): Promise<Capture[]>;
   /** Oldest first, ids strictly after `after`: for replay. */
   listCapturesAfter(endpointId: string, opts: { after: string; limit: number }): Promise<Capture[]>;
   /** The newest capture's id, `0-0` when there is none. */
@@ -199,6 +202,8 @@ export interface InboxStore {
   recordForwardAttempt(endpointId: string, requestId: string, attempt: ForwardAttempt): Promise<void>;
   /** A capture's forwarding history, oldest first; `[]` when none. */
   listForwardAttempts(endpointId: string, requestId: string): Promise<ForwardAttempt[]>;
+  /** The forwarding histories of several captures, in the order of `requestIds`: one round trip. */
+  listForwardHistories(endpointId: string, requestIds: readonly string[]): Promise<ForwardAttempt[][]>;
 
   /**
    * Adds a share link to an existing endpoint unless it has `max` already: `created`, `limit` (nothing

@@ -43,6 +43,8 @@ export interface AccountView {
 export interface RequestPage {
   requests: CaptureSummary[];
   nextBefore: string | null;
+  /** With a filter: the captures the inbox read for this page. */
+  scanned?: number;
 }
 
 export interface ReplayResult {
@@ -101,12 +103,17 @@ export async function callApi<T>(
 export const endpointPath = (id: string, rest = ''): string =>
   `/api/endpoints/${encodeURIComponent(id)}${rest}`;
 
-/** The exact body bytes of a stored request. */
-export async function fetchBody(endpointId: string, requestId: string, token?: string): Promise<Blob> {
-  const res = await fetch(endpointPath(endpointId, `/requests/${encodeURIComponent(requestId)}/body`), {
+/** A file the API serves (a body, an export), with the endpoint's token when there is one. */
+export async function fetchFile(path: string, token?: string): Promise<Blob> {
+  const res = await fetch(path, {
     headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
     credentials: 'same-origin',
   });
   if (!res.ok) throw new ApiError(res.status, 'HTTP_ERROR', `download failed: ${res.status}`);
   return res.blob();
+}
+
+/** The exact body bytes of a stored request. */
+export function fetchBody(endpointId: string, requestId: string, token?: string): Promise<Blob> {
+  return fetchFile(endpointPath(endpointId, `/requests/${encodeURIComponent(requestId)}/body`), token);
 }

@@ -8,6 +8,8 @@ export interface FollowOptions {
   token: string | undefined;
   /** Start after this request id (the newest one shown); without it, from now. */
   after: string | undefined;
+  /** Ask for full records (`?full=1`): what a filter on headers or body needs. */
+  full?: boolean;
   signal: AbortSignal;
   onRequest: (summary: CaptureSummary) => void;
   onState: (state: LiveState, detail?: string) => void;
@@ -33,7 +35,7 @@ export async function followEndpoint(o: FollowOptions): Promise<void> {
       const headers: Record<string, string> = { accept: 'text/event-stream' };
       if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
       if (lastId !== undefined) headers['last-event-id'] = lastId;
-      const res = await fetch(endpointPath(o.endpointId, '/stream'), {
+      const res = await fetch(endpointPath(o.endpointId, o.full === true ? '/stream?full=1' : '/stream'), {
         headers,
         credentials: 'same-origin',
         signal: o.signal,

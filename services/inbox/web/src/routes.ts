@@ -17,3 +17,9 @@ export function shareTokenFromHash(hash: string): string | undefined {
 
 /** The admin view of the managed endpoints. */
 export const ADMIN_PATH = '/admin';
+/** The filter an inspector address carries: its query string, without `?` (see search/capture-filter.ts). */
+export const filterFromSearch = (search: string): string => search.replace(/^\?/, '');
+
+/** The address of an endpoint's inspector showing `filter`. */
+export const inspectUrl = (id: string, filter: string): string =>
+  filter === '' ? inspectPath(id) : `${inspectPath(id)}?${filter}`;

@@ -2,7 +2,14 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { callApi, type AccountView, type CreatedEndpoint, type EndpointView } from '../api.js';
 import { loadAdminToken } from '../admin-token.js';
 import { loadRemembered, remember, type RememberedEndpoint } from '../remembered.js';
-import { ADMIN_PATH, endpointIdFromPath, inspectPath, shareTokenFromHash } from '../routes.js';
+import {
+  ADMIN_PATH,
+  endpointIdFromPath,
+  filterFromSearch,
+  inspectPath,
+  inspectUrl,
+  shareTokenFromHash,
+} from '../routes.js';
 import { AccountPanel } from './account-panel.js';
 import { AdminView } from './admin-view.js';
 import { Inspector } from './inspector.js';
@@ -20,6 +27,7 @@ export function App() {
   const [currentId, setCurrentId] = useState(() => endpointIdFromPath(location.pathname));
   const [isAdmin, setIsAdmin] = useState(() => location.pathname === ADMIN_PATH);
   const [shareToken, setShareToken] = useState(() => shareTokenFromHash(location.hash));
+  const [filter, setFilter] = useState(() => filterFromSearch(location.search));
   const [notice, setNotice] = useState('');
 
   useEffect(() => {
@@ -30,6 +38,7 @@ export function App() {
       setCurrentId(endpointIdFromPath(location.pathname));
       setIsAdmin(location.pathname === ADMIN_PATH);
       setShareToken(shareTokenFromHash(location.hash));
+      setFilter(filterFromSearch(location.search));
     };
     addEventListener('popstate', onPop);
     addEventListener('hashchange', onPop);
@@ -53,6 +62,12 @@ export function App() {
     setCurrentId(id);
     setIsAdmin(false);
     setShareToken(undefined);
+    setFilter('');
+  };
+  // each filter is an address of its own: shared, kept by a reload, and Back returns to the previous one
+  const applyFilter = (id: string, next: string): void => {
+    history.pushState(null, '', inspectUrl(id, next));
+    setFilter(next);
   };
   const create = async (): Promise<void> => {
     try {
@@ -113,10 +128,12 @@ export function App() {
         </main>
       ) : (
         <Inspector
-          key={currentId}
+          key={`${currentId}?${filter}`}
           endpointId={currentId}
           token={token}
           readOnly={shareToken !== undefined}
+          filter={filter}
+          onFilter={(next) => applyFilter(currentId, next)}
           onRenamed={onRenamed}
         />
       )}

@@ -1,19 +1,56 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ErrorText } from './error-text.js';
 import {
   ApiError,
   callApi,
   endpointPath,
+  type CaptureDetail,
   type CaptureSummary,
   type EndpointView,
   type RequestPage,
 } from '../api.js';
+import {
+  matchesCapture,
+  parseCaptureFilter,
+  type CaptureFilter,
+} from '../../../src/search/capture-filter.js';
+import { fromBase64 } from '../bytes.js';
 import { followEndpoint, type LiveState } from '../live.js';
 import { EndpointHeader } from './endpoint-header.js';
+import { FilterBar } from './filter-bar.js';
 import { RequestDetail } from './request-detail.js';
 import { RequestList } from './request-list.js';
 
 const PAGE_SIZE = 100;
+/** Filtered pages that may come back empty (the inbox stopped at its scan budget) before one is shown. */
+const MAX_EMPTY_PAGES = 10;
+
+/** What a full record has beyond a list row. */
+const DETAIL_ONLY: ReadonlyArray<Exclude<keyof CaptureDetail, keyof CaptureSummary>> = [
+  'endpointId',
+  'path',
+  'queryParams',
+  'httpVersion',
+  'headers',
+  'bodySha256',
+  'bodyBase64',
+  'body',
+  'raw',
+  'forwarding',
+];
+
+/** A live full record as a list row: the filter needed its headers and body, the list does not. */
+function toRow(d: CaptureDetail): CaptureSummary {
+  const detailOnly = new Set<string>(DETAIL_ONLY);
+  return Object.fromEntries(
+    Object.entries(d).filter(([k]) => !detailOnly.has(k)),
+  ) as unknown as CaptureSummary;
+}
+
+/** Whether a live capture (its full record) passes the filter, by the rules the inbox applies. */
+function isShown(filter: CaptureFilter, d: CaptureDetail): boolean {
+  return matchesCapture(filter, { ...d, rawHeaders: d.headers.flat(), body: fromBase64(d.bodyBase64) });
+}
 
 /**
  * One endpoint: its header, the request list (history paged in, new captures live) and the detail pane.
@@ -24,6 +61,9 @@ export function Inspector(p: {
   endpointId: string;
   token: string | undefined;
   readOnly: boolean;
+  /** The filter in the page's address, a query string without `?`; empty shows everything. */
+  filter: string;
+  onFilter: (filter: string) => void;
   onRenamed: (e: EndpointView) => void;
 }) {
   const [endpoint, setEndpoint] = useState<EndpointView>();
@@ -35,14 +75,36 @@ export function Inspector(p: {
     state: 'connecting',
   });
   const loadingMore = useRef(false);
+  const parsed = useMemo(
+    () => parseCaptureFilter(new URLSearchParams(p.filter), { unknown: 'refuse' }),
+    [p.filter],
+  );
+  // a filtered page may be empty yet not the last: the inbox scans a bounded number of captures per call
+  const fetchPage = async (before: string | undefined): Promise<RequestPage> => {
+    let cursor = before;
+    for (let round = 1; ; round++) {
+      const query = `limit=${PAGE_SIZE}${cursor === undefined ? '' : `&before=${encodeURIComponent(cursor)}`}`;
+      const path = endpointPath(p.endpointId, `/requests?${query}${p.filter === '' ? '' : `&${p.filter}`}`);
+      const page = await callApi<RequestPage>('GET', path, { token: p.token });
+      if (page.requests.length > 0 || page.nextBefore === null || round === MAX_EMPTY_PAGES) return page;
+      cursor = page.nextBefore;
+    }
+  };
 
   useEffect(() => {
     const abort = new AbortController();
     const { endpointId, token } = p;
+    const filter = p.filter === '' ? undefined : parsed.filter;
     const start = async () => {
-      const [view, page] = await Promise.all([
-        callApi<EndpointView>('GET', endpointPath(endpointId), { token }),
-        callApi<RequestPage>('GET', endpointPath(endpointId, `/requests?limit=${PAGE_SIZE}`), { token }),
+      const view = await callApi<EndpointView>('GET', endpointPath(endpointId), { token });
+      // a filter that does not parse: its problems are shown in the bar, and no request
+      if (p.filter !== '' && !filter) return setEndpoint(view);
+      const [page, newest] = await Promise.all([
+        fetchPage(undefined),
+        // with a filter, the live stream starts after the newest capture, shown or not
+        filter
+          ? callApi<RequestPage>('GET', endpointPath(endpointId, '/requests?limit=1'), { token })
+          : undefined,
       ]);
       if (abort.signal.aborted) return;
       setEndpoint(view);
@@ -53,10 +115,13 @@ export function Inspector(p: {
       await followEndpoint({
         endpointId,
         token,
-        after: page.requests[0]?.id ?? '0-0',
+        after: (newest ?? page).requests[0]?.id ?? '0-0',
+        full: filter !== undefined,
         signal: abort.signal,
         onState: (state, detail) => setLive({ state, detail }),
-        onRequest: (summary) => {
+        onRequest: (record) => {
+          if (filter && !isShown(filter, record as CaptureDetail)) return;
+          const summary = filter ? toRow(record as CaptureDetail) : record;
           setItems((list) => (list.some((i) => i.id === summary.id) ? list : [summary, ...list]));
           setSelectedId((s) => s ?? summary.id);
         },
@@ -73,17 +138,13 @@ export function Inspector(p: {
       );
     });
     return () => abort.abort();
-  }, [p.endpointId, p.token]);
+  }, [p.endpointId, p.token, p.filter]);
 
   const loadMore = async () => {
     if (nextBefore === null || loadingMore.current) return;
     loadingMore.current = true;
     try {
-      const page = await callApi<RequestPage>(
-        'GET',
-        endpointPath(p.endpointId, `/requests?limit=${PAGE_SIZE}&before=${encodeURIComponent(nextBefore)}`),
-        { token: p.token },
-      );
+      const page = await fetchPage(nextBefore);
       setItems((list) => [...list, ...page.requests.filter((r) => !list.some((i) => i.id === r.id))]);
       setNextBefore(page.nextBefore);
     } finally {
@@ -112,6 +173,13 @@ export function Inspector(p: {
           setEndpoint(e);
           p.onRenamed(e);
         }}
+      />
+      <FilterBar
+        endpointId={p.endpointId}
+        token={p.token}
+        filter={p.filter}
+        problems={parsed.problems}
+        onApply={p.onFilter}
       />
       <div class="panes">
         <RequestList

@@ -14,6 +14,7 @@ import { toCurl } from '../curl.js';
 import { JsonTree } from './json-tree.js';
 import { SignatureBadge } from './signature-badge.js';
 import { Tabs } from './tabs.js';
+import { saveFile } from '../save-file.js';
 
 /** Shown of a body that is not text: enough to recognise it. */
 const HEX_PREVIEW_BYTES = 512;
@@ -94,12 +95,7 @@ function Actions(p: {
     await navigator.clipboard.writeText(command).catch(() => undefined); // the text stays shown below
   };
   const download = async () => {
-    const blob = await fetchBody(p.endpoint.id, d.id, p.token);
-    const a = document.createElement('a');
-    a.href = URL.createObjectURL(blob);
-    a.download = `${d.id}.bin`;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+    saveFile(await fetchBody(p.endpoint.id, d.id, p.token), `${d.id}.bin`);
   };
   const send = async () => {
     setReplay(undefined);
