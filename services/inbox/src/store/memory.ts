@@ -1,5 +1,6 @@
 import { StoreFullError } from '../errors.js';
 import { compareStreamIds, parseStreamId, ZERO_STREAM_ID } from './stream-id.js';
+import { createForwardingWatchers } from './forwarding-watchers.js';
 import type {
   Capture,
   CaptureInput,
@@ -91,6 +92,7 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
   const forwardGroups = new Map<string, MemoryForwardGroup>();
   /** Forwarding history by endpoint id, then request id. */
   const forwarding = new Map<string, Map<string, ForwardAttempt[]>>();
+  const forwardingWatchers = createForwardingWatchers();
   /** Endpoint ids by account id, in the order they joined it. */
   const owned = new Map<string, string[]>();
   const own = (accountId: string, id: string): void => {
@@ -280,10 +282,18 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
       const byRequest = forwarding.get(endpointId) ?? new Map<string, ForwardAttempt[]>();
       forwarding.set(endpointId, byRequest);
       byRequest.set(requestId, [...(byRequest.get(requestId) ?? []), { ...attempt }]);
+      forwardingWatchers.emit(endpointId, { requestId, ...attempt });
       return Promise.resolve();
     },
     listForwardAttempts(endpointId, requestId) {
       return Promise.resolve((forwarding.get(endpointId)?.get(requestId) ?? []).map((a) => ({ ...a })));
+    },
+    watchForwarding(endpointId, listener) {
+      forwardingWatchers.add(endpointId, listener);
+      return {
+        subscribed: Promise.resolve(),
+        stop: () => void forwardingWatchers.remove(endpointId, listener),
+      };
     },
     onReconnect() {
       return () => undefined;

@@ -9,6 +9,7 @@
  * - `<p>account:<accountId>:endpoints` ZSET: an account's endpoint ids, scored by when they joined it (ms)
  * - `<p>managed` SET: the ids of managed endpoints (what a sync compares with; what the worker reads)
  * - `<p>ep:{<id>}:fwd:<requestId>` LIST: forwarding attempts of one capture (JSON), expiring with its age
+ * - `<p>ep:{<id>}:fwd-events` pub/sub channel: each forwarding attempt recorded (JSON), for live streams
  * - `<p>fwd:dlq` STREAM: dead letters, one entry per capture and target given up
  *
  * The capture stream of an endpoint with enabled targets has the consumer group `FORWARD_GROUP`.
@@ -20,6 +21,7 @@ export interface KeyLayout {
   targets(id: string): string;
   captures(id: string): string;
   forwarding(id: string, requestId: string): string;
+  forwardingEvents(id: string): string;
   accountEndpoints(accountId: string): string;
   endpoints: string;
   managed: string;
@@ -32,6 +34,7 @@ export function createKeyLayout(prefix: string): KeyLayout {
     targets: (id) => `${prefix}ep:{${id}}:tgt`,
     captures: (id) => `${prefix}ep:{${id}}:req`,
     forwarding: (id, requestId) => `${prefix}ep:{${id}}:fwd:${requestId}`,
+    forwardingEvents: (id) => `${prefix}ep:{${id}}:fwd-events`,
     accountEndpoints: (accountId) => `${prefix}account:${accountId}:endpoints`,
     endpoints: `${prefix}endpoints`,
     managed: `${prefix}managed`,
