@@ -1,6 +1,7 @@
 import type { CaptureDetail, CaptureSummary } from '../../src/api/capture-json.js';
+import type { ForwardingEvent } from '../../src/store/types.js';
 
-export type { CaptureDetail, CaptureSummary };
+export type { CaptureDetail, CaptureSummary, ForwardingEvent };
 
 /** `GET /api/endpoints/:id` (and each item of `GET /api/endpoints`). */
 export interface EndpointView {
@@ -10,6 +11,8 @@ export interface EndpointView {
   receiveUrl: string;
   createdAt: string;
   requestCount: number;
+  /** A managed endpoint's forward targets. */
+  forward?: unknown[];
 }
 
 /** `POST /api/endpoints`: an anonymous endpoint comes with its token, shown this once. */
