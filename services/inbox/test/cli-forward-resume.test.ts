@@ -19,7 +19,7 @@ const SLEEP_MS = 6500;
 const WAIT_MS = 20_000;
 
 function startForward(args: string[], configPath: string) {
-  const env = { ...process.env, INBOX_CONFIG: configPath };
+  const env: NodeJS.ProcessEnv = { ...process.env, INBOX_CONFIG: configPath };
   delete env.INBOX_URL;
   delete env.INBOX_TOKEN;
   const child = spawn(process.execPath, [BIN, 'forward', ...args], {
