@@ -167,7 +167,6 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
           settings,
           log,
           registry,
-          readiness,
           now,
           random: deps.random,
         })
@@ -224,7 +223,16 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
         close: () => undefined,
       },
       // last: its first look at the endpoints finds the first InboxEndpoints (captures before it wait for it)
-      ...(forwarding ? [forwarding] : []),
+      ...(forwarding
+        ? [
+            forwarding,
+            {
+              name: 'local forwarder readiness',
+              start: () => readiness.addCheck('local forwarder', forwarding.isLoopLive),
+              close: () => undefined,
+            },
+          ]
+        : []),
     ],
     log,
   );

@@ -29,7 +29,10 @@ describeEachStore(
       });
       await waitUntil(() => isReady(s));
       expect(s.retryMs).toBe(2000);
-      expect(s.events[0]).toEqual({ event: 'ready', data: { endpointId: ep.id, lastEventId: '0-0' } });
+      expect(s.events[0]).toEqual({
+        event: 'ready',
+        data: { endpointId: ep.id, lastEventId: '0-0', replayUntil: '0-0' },
+      });
       await waitUntil(() => s.comments > 0); // heartbeats (every 100 ms here)
       s.close();
     });

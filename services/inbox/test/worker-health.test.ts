@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ForwardTarget } from '@portcullis/config';
-import { startRedis, type RedisServer } from '@portcullis/testing';
+import { freePort, startRedis, type RedisServer } from '@portcullis/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
@@ -70,19 +70,19 @@ afterAll(async () => {
   await redis.stop();
 });
 
+const workerSettings = (name: string, port = 0) =>
+  loadSettings({
+    REDIS_URL: `redis://${redis.address}`,
+    INBOX_HOST: '127.0.0.1',
+    INBOX_WORKER_PORT: String(port),
+    INBOX_EGRESS_ALLOW_PRIVATE: 'true',
+    INBOX_WORKER_NAME: name,
+    INBOX_WORKER_CLAIM_IDLE: '300ms',
+    INBOX_WORKER_POLL_INTERVAL: '100ms',
+  });
+
 async function runWorker(name: string): Promise<{ worker: WorkerApp; url: string }> {
-  const worker = await startWorker(
-    loadSettings({
-      REDIS_URL: `redis://${redis.address}`,
-      INBOX_HOST: '127.0.0.1',
-      INBOX_WORKER_PORT: '0',
-      INBOX_EGRESS_ALLOW_PRIVATE: 'true',
-      INBOX_WORKER_NAME: name,
-      INBOX_WORKER_CLAIM_IDLE: '300ms',
-      INBOX_WORKER_POLL_INTERVAL: '100ms',
-    }),
-    { log: quietLog },
-  );
+  const worker = await startWorker(workerSettings(name), { log: quietLog });
   cleanup.push(() => worker.close());
   return { worker, url: `http://127.0.0.1:${worker.port}` };
 }
@@ -156,6 +156,38 @@ describe('forwarding worker: probes and metrics on INBOX_WORKER_PORT', () => {
       lag: '0',
       inFlight: '0',
     });
+  });
+
+  it('is not ready (consumer loop) from before its port opens until its loop has gone round', async () => {
+    // the loop's first round creates the consumer groups, a write: held while Redis pauses writes
+    await addEndpoint('order', [target('http://127.0.0.1:9')]);
+    await client.call('CLIENT', 'PAUSE', '30000', 'WRITE');
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const starting = startWorker(workerSettings('w-order', port), { log: quietLog });
+    cleanup.push(async () => (await starting).close());
+    try {
+      await waitUntil(async () => {
+        try {
+          return (await probe(url, '/healthz')).status === 200;
+        } catch {
+          return false; // not listening yet
+        }
+      });
+      // from the first answer on (its Redis connections may still be connecting then)
+      expect(JSON.stringify((await probe(url, '/readyz')).body)).toMatch(/not ready: .*consumer loop/);
+      await waitUntil(async () =>
+        JSON.stringify((await probe(url, '/readyz')).body).includes('"not ready: consumer loop"'),
+      );
+      expect(await probe(url, '/readyz')).toEqual({
+        status: 503,
+        body: { error: 'not ready: consumer loop', code: 'NOT_READY' },
+      });
+    } finally {
+      await client.call('CLIENT', 'UNPAUSE');
+    }
+    await starting;
+    expect(await probe(url, '/readyz')).toEqual({ status: 200, body: { status: 'ready' } });
   });
 
   it('is not ready while Redis is down, naming both connections, and ready again once it is back', async () => {

@@ -496,7 +496,8 @@ const paths: Record<string, PathItem> = {
       ],
       responses: {
         '200': {
-          description: 'A stream: `ready`, then `request` events; `overflow`, `deleted` or `error` end it.',
+          description:
+            'A stream: `ready`, then `request` events (and `forwarding` events, without ids); `overflow`, `deleted` or `error` end it.',
           content: { 'text/event-stream': { schema: { type: 'string' } } },
         },
         ...errors(400, 401, 404, 503),

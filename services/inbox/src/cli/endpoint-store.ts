@@ -9,6 +9,10 @@ export interface SavedEndpoint {
   token: string;
   receiveUrl: string;
   createdAt: string;
+  /** `forward`: the last capture it sent on, where a restart resumes. */
+  lastForwardedId?: string;
+  /** ISO 8601: when it did. */
+  lastForwardedAt?: string;
 }
 
 interface StoreFile {
@@ -27,6 +31,20 @@ async function readStore(path: string): Promise<StoreFile> {
 
 export async function findSavedEndpoint(path: string, id: string): Promise<SavedEndpoint | undefined> {
   return (await readStore(path)).endpoints[id];
+}
+
+/** Written after each capture `forward` sends on, so a restart or a resumed stream starts after it. */
+export async function saveForwardPosition(
+  path: string,
+  id: string,
+  at: { endpoint: SavedEndpoint; requestId: string; time: Date },
+): Promise<void> {
+  const saved = (await readStore(path)).endpoints[id] ?? at.endpoint;
+  await saveEndpoint(path, id, {
+    ...saved,
+    lastForwardedId: at.requestId,
+    lastForwardedAt: at.time.toISOString(),
+  });
 }
 
 export async function saveEndpoint(path: string, id: string, endpoint: SavedEndpoint): Promise<void> {

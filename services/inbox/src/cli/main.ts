@@ -11,7 +11,7 @@ import { runTail, TAIL_USAGE } from './tail-command.js';
 const USAGE = `Usage: inbox <command> [options]
 
 Commands:
-  forward --to <url>                                  forward a new endpoint's captures to a local URL
+  forward --to <url> [--endpoint <id>]                forward an endpoint's captures to a local URL
   tail <endpoint_id> [--json]                         print an endpoint's requests as they arrive
   replay <endpoint_id> --request <id> --to <url>      send a stored request again, byte for byte
 

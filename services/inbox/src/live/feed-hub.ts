@@ -1,9 +1,11 @@
 import type { Logger } from '@portcullis/kit';
-import type { Capture, CaptureTail, InboxStore } from '../store/types.js';
+import type { Capture, CaptureTail, ForwardingEvent, ForwardingWatch, InboxStore } from '../store/types.js';
 
 export interface FeedListener {
   /** Called in id order, synchronously from the endpoint's read loop: queue, never block. */
   onCapture(capture: Capture): void;
+  /** A forwarding attempt recorded (by any process): queue, never block. Not ordered with the captures. */
+  onForwarding(event: ForwardingEvent): void;
   /** The endpoint no longer exists; nothing more will come. */
   onEnd(reason: 'deleted'): void;
 }
@@ -42,6 +44,7 @@ interface Loop {
   cursor: string;
   ready: Promise<void>;
   tail: CaptureTail;
+  forwarding: ForwardingWatch;
   stopped: boolean;
   wakeRetry?: () => void;
 }
@@ -49,7 +52,8 @@ interface Loop {
 /**
  * One read loop per endpoint per process, shared by all its live subscribers: a tail on the store (Redis:
  * XREAD BLOCK on its own connection; memory: an in-process notifier), so captures taken by any process
- * sharing the Redis reach every subscriber. A loop starts with its first listener and stops with its last.
+ * sharing the Redis reach every subscriber; and a watch on its forwarding attempts (recorded by a worker,
+ * or the local forwarder). A loop starts with its first listener and stops with its last.
  */
 export function createFeedHub(o: FeedHubOptions): FeedHub {
   const log = o.log.child({ component: 'feed-hub' });
@@ -61,6 +65,7 @@ export function createFeedHub(o: FeedHubOptions): FeedHub {
   const stop = (endpointId: string, loop: Loop): void => {
     loop.stopped = true;
     loop.tail.close();
+    loop.forwarding.stop();
     loop.wakeRetry?.();
     if (loops.get(endpointId) === loop) loops.delete(endpointId);
   };
@@ -105,14 +110,19 @@ export function createFeedHub(o: FeedHubOptions): FeedHub {
   };
 
   const start = (endpointId: string): Loop => {
+    const listeners = new Set<FeedListener>();
     const loop: Loop = {
-      listeners: new Set(),
+      listeners,
       cursor: '',
       ready: Promise.resolve(),
       tail: o.store.openTail(endpointId),
+      forwarding: o.store.watchForwarding(endpointId, (event) => {
+        for (const l of [...listeners]) l.onForwarding(event);
+      }),
       stopped: false,
     };
-    loop.ready = o.store.lastCaptureId(endpointId).then((id) => {
+    // watching before the first capture is read: an attempt recorded for it is never missed
+    loop.ready = Promise.all([o.store.lastCaptureId(endpointId), loop.forwarding.subscribed]).then(([id]) => {
       loop.cursor = id;
       if (!loop.stopped) void run(endpointId, loop);
     });

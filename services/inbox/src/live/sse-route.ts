@@ -95,7 +95,9 @@ export function registerSseRoute(
       connection: 'keep-alive',
     });
     res.write(formatSseRetry(SSE_RETRY_MS));
-    res.write(formatSseEvent({ event: 'ready', data: { endpointId: endpoint.id, lastEventId: startAfter } }));
+    // a resumed stream's replay ends with the newest capture stored now: captures after it come live
+    const ready = { endpointId: endpoint.id, lastEventId: startAfter, replayUntil: feed.cursor };
+    res.write(formatSseEvent({ event: 'ready', data: ready }));
     void subscriber
       .start({ afterId: startAfter, replay: lastEventId !== undefined })
       .catch((err: unknown) => {

@@ -78,6 +78,23 @@ describe('SseSubscriber', () => {
     sub.close();
   });
 
+  it('writes forwarding events without an id, after the replay, in the order they came with the captures', async () => {
+    const s = createSink();
+    const sub = new SseSubscriber(options(s.sink, { stored: [capture('1-0')] }).o);
+    const attempt = { target: 'http://t', attempt: 1, status: 200, at: 'now', outcome: 'delivered' as const };
+    sub.onForwarding({ requestId: '1-0', ...attempt });
+    sub.onCapture(capture('2-0'));
+    await sub.start({ afterId: '0-0', replay: true });
+    sub.onForwarding({ requestId: '2-0', ...attempt });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(s.events()).toEqual(['request', 'forwarding', 'request', 'forwarding']);
+    expect(s.ids()).toEqual(['1-0', '2-0']);
+    expect(s.chunks[1]).toBe(
+      'event: forwarding\ndata: {"requestId":"1-0","target":"http://t","attempt":1,"status":200,"at":"now","outcome":"delivered"}\n\n',
+    );
+    sub.close();
+  });
+
   it('writes only what follows the start id when not replaying', async () => {
     const s = createSink();
     const sub = new SseSubscriber(options(s.sink).o);

@@ -1,5 +1,5 @@
 import { UnavailableError } from '@portcullis/kit';
-import type { Capture } from '../store/types.js';
+import type { Capture, ForwardingEvent } from '../store/types.js';
 import { compareStreamIds } from '../store/stream-id.js';
 import type { FeedListener } from './feed-hub.js';
 import { formatSseEvent, SSE_HEARTBEAT } from './sse-format.js';
@@ -34,7 +34,7 @@ export interface SseSubscriberOptions {
  */
 export class SseSubscriber implements FeedListener {
   private lastSentId = '0-0';
-  private readonly queue: Capture[] = [];
+  private readonly queue: Array<Capture | ForwardingEvent> = [];
   private writing = true; // until start(): live captures queue up behind the replay
   private closed = false;
   private started = false;
@@ -74,8 +74,17 @@ export class SseSubscriber implements FeedListener {
   }
 
   onCapture(capture: Capture): void {
+    this.enqueue(capture);
+  }
+
+  /** Written as `event: forwarding` without an id: it moves no client's `Last-Event-ID`, and is not replayed. */
+  onForwarding(event: ForwardingEvent): void {
+    this.enqueue(event);
+  }
+
+  private enqueue(item: Capture | ForwardingEvent): void {
     if (this.closed) return;
-    this.queue.push(capture);
+    this.queue.push(item);
     if (this.queue.length > this.o.maxPendingEvents) {
       this.finish({
         event: 'overflow',
@@ -124,7 +133,10 @@ export class SseSubscriber implements FeedListener {
     if (this.writing) return;
     this.writing = true;
     try {
-      for (let c = this.queue.shift(); c && !this.closed; c = this.queue.shift()) await this.send(c);
+      for (let c = this.queue.shift(); c && !this.closed; c = this.queue.shift()) {
+        if ('requestId' in c) await this.sendForwarding(c);
+        else await this.send(c);
+      }
     } finally {
       this.writing = false;
     }
@@ -135,6 +147,10 @@ export class SseSubscriber implements FeedListener {
     this.lastSentId = capture.id;
     const chunk = formatSseEvent({ id: capture.id, event: 'request', data: this.o.toEventData(capture) });
     if (!this.write(chunk)) await this.o.sink.drained();
+  }
+
+  private async sendForwarding(event: ForwardingEvent): Promise<void> {
+    if (!this.write(formatSseEvent({ event: 'forwarding', data: event }))) await this.o.sink.drained();
   }
 
   private write(chunk: string): boolean {

@@ -1,5 +1,6 @@
 import { StoreFullError } from '../errors.js';
 import { compareStreamIds, parseStreamId, ZERO_STREAM_ID } from './stream-id.js';
+import { createForwardingWatchers } from './forwarding-watchers.js';
 import type {
   Capture,
   CaptureInput,
@@ -97,6 +98,7 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
   const forwarding = new Map<string, Map<string, ForwardAttempt[]>>();
   /** Share links by endpoint id, oldest first. */
   const shares = new Map<string, ShareRecord[]>();
+  const forwardingWatchers = createForwardingWatchers();
   /** Endpoint ids by account id, in the order they joined it. */
   const owned = new Map<string, string[]>();
   const own = (accountId: string, id: string): void => {
@@ -326,6 +328,7 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
       const byRequest = forwarding.get(endpointId) ?? new Map<string, ForwardAttempt[]>();
       forwarding.set(endpointId, byRequest);
       byRequest.set(requestId, [...(byRequest.get(requestId) ?? []), { ...attempt }]);
+      forwardingWatchers.emit(endpointId, { requestId, ...attempt });
       return Promise.resolve();
     },
     listForwardAttempts(endpointId, requestId) {
@@ -350,6 +353,13 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
     listForwardHistories(endpointId, requestIds) {
       const byRequest = forwarding.get(endpointId);
       return Promise.resolve(requestIds.map((id) => (byRequest?.get(id) ?? []).map((a) => ({ ...a }))));
+    },
+    watchForwarding(endpointId, listener) {
+      forwardingWatchers.add(endpointId, listener);
+      return {
+        subscribed: Promise.resolve(),
+        stop: () => void forwardingWatchers.remove(endpointId, listener),
+      };
     },
     onReconnect() {
       return () => undefined;

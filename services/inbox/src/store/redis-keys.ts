@@ -12,6 +12,7 @@
  * - `<p>managed` SET: the ids of managed endpoints (what a sync compares with; what the worker reads)
  * - `<p>ep:{<id>}:fwd:<requestId>` LIST: forwarding attempts of one capture (JSON), expiring with its age
  * - `<p>ep:{<id>}:shares` HASH: share links, share id → JSON `{id, tokenSha256, createdAt}`
+ * - `<p>ep:{<id>}:fwd-events` pub/sub channel: each forwarding attempt recorded (JSON), for live streams
  * - `<p>fwd:dlq` STREAM: dead letters, one entry per capture and target given up
  *
  * The capture stream of an endpoint with enabled targets has the consumer group `FORWARD_GROUP`.
@@ -24,6 +25,7 @@ export interface KeyLayout {
   captures(id: string): string;
   forwarding(id: string, requestId: string): string;
   shares(id: string): string;
+  forwardingEvents(id: string): string;
   accountEndpoints(accountId: string): string;
   endpoints: string;
   managed: string;
@@ -37,6 +39,7 @@ export function createKeyLayout(prefix: string): KeyLayout {
     captures: (id) => `${prefix}ep:{${id}}:req`,
     forwarding: (id, requestId) => `${prefix}ep:{${id}}:fwd:${requestId}`,
     shares: (id) => `${prefix}ep:{${id}}:shares`,
+    forwardingEvents: (id) => `${prefix}ep:{${id}}:fwd-events`,
     accountEndpoints: (accountId) => `${prefix}account:${accountId}:endpoints`,
     endpoints: `${prefix}endpoints`,
     managed: `${prefix}managed`,

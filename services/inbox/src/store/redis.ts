@@ -15,6 +15,7 @@ import {
 } from './redis-entry.js';
 import { UnavailableError } from '@portcullis/kit';
 import { createKeyLayout, FORWARD_GROUP } from './redis-keys.js';
+import { createRedisForwardingChannel } from './redis-forwarding-channel.js';
 import { callRedis, execRedis } from './redis-caller.js';
 import { createRedisShares } from './redis-shares.js';
 import { ZERO_STREAM_ID } from './stream-id.js';
@@ -134,6 +135,11 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
     wasConnected ||= connected;
   });
   const tails = new Set<RedisClient>();
+  const forwardingChannel = createRedisForwardingChannel({
+    pool,
+    channelOf: (id) => keys.forwardingEvents(id),
+    log: o.log,
+  });
 
   const readEndpoints = async (ids: readonly string[]): Promise<Array<EndpointRecord | undefined>> => {
     if (ids.length === 0) return [];
@@ -297,6 +303,7 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
       await callRedis('record attempt', () =>
         RECORD_ATTEMPT.run(redis, scriptKeys, [JSON.stringify(attempt)]),
       );
+      forwardingChannel.publish(redis, endpointId, { requestId, ...attempt });
     },
     async listForwardAttempts(endpointId, requestId) {
       const key = keys.forwarding(endpointId, requestId);
@@ -311,6 +318,9 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
       const lists = (await execRedis('LRANGE', pipeline)) as string[][];
       return lists.map((items) => items.map((json) => JSON.parse(json) as ForwardAttempt));
     },
+    watchForwarding(endpointId, listener) {
+      return forwardingChannel.watch(endpointId, listener);
+    },
     openTail(endpointId) {
       return openRedisTail(pool, tails, keys.captures(endpointId));
     },
@@ -320,6 +330,7 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
     },
     async close() {
       for (const t of tails) t.disconnect();
+      forwardingChannel.close();
       await pool.close();
     },
   };

@@ -126,6 +126,18 @@ export interface ShareRecord {
   createdAt: string;
 }
 
+/** An attempt as recorded, with the capture it is for: the data of the live stream's `forwarding` event. */
+export interface ForwardingEvent extends ForwardAttempt {
+  requestId: string;
+}
+
+/** One listener of an endpoint's forwarding events (`InboxStore.watchForwarding`). */
+export interface ForwardingWatch {
+  /** Resolves once events recorded from then on reach the listener; rejects with `UnavailableError`. */
+  subscribed: Promise<void>;
+  stop(): void;
+}
+
 /** Reads new captures of one endpoint, blocking; one per live endpoint per process. */
 export interface CaptureTail {
   /**
@@ -214,6 +226,12 @@ export interface InboxStore {
   listShares(endpointId: string): Promise<ShareRecord[]>;
   /** Revokes one; false when the endpoint has no such share. */
   deleteShare(endpointId: string, shareId: string): Promise<boolean>;
+  /**
+   * Tells `listener` of each attempt recorded for the endpoint, by any process on this store, once
+   * `subscribed` resolves (Redis: pub/sub, at most once, none while the connection is down; memory: in
+   * process).
+   */
+  watchForwarding(endpointId: string, listener: (event: ForwardingEvent) => void): ForwardingWatch;
 
   /**
    * Calls `listener` each time the connection to the store comes back after it was lost (the server may

@@ -1,4 +1,3 @@
-import type { RedisConnectionEvents } from '@portcullis/kit';
 import type { Capture } from '../store/types.js';
 
 // The captures to forward, as the forwarder sees them whatever holds them: Redis Streams read through the
@@ -29,8 +28,6 @@ export interface ForwardQueue {
   backlog(endpointIds: readonly string[]): Promise<{ pending: number; lag: number; deadLetters: number }>;
   /** Makes a blocked `readNew`, and any later one, reject at once: how the forwarder stops reading. */
   stopReading(): void;
-  /** The commands' Redis connection (readiness follows it); absent in memory. */
-  readonly connection?: RedisConnectionEvents;
   close(): void;
 }
 

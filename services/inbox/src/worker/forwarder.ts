@@ -34,8 +34,13 @@ export interface Forwarder {
    * for a worker to claim: at least once. The queue is closed last.
    */
   stop(): Promise<void>;
-  /** When the reading loop last went round (`now()` milliseconds); readiness checks it is recent. */
-  lastLoopAt(): number;
+  /**
+   * When the reading loop last went round (`now()` milliseconds), past reading the endpoints; undefined
+   * before it first has. Readiness checks it is recent.
+   */
+  lastLoopAt(): number | undefined;
+  /** Resolves once the loop has first gone round (the store answered), or once stopped. */
+  wentRound(): Promise<void>;
   /** Captures being forwarded now. */
   inFlightCount(): number;
   /** The managed endpoints with a forward target enabled, as last read. */
@@ -64,7 +69,9 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
   let loop: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let maintaining = false;
-  let loopAt = now();
+  let loopAt: number | undefined;
+  let firstRound = (): void => undefined;
+  const wentRound = new Promise<void>((resolve) => (firstRound = resolve));
 
   const refreshEndpoints = async (): Promise<void> => {
     const list = (await o.store.listManagedEndpoints()).filter((e) => e.forward.some((t) => t.enabled));
@@ -214,12 +221,13 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
   const run = async (): Promise<void> => {
     let refreshedAt = -Infinity;
     while (!stopping.signal.aborted) {
-      loopAt = now();
       try {
         if (now() - refreshedAt >= o.pollMs) {
           await refreshEndpoints();
           refreshedAt = now();
         }
+        loopAt = now();
+        firstRound();
         if (inFlight.size >= o.maxInFlight) {
           // a slot, or one poll interval: the loop goes round while every slot waits on a long retry
           await Promise.race([...[...inFlight.values()].map((f) => f.done), waitUntilDue(now() + o.pollMs)]);
@@ -248,6 +256,7 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
     },
     async stop() {
       stopping.abort();
+      firstRound();
       o.queue.stopReading();
       await loop;
       // the heartbeat goes on (claims do not): captures being finished must not look idle to other workers
@@ -257,6 +266,7 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
       keepAlive.close();
     },
     lastLoopAt: () => loopAt,
+    wentRound: () => wentRound,
     inFlightCount: () => inFlight.size,
     endpointIds: () => [...endpoints.keys()],
   };

@@ -1,4 +1,4 @@
-import type { Logger, Part, Readiness } from '@portcullis/kit';
+import type { Logger, Part } from '@portcullis/kit';
 import type { Registry } from 'prom-client';
 import type { Settings } from '../settings.js';
 import type { InboxStore } from '../store/types.js';
@@ -16,11 +16,6 @@ export interface ForwardingPartOptions {
   log: Logger;
   /** Where the `portcullis_inbox_forward_*` metrics go. */
   registry: Registry;
-  /**
-   * Gets a check once started, `consumer loop` (worker) or `local forwarder`: not ready when the reading loop
-   * has not gone round for three poll intervals.
-   */
-  readiness: Readiness;
   now: () => number;
   random?: (() => number) | undefined;
 }
@@ -28,11 +23,21 @@ export interface ForwardingPartOptions {
 /** The consumer loop counts as alive while it went round within this many poll intervals. */
 const LOOP_STALE_POLLS = 3;
 
+export interface ForwardingPart extends Part {
+  /**
+   * The readiness check (`consumer loop` in the worker, `local forwarder` in local mode; the caller adds it
+   * where its start order needs it): false until started and the reading loop has gone round, and when it
+   * has not for three poll intervals.
+   */
+  readonly isLoopLive: () => boolean;
+}
+
 /**
  * The forwarder as a start-up part, with its metrics and readiness check: the same in the worker (Redis
- * queue) and in the inbox process of local mode (memory queue). Its close lets deliveries under way finish.
+ * queue) and in the inbox process of local mode (memory queue). Its start resolves once the loop has gone
+ * round; its close lets deliveries under way finish.
  */
-export function createForwardingPart(o: ForwardingPartOptions): Part {
+export function createForwardingPart(o: ForwardingPartOptions): ForwardingPart {
   let forwarder: Forwarder | undefined;
   const metrics = createWorkerMetrics(o.registry, {
     inFlight: () => forwarder?.inFlightCount() ?? 0,
@@ -40,7 +45,11 @@ export function createForwardingPart(o: ForwardingPartOptions): Part {
   });
   return {
     name: 'forwarder',
-    start: () => {
+    isLoopLive: () => {
+      const at = forwarder?.lastLoopAt();
+      return at !== undefined && o.now() - at <= LOOP_STALE_POLLS * o.settings.worker.pollMs;
+    },
+    start: async () => {
       const running = createForwarder({
         store: o.store,
         queue: o.queue,
@@ -55,10 +64,7 @@ export function createForwardingPart(o: ForwardingPartOptions): Part {
       });
       forwarder = running;
       running.start();
-      o.readiness.addCheck(
-        o.mode === 'worker' ? 'consumer loop' : 'local forwarder',
-        () => o.now() - running.lastLoopAt() <= LOOP_STALE_POLLS * o.settings.worker.pollMs,
-      );
+      await running.wentRound();
       const { egressAllowPrivate, worker } = o.settings;
       o.log.info(
         { egressAllowPrivate, maxInFlight: worker.maxInFlight },

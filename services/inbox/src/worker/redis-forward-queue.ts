@@ -1,4 +1,4 @@
-import { UnavailableError, type Logger } from '@portcullis/kit';
+import { UnavailableError, type Logger, type RedisConnectionEvents } from '@portcullis/kit';
 import { createRedisPool, FAIL_FAST_POLICY, type RedisConnection } from '@portcullis/redis';
 import { callRedis } from '../store/redis-caller.js';
 import { decodeCaptureEntry } from '../store/redis-entry.js';
@@ -13,12 +13,17 @@ import { MAX_DEAD_LETTERS, type ForwardQueue, type QueuedCapture } from './forwa
 
 type RawEntry = [Buffer, Buffer[]];
 
+/** The worker's queue, with the Redis connection its commands use (the worker's readiness follows it). */
+export interface RedisForwardQueue extends ForwardQueue {
+  readonly connection: RedisConnectionEvents;
+}
+
 export function createRedisForwardQueue(o: {
   connection: RedisConnection;
   prefix: string;
   consumerName: string;
   log: Logger;
-}): ForwardQueue {
+}): RedisForwardQueue {
   // on a cluster every key is in one slot (see `toSlotPrefix`): one XREADGROUP reads every stream
   const keys = createKeyLayout(toSlotPrefix(o.connection, o.prefix));
   const log = o.log.child({ component: 'forward-queue' });

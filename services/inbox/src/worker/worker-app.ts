@@ -31,7 +31,8 @@ export interface WorkerDeps {
 }
 
 /**
- * The forwarding worker: store → HTTP server (probes, metrics) → forwarder, closed in reverse. It
+ * The forwarding worker: store → HTTP server (probes, metrics) → forwarder, closed in reverse; resolves once
+ * the forwarder's loop has gone round, not ready (`consumer loop`) from before the port opens until then. It
  * needs Redis: the memory store lives inside one inbox process, which forwards for itself (app.ts).
  */
 export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps): Promise<WorkerApp> {
@@ -52,7 +53,7 @@ export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps
   const registry = createMetricsRegistry({ component: 'inbox-worker' });
   const readiness = createReadiness();
   if (store.connection) trackRedis(readiness.health, 'redis:store', store.connection);
-  if (queue.connection) trackRedis(readiness.health, 'redis:queue', queue.connection);
+  trackRedis(readiness.health, 'redis:queue', queue.connection);
   const forwarding = createForwardingPart({
     mode: 'worker',
     store,
@@ -60,10 +61,11 @@ export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps
     settings,
     log,
     registry,
-    readiness,
     now,
     random: deps.random,
   });
+  // before the port opens: /readyz names it until the loop has gone round (startWorker resolves then)
+  readiness.addCheck('consumer loop', forwarding.isLoopLive);
   const app = createHttpApp(log.child({ component: 'http' }), toHttpError, { timeouts: settings.timeouts });
   addProbeRoutes(app, readiness);
   app.get('/metrics', async (_request, reply) =>

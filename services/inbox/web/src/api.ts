@@ -1,7 +1,8 @@
 import type { CaptureDetail, CaptureSummary } from '../../src/api/capture-json.js';
 import type { SignatureView } from '../../src/signatures/signature-json.js';
+import type { ForwardingEvent } from '../../src/store/types.js';
 
-export type { CaptureDetail, CaptureSummary, SignatureView };
+export type { CaptureDetail, CaptureSummary, ForwardingEvent, SignatureView };
 
 /** `GET /api/endpoints/:id` (and each item of `GET /api/endpoints`). */
 export interface EndpointView {
@@ -16,6 +17,8 @@ export interface EndpointView {
   retention: { maxRequests: number; maxAgeSeconds: number };
   /** What its receive URL answers; null: `{"ok":true,…}`. */
   response: EndpointResponse | null;
+  /** A managed endpoint's forward targets. */
+  forward?: unknown[];
 }
 
 /** `PUT /api/endpoints/:id/response` (lib/config's `EndpointResponse`). */

@@ -1,5 +1,5 @@
 import { readEvents } from '../../src/live/sse-parse.js';
-import { endpointPath, type CaptureSummary } from './api.js';
+import { endpointPath, type CaptureSummary, type ForwardingEvent } from './api.js';
 
 export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'closed';
 
@@ -12,6 +12,13 @@ export interface FollowOptions {
   full?: boolean;
   signal: AbortSignal;
   onRequest: (summary: CaptureSummary) => void;
+  /** An attempt to forward a capture, recorded as it happens. */
+  onForwarding: (event: ForwardingEvent) => void;
+  /**
+   * Connected again after a drop: captures missed meanwhile come again, forwarding events do not (they have
+   * no id), so outcomes shown may be stale.
+   */
+  onReconnected: () => void;
   onState: (state: LiveState, detail?: string) => void;
 }
 
@@ -29,6 +36,7 @@ export async function followEndpoint(o: FollowOptions): Promise<void> {
   const stopped = (): boolean => o.signal.aborted;
   let lastId = o.after;
   let delayMs = MIN_DELAY_MS;
+  let connectedBefore = false;
   o.onState('connecting');
   while (!stopped()) {
     try {
@@ -51,9 +59,13 @@ export async function followEndpoint(o: FollowOptions): Promise<void> {
             o.onState('live');
             const ready = JSON.parse(e.data) as { lastEventId?: string };
             lastId ??= ready.lastEventId;
+            if (connectedBefore) o.onReconnected();
+            connectedBefore = true;
           } else if (e.event === 'request' && e.id !== undefined) {
             lastId = e.id;
             o.onRequest(JSON.parse(e.data) as CaptureSummary);
+          } else if (e.event === 'forwarding') {
+            o.onForwarding(JSON.parse(e.data) as ForwardingEvent);
           } else if (e.event === 'deleted') {
             o.onState('closed', 'endpoint deleted');
             return;

@@ -122,8 +122,23 @@ export function Inspector(p: {
         onRequest: (record) => {
           if (filter && !isShown(filter, record as CaptureDetail)) return;
           const summary = filter ? toRow(record as CaptureDetail) : record;
-          setItems((list) => (list.some((i) => i.id === summary.id) ? list : [summary, ...list]));
+          // pending until its first attempt, as the list API shows it
+          const row = (view.forward?.length ?? 0) > 0 ? { ...summary, lastForwarding: null } : summary;
+          setItems((list) => (list.some((i) => i.id === row.id) ? list : [row, ...list]));
           setSelectedId((s) => s ?? summary.id);
+        },
+        onForwarding: ({ requestId, ...attempt }) =>
+          setItems((list) => list.map((i) => (i.id === requestId ? { ...i, lastForwarding: attempt } : i))),
+        onReconnected: () => {
+          // outcomes recorded while disconnected: the newest page's, read again
+          callApi<RequestPage>('GET', endpointPath(endpointId, `/requests?limit=${PAGE_SIZE}`), { token })
+            .then((fresh) => {
+              const outcomes = new Map(fresh.requests.map((r) => [r.id, r.lastForwarding]));
+              setItems((list) =>
+                list.map((i) => (outcomes.has(i.id) ? { ...i, lastForwarding: outcomes.get(i.id) } : i)),
+              );
+            })
+            .catch(() => undefined); // the next event or reload shows them
         },
       });
     };

@@ -30,6 +30,8 @@ export function RequestDetail(p: {
   const [error, setError] = useState('');
   const [tab, setTab] = useState('body');
   const path = endpointPath(p.endpoint.id, `/requests/${encodeURIComponent(p.summary.id)}`);
+  // a new attempt shown in the list (live) is read into the open detail too
+  const outcome = JSON.stringify(p.summary.lastForwarding ?? null);
 
   useEffect(() => {
     let current = true;
@@ -39,7 +41,7 @@ export function RequestDetail(p: {
     return () => {
       current = false;
     };
-  }, [path, p.token]);
+  }, [path, p.token, outcome]);
 
   const s = p.summary;
   return (

@@ -1,0 +1,63 @@
+import type { Logger } from '@portcullis/kit';
+import type { RedisClient, RedisPool } from '@portcullis/redis';
+import { createForwardingWatchers } from './forwarding-watchers.js';
+import type { ForwardingEvent, ForwardingWatch } from './types.js';
+
+/**
+ * Forwarding events across processes: the process that records an attempt (a worker) PUBLISHes it on the
+ * endpoint's channel; each process with live subscribers of that endpoint SUBSCRIBEs on one connection of
+ * its own, made at the first watch. Pub/sub delivers at most once: an event published while that
+ * connection is down is lost, and the stream's clients read the outcome from the list again (README).
+ */
+export function createRedisForwardingChannel(o: {
+  pool: RedisPool;
+  channelOf: (endpointId: string) => string;
+  log: Logger;
+}) {
+  const log = o.log.child({ component: 'forwarding-channel' });
+  const watchers = createForwardingWatchers();
+  const endpointOf = new Map<string, string>();
+  const subscriptions = new Map<string, Promise<void>>();
+  let subscriber: RedisClient | undefined;
+  const subscriberConnection = (): RedisClient => {
+    if (subscriber) return subscriber;
+    const conn = o.pool.dedicated();
+    conn.on('message', (channel: string, message: string) => {
+      const endpointId = endpointOf.get(channel);
+      if (endpointId !== undefined) watchers.emit(endpointId, JSON.parse(message) as ForwardingEvent);
+    });
+    return (subscriber = conn);
+  };
+  return {
+    /** Not awaited by the record: a lost event must not fail (and so repeat) a delivery. */
+    publish(redis: RedisClient, endpointId: string, event: ForwardingEvent): void {
+      redis.publish(o.channelOf(endpointId), JSON.stringify(event)).catch((err: unknown) => {
+        log.warn({ endpointId, err }, 'forwarding event not published');
+      });
+    },
+    watch(endpointId: string, listener: (e: ForwardingEvent) => void): ForwardingWatch {
+      const channel = o.channelOf(endpointId);
+      if (watchers.add(endpointId, listener)) {
+        endpointOf.set(channel, endpointId);
+        subscriptions.set(
+          channel,
+          subscriberConnection()
+            .subscribe(channel)
+            .then(() => undefined),
+        );
+      }
+      return {
+        subscribed: subscriptions.get(channel) ?? Promise.resolve(),
+        stop() {
+          if (!watchers.remove(endpointId, listener)) return;
+          endpointOf.delete(channel);
+          subscriptions.delete(channel);
+          subscriber?.unsubscribe(channel).catch(() => undefined);
+        },
+      };
+    },
+    close(): void {
+      subscriber?.disconnect();
+    },
+  };
+}
