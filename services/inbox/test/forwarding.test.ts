@@ -73,6 +73,7 @@ const target = (url: string, o: Partial<ForwardTarget> = {}): ForwardTarget => (
   maxAttempts: 5,
   initialDelaySeconds: 0, // retries at once: the tests wait for outcomes, never for time
   maxDelaySeconds: 0,
+  maxConcurrent: 32,
   ...o,
 });
 

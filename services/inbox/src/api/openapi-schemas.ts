@@ -38,17 +38,18 @@ const forwardTarget = obj({
   maxAttempts: int({ minimum: 0 }),
   initialDelaySeconds: int({ minimum: 0 }),
   maxDelaySeconds: int({ minimum: 0 }),
+  maxConcurrent: int({ minimum: 1 }),
 });
 
 const forwardAttempt = obj(
   {
     target: str(),
-    attempt: int({ minimum: 1 }),
+    attempt: int({ minimum: 0 }),
     status: int({ minimum: 100, maximum: 999 }),
     error: str(),
     at: iso,
     nextAttemptAt: iso,
-    outcome: { enum: ['delivered', 'retrying', 'dead'] },
+    outcome: { enum: ['delivered', 'retrying', 'dead', 'redriven'] },
   },
   ['status', 'error', 'nextAttemptAt'],
 );

@@ -9,7 +9,8 @@
  * - `<p>account:<accountId>:endpoints` ZSET: an account's endpoint ids, scored by when they joined it (ms)
  * - `<p>managed` SET: the ids of managed endpoints (what a sync compares with; what the worker reads)
  * - `<p>ep:{<id>}:fwd:<requestId>` LIST: forwarding attempts of one capture (JSON), expiring with its age
- * - `<p>fwd:dlq` STREAM: dead letters, one entry per capture and target given up
+ * - `<p>ep:{<id>}:dlq` STREAM: the endpoint's dead letters, one entry per capture and target given up
+ * - `<p>ep:{<id>}:circuits` HASH: worker name → its circuit breakers' states for the endpoint (JSON)
  *
  * The capture stream of an endpoint with enabled targets has the consumer group `FORWARD_GROUP`.
  */
@@ -23,7 +24,8 @@ export interface KeyLayout {
   accountEndpoints(accountId: string): string;
   endpoints: string;
   managed: string;
-  deadLetters: string;
+  deadLetters(id: string): string;
+  circuits(id: string): string;
 }
 
 export function createKeyLayout(prefix: string): KeyLayout {
@@ -35,6 +37,7 @@ export function createKeyLayout(prefix: string): KeyLayout {
     accountEndpoints: (accountId) => `${prefix}account:${accountId}:endpoints`,
     endpoints: `${prefix}endpoints`,
     managed: `${prefix}managed`,
-    deadLetters: `${prefix}fwd:dlq`,
+    deadLetters: (id) => `${prefix}ep:{${id}}:dlq`,
+    circuits: (id) => `${prefix}ep:{${id}}:circuits`,
   };
 }

@@ -86,8 +86,11 @@ export interface ForwardAttempt {
   at: string;
   /** ISO 8601, when another attempt is due; absent after the last one. */
   nextAttemptAt?: string;
-  /** `retrying`: another attempt is due; `dead`: given up, the capture is in the dead letters. */
-  outcome: 'delivered' | 'retrying' | 'dead';
+  /**
+   * `retrying`: another attempt is due; `dead`: given up, the capture is in the dead letters; `redriven`: a
+   * dead letter sent back to the queue (attempt 0: the count starts again).
+   */
+  outcome: 'delivered' | 'retrying' | 'dead' | 'redriven';
 }
 
 /** Reads new captures of one endpoint, blocking; one per live endpoint per process. */
