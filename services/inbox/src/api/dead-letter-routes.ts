@@ -12,6 +12,9 @@ import type { ForwardingState } from '../worker/forwarding-state.js';
 import type { Authorize } from './access.js';
 import { MAX_PAGE_SIZE, readPage } from './endpoint-routes.js';
 
+/** A dead letter as the API shows it. */
+export type DeadLetterJson = Omit<StoredDeadLetter, 'endpointId' | 'attempts'> & { attempts: number };
+
 type Params = { Params: { id: string } };
 type LetterParams = { Params: { id: string; dlqId: string } };
 type PageQuery = { Querystring: Record<string, string | undefined> };
@@ -28,7 +31,7 @@ export function registerDeadLetterRoutes(
   const { deadLetters, circuitReports } = guards.forwarding;
   const traced = <T>(name: string, fn: () => Promise<T>): Promise<T> =>
     withSpan('portcullis-inbox', name, () => fn());
-  const view = ({ endpointId: _endpointId, ...letter }: StoredDeadLetter) => ({
+  const view = ({ endpointId: _endpointId, ...letter }: StoredDeadLetter): DeadLetterJson => ({
     ...letter,
     attempts: Number(letter.attempts),
   });

@@ -57,7 +57,9 @@ interface Circuit {
   endProbe: () => void;
 }
 
-export function createCircuitBreakers(o: BreakerSettings & { now: () => number }): CircuitBreakers {
+export function createCircuitBreakers(
+  o: BreakerSettings & { now: () => number; /** After each change of a circuit. */ onChange?: () => void },
+): CircuitBreakers {
   const circuits = new Map<string, Circuit & CircuitKey>();
   const id = (k: CircuitKey): string => `${k.endpointId} ${k.target}`;
   const circuitOf = (k: CircuitKey): Circuit & CircuitKey => {
@@ -87,6 +89,7 @@ export function createCircuitBreakers(o: BreakerSettings & { now: () => number }
         }
         if (!c.probing) {
           c.probing = true;
+          o.onChange?.();
           return true;
         }
         if (!(await wait.on(c.probed))) return false;
@@ -104,6 +107,7 @@ export function createCircuitBreakers(o: BreakerSettings & { now: () => number }
       }
       if (verdict === 'success') {
         circuits.delete(id(key));
+        o.onChange?.();
         return;
       }
       if (verdict === 'neither') return;
@@ -114,6 +118,7 @@ export function createCircuitBreakers(o: BreakerSettings & { now: () => number }
       } else if (c.openUntil === undefined && c.failures >= o.failures) {
         c.openUntil = o.now() + c.cooldownMs;
       }
+      o.onChange?.();
     },
     views: () =>
       [...circuits.values()].map((c) => ({

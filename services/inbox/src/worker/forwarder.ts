@@ -32,6 +32,8 @@ export interface ForwarderOptions {
   now?: () => number;
   /** In [0, 1): the jitter. */
   random?: () => number;
+  /** Told each time a target's circuit changes (see `circuits()`). */
+  onCircuitChange?: () => void;
   /** Told of each attempt recorded: its outcome and number (1 for the first). */
   onAttempt?: (outcome: AttemptOutcome, attempt: number) => void;
 }
@@ -76,7 +78,11 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
   const isStopping = (): boolean => stopping.signal.aborted;
   const keepAlive = createKeepAlive();
   const slots = createTargetSlots();
-  const breakers = createCircuitBreakers({ ...o.breaker, now });
+  const breakers = createCircuitBreakers({
+    ...o.breaker,
+    now,
+    ...(o.onCircuitChange ? { onChange: o.onCircuitChange } : {}),
+  });
   const inFlight = new Map<string, { endpointId: string; requestId: string; done: Promise<void> }>();
   let endpoints = new Map<string, EndpointRecord>();
   let loop: Promise<void> | undefined;

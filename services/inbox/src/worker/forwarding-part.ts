@@ -50,10 +50,14 @@ export function createForwardingPart(o: ForwardingPartOptions): Part {
     circuits: () => forwarder?.circuits() ?? [],
   });
   const { claimIdleMs, consumerName } = o.settings.worker;
+  // one publish at a time, in order: the last one says the latest
+  let reported = Promise.resolve();
   const report = (views: Parameters<CircuitReports['publish']>[1]): Promise<void> =>
-    o.circuitReports
-      .publish(consumerName, views, claimIdleMs)
-      .catch((err: unknown) => o.log.warn({ err }, 'reporting circuit states failed'));
+    (reported = reported.then(() =>
+      o.circuitReports
+        .publish(consumerName, views, claimIdleMs)
+        .catch((err: unknown) => o.log.warn({ err }, 'reporting circuit states failed')),
+    ));
   return {
     name: 'forwarder',
     start: () => {
@@ -68,6 +72,7 @@ export function createForwardingPart(o: ForwardingPartOptions): Part {
         pollMs: o.settings.worker.pollMs,
         maxInFlight: o.settings.worker.maxInFlight,
         onAttempt: (outcome, attempt) => metrics.countAttempt(outcome, attempt),
+        onCircuitChange: () => void report(forwarder?.circuits() ?? []),
         now: o.now,
         ...(o.random ? { random: o.random } : {}),
       });

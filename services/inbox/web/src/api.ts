@@ -1,6 +1,14 @@
 import type { CaptureDetail, CaptureSummary } from '../../src/api/capture-json.js';
+import type { DeadLetterJson } from '../../src/api/dead-letter-routes.js';
+import type { CircuitReport } from '../../src/worker/circuit-reports.js';
 
-export type { CaptureDetail, CaptureSummary };
+export type { CaptureDetail, CaptureSummary, CircuitReport, DeadLetterJson };
+
+/** `GET …/dead-letters`. */
+export interface DeadLetterPage {
+  deadLetters: DeadLetterJson[];
+  nextBefore: string | null;
+}
 
 /** `GET /api/endpoints/:id` (and each item of `GET /api/endpoints`). */
 export interface EndpointView {

@@ -10,6 +10,7 @@ import {
 } from '../api.js';
 import { followEndpoint, type LiveState } from '../live.js';
 import { EndpointHeader } from './endpoint-header.js';
+import { ForwardingHealth } from './forwarding-health.js';
 import { RequestDetail } from './request-detail.js';
 import { RequestList } from './request-list.js';
 
@@ -105,6 +106,7 @@ export function Inspector(p: {
           p.onRenamed(e);
         }}
       />
+      {endpoint.kind === 'managed' && <ForwardingHealth endpointId={endpoint.id} token={p.token} />}
       <div class="panes">
         <RequestList
           items={items}
