@@ -69,57 +69,55 @@ export function ForwardingHealth(p: { endpointId: string; token: string | undefi
           </li>
         ))}
       </ul>
-      <details open={letters.length > 0}>
-        <summary>
-          Dead letters ({letters.length}
-          {page.nextBefore === null ? '' : '+'})
-        </summary>
-        {letters.length === 0 ? (
-          <p class="muted">None: every capture reached its targets, or is still being tried.</p>
-        ) : (
-          <>
-            <button type="button" onClick={() => void redrive('/dead-letters/redrive', 'all')}>
-              Redrive all
-            </button>
-            <table class="pairs dead-letters">
-              <thead>
-                <tr>
-                  <th scope="col">Request</th>
-                  <th scope="col">Target</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last</th>
-                  <th scope="col">At</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Action</span>
-                  </th>
+      <h2 class="dead-letters-title">
+        Dead letters ({letters.length}
+        {page.nextBefore === null ? '' : '+'})
+      </h2>
+      {letters.length === 0 ? (
+        <p class="muted">None: every capture reached its targets, or is still being tried.</p>
+      ) : (
+        <>
+          <button type="button" onClick={() => void redrive('/dead-letters/redrive', 'all')}>
+            Redrive all
+          </button>
+          <table class="pairs dead-letters">
+            <thead>
+              <tr>
+                <th scope="col">Request</th>
+                <th scope="col">Target</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Last</th>
+                <th scope="col">At</th>
+                <th scope="col">
+                  <span class="visually-hidden">Action</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {letters.map((l) => (
+                <tr key={l.id}>
+                  <td>{l.requestId}</td>
+                  <td>{l.target}</td>
+                  <td>{l.attempts}</td>
+                  <td>{l.last}</td>
+                  <td>{l.at}</td>
+                  <td>
+                    <button
+                      type="button"
+                      aria-label={`Redrive ${l.requestId} to ${l.target}`}
+                      onClick={() =>
+                        void redrive(`/dead-letters/${encodeURIComponent(l.id)}/redrive`, l.requestId)
+                      }
+                    >
+                      Redrive
+                    </button>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {letters.map((l) => (
-                  <tr key={l.id}>
-                    <td>{l.requestId}</td>
-                    <td>{l.target}</td>
-                    <td>{l.attempts}</td>
-                    <td>{l.last}</td>
-                    <td>{l.at}</td>
-                    <td>
-                      <button
-                        type="button"
-                        aria-label={`Redrive ${l.requestId} to ${l.target}`}
-                        onClick={() =>
-                          void redrive(`/dead-letters/${encodeURIComponent(l.id)}/redrive`, l.requestId)
-                        }
-                      >
-                        Redrive
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </>
-        )}
-      </details>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
       <p class="notice" role="status" aria-live="polite">
         {notice}
       </p>
@@ -132,6 +130,7 @@ function circuitText(c: CircuitReport): string {
   const where = `target ${c.target} (${c.worker})`;
   if (c.state === 'open')
     return `${where}: circuit open until ${new Date(c.openUntil ?? '').toLocaleTimeString()}, ${failures}`;
-  if (c.state === 'half-open') return `${where}: circuit half-open, probing, ${failures}`;
+  if (c.state === 'half-open')
+    return `${where}: circuit half-open (the next delivery probes it), ${failures}`;
   return `${where}: circuit closed, ${failures} in a row`;
 }
