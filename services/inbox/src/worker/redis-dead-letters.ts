@@ -34,6 +34,15 @@ redis.call('XCLAIM', KEYS[2], '${FORWARD_GROUP}', '${REDRIVE_CONSUMER}', 0, ARGV
 redis.call('XDEL', KEYS[1], ARGV[1])
 return 'redriven'`);
 
+// The letters outlive their captures by nothing: the stream expires with the endpoint's maximum age after the
+// newest letter (a removed resource's letters go with its captures). KEYS: letters, endpoint. ARGV: the cap,
+// then the letter's fields.
+const ADD = defineScript(`
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(ARGV, 2))
+local maxAgeMs = redis.call('HGET', KEYS[2], 'maxAgeMs')
+if maxAgeMs then redis.call('PEXPIRE', KEYS[1], maxAgeMs) end
+return 1`);
+
 type Entry = [string, string[]];
 
 const decode = ([id, fields]: Entry): StoredDeadLetter => {
@@ -62,15 +71,9 @@ export function createRedisDeadLetters(o: {
   return {
     async add(letter) {
       const flat = Object.entries<string>(letter).flat();
-      await callRedis('XADD', () =>
-        redis.xadd(
-          keys.deadLetters(letter.endpointId),
-          'MAXLEN',
-          '~',
-          MAX_DEAD_LETTERS_PER_ENDPOINT,
-          '*',
-          ...flat,
-        ),
+      const scriptKeys = [keys.deadLetters(letter.endpointId), keys.endpoint(letter.endpointId)];
+      await callRedis('add dead letter', () =>
+        ADD.run(redis, scriptKeys, [String(MAX_DEAD_LETTERS_PER_ENDPOINT), ...flat]),
       );
     },
     async list(endpointId, page) {
