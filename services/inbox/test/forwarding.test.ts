@@ -619,6 +619,14 @@ describe('forwarding worker (redis)', () => {
     await waitUntil(async () => (await pendingCount(id)) === 0);
   });
 
+  it('reads a target written before maxConcurrent existed with the default limit', async () => {
+    const id = await addEndpoint(redisInbox, 'old-target', [target('http://127.0.0.1:9/')]);
+    const { maxConcurrent: _, ...old } = target('http://127.0.0.1:9/');
+    await client.hset(`inbox:ep:{${id}}:tgt`, '0', JSON.stringify(old));
+    const read = await redisInbox.app.store.getEndpoint(id);
+    expect(read?.forward).toEqual([{ ...old, maxConcurrent: 32 }]);
+  });
+
   it('refuses to start without Redis', async () => {
     await expect(startWorker(loadSettings({}), { log: quietLog })).rejects.toThrow(
       /REDIS_URL: the forwarding worker needs Redis/,

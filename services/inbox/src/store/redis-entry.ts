@@ -1,4 +1,4 @@
-import type { ForwardTarget } from '@portcullis/config';
+import { MAX_CONCURRENT, type ForwardTarget } from '@portcullis/config';
 import type { Capture, CaptureInput, EndpointKind, EndpointRecord } from './types.js';
 
 // How records look in Redis. A capture is a stream entry with two fields: `m`, the metadata as JSON, and
@@ -81,7 +81,11 @@ export function decodeEndpoint(
   if (kind !== 'anonymous' && kind !== 'account' && kind !== 'managed') return undefined;
   const forward = Object.entries(targets)
     .sort(([a], [b]) => Number(a) - Number(b))
-    .map(([, json]) => JSON.parse(json) as ForwardTarget);
+    // written before targets had maxConcurrent (an inbox not yet upgraded): the default, not no slot at all
+    .map(([, json]): ForwardTarget => ({
+      maxConcurrent: MAX_CONCURRENT.default,
+      ...(JSON.parse(json) as Omit<ForwardTarget, 'maxConcurrent'> & { maxConcurrent?: number }),
+    }));
   return {
     id,
     name: fields.name ?? '',
