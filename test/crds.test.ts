@@ -137,6 +137,7 @@ spec:
           pathMode: 'append',
           enabled: true,
           timeoutSeconds: 10,
+          maxConcurrent: 32,
           retry: { maxAttempts: 8, initialDelaySeconds: 30, maxDelaySeconds: 3600 },
         },
       ],

@@ -20,6 +20,7 @@ describe('parseInboxEndpoint', () => {
           maxAttempts: 8,
           initialDelaySeconds: 30,
           maxDelaySeconds: 3600,
+          maxConcurrent: 32,
         },
       ],
       retention: { maxRequests: 500, maxAgeHours: 168, maxBytes: 52_428_800 },
@@ -42,5 +43,18 @@ describe('parseInboxEndpoint', () => {
         'ns/hook: retention.maxRequests: must be at least 1',
       ]),
     );
+  });
+
+  it("bounds a target's maxConcurrent to 1…1024", () => {
+    const spec = (maxConcurrent: unknown) => ({
+      endpointId: ID,
+      forward: [{ url: 'https://example.test/hooks', maxConcurrent }],
+    });
+    expect(parseInboxEndpoint('ns/hook', spec(4)).forward[0]?.maxConcurrent).toBe(4);
+    for (const bad of [0, 1025]) {
+      expect(() => parseInboxEndpoint('ns/hook', spec(bad))).toThrow(
+        new ConfigError(['ns/hook: forward[0].maxConcurrent: expected 1 to 1024']),
+      );
+    }
   });
 });

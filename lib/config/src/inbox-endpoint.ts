@@ -9,6 +9,8 @@ export interface ForwardTarget {
   maxAttempts: number;
   initialDelaySeconds: number;
   maxDelaySeconds: number;
+  /** Deliveries to this target at once, per forwarding process. */
+  maxConcurrent: number;
 }
 
 export interface InboxEndpointSpec {
@@ -23,6 +25,8 @@ export interface InboxEndpointSpec {
 /** Unguessable and URL-safe: at least 22 base64url characters, 128 bits. */
 export const ENDPOINT_ID = /^[A-Za-z0-9_-]{22,64}$/;
 export const MAX_FORWARD_TARGETS = 5;
+/** A target's `maxConcurrent`: the default is the worker's default in-flight count, so no limit unless set. */
+export const MAX_CONCURRENT = { default: 32, min: 1, max: 1024 } as const;
 export const RETENTION_DEFAULTS = { maxRequests: 500, maxAgeHours: 168, maxBytes: 52_428_800 } as const;
 
 /** Validates an InboxEndpoint's `spec`, filling defaults. Throws a `ConfigError` listing every problem. */
@@ -61,7 +65,7 @@ export function parseInboxEndpoint(source: string, spec: unknown): InboxEndpoint
   });
 }
 
-const TARGET_KEYS = new Set(['url', 'pathMode', 'enabled', 'timeoutSeconds', 'retry']);
+const TARGET_KEYS = new Set(['url', 'pathMode', 'enabled', 'timeoutSeconds', 'retry', 'maxConcurrent']);
 
 function readTarget(read: Reader, v: unknown, path: ConfigPath): ForwardTarget | undefined {
   const m = read.map(v, path, TARGET_KEYS);
@@ -89,7 +93,14 @@ function readTarget(read: Reader, v: unknown, path: ConfigPath): ForwardTarget |
     maxAttempts: n(retry.maxAttempts, [...path, 'retry', 'maxAttempts'], 8),
     initialDelaySeconds: n(retry.initialDelaySeconds, [...path, 'retry', 'initialDelaySeconds'], 30),
     maxDelaySeconds: n(retry.maxDelaySeconds, [...path, 'retry', 'maxDelaySeconds'], 3600),
+    maxConcurrent: readMaxConcurrent(read, m.maxConcurrent, [...path, 'maxConcurrent']),
   };
+}
+
+function readMaxConcurrent(read: Reader, value: unknown, path: ConfigPath): number {
+  const n = value == null ? MAX_CONCURRENT.default : read.uint32(value, path);
+  if (n >= MAX_CONCURRENT.min && n <= MAX_CONCURRENT.max) return n;
+  return read.fail(path, `expected ${MAX_CONCURRENT.min} to ${MAX_CONCURRENT.max}`, MAX_CONCURRENT.default);
 }
 
 function isHttpUrl(text: string): boolean {

@@ -30,6 +30,7 @@ export {
 } from './api-route.js';
 export {
   ENDPOINT_ID,
+  MAX_CONCURRENT,
   MAX_FORWARD_TARGETS,
   RETENTION_DEFAULTS,
   parseInboxEndpoint,

@@ -17,6 +17,7 @@ import { CSRF_HEADER, checkInboxCsrf } from './accounts/csrf.js';
 import { createWebSessions } from './accounts/web-sessions.js';
 import { createAuthorize } from './api/access.js';
 import { registerAdminRoutes } from './api/admin-routes.js';
+import { registerDeadLetterRoutes } from './api/dead-letter-routes.js';
 import { registerEndpointRoutes } from './api/endpoint-routes.js';
 import { buildOpenApiDocument } from './api/openapi-document.js';
 import { recordRoutes, registerOpenApiRoute } from './api/openapi-route.js';
@@ -42,6 +43,7 @@ import type { InboxStore } from './store/types.js';
 import { registerWebRoutes } from './web/web-routes.js';
 import { createEgressPolicy } from './worker/egress-policy.js';
 import { createForwardingPart } from './worker/forwarding-part.js';
+import { createForwardingState } from './worker/forwarding-state.js';
 import { createMemoryForwardQueue } from './worker/memory-forward-queue.js';
 import { registerRedisMetrics } from '@portcullis/redis';
 
@@ -148,6 +150,8 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   registerAdminRoutes(app, ctx);
   registerSignatureRoutes(app, ctx, authorize);
   registerExportRoutes(app, ctx, { authorize, limiter });
+  const forwardingState = createForwardingState(store, settings, now);
+  registerDeadLetterRoutes(app, ctx, { authorize, forwarding: forwardingState });
   registerAccountRoutes(app, ctx, { backend, sessions, limiter });
   registerWebRoutes(app, { webDir: settings.webDir, log });
   registerOpenApiRoute(app, buildOpenApiDocument({ cookieName: settings.accounts.cookieName }));
@@ -164,6 +168,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
           mode: 'local',
           store,
           queue: createMemoryForwardQueue({ store, log, now }),
+          ...forwardingState,
           settings,
           log,
           registry,

@@ -48,6 +48,12 @@ export class EndpointManagedError extends PortcullisError {
   }
 }
 
+/** A dead letter whose capture is being forwarded to another of its targets: redrive it once that is done. */
+export class CaptureBeingForwardedError extends PortcullisError {
+  static override readonly code = 'CAPTURE_BEING_FORWARDED';
+  static override readonly status = 409;
+}
+
 /**
  * The memory store holds as many capture bytes (`INBOX_MEMORY_MAX_BYTES`) or endpoints
  * (`INBOX_MEMORY_MAX_ENDPOINTS`) as it may: 507, nothing stored. Room comes back as retention trims by age,
@@ -114,6 +120,7 @@ export const INBOX_ERRORS: readonly ErrorClass[] = [
   EgressRefusedError,
   TargetUnreachableError,
   EndpointManagedError,
+  CaptureBeingForwardedError,
   StoreFullError,
   ShareReadOnlyError,
   ShareLimitError,

@@ -90,6 +90,8 @@ export interface Settings {
     pollMs: number;
     /** Captures forwarded at once by one worker. */
     maxInFlight: number;
+    /** Each target's circuit breaker, per worker (see worker/circuit-breaker.ts). */
+    breaker: { failures: number; cooldownMs: number; maxCooldownMs: number };
     /** Its `/healthz`, `/readyz` and `/metrics` (on `host`); 0 picks a free port. */
     port: number;
   };
@@ -237,6 +239,19 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       claimIdleMs: env.durationMs('INBOX_WORKER_CLAIM_IDLE', { default: '1m', min: '30ms', max: '24h' }),
       pollMs: env.durationMs('INBOX_WORKER_POLL_INTERVAL', { default: '5s', min: '10ms', max: '5m' }),
       maxInFlight: env.int('INBOX_WORKER_MAX_IN_FLIGHT', { default: 32, min: 1, max: 1024 }),
+      breaker: {
+        failures: env.int('INBOX_WORKER_BREAKER_FAILURES', { default: 5, min: 1, max: 1000 }),
+        cooldownMs: env.durationMs('INBOX_WORKER_BREAKER_COOLDOWN', {
+          default: '30s',
+          min: '10ms',
+          max: '1h',
+        }),
+        maxCooldownMs: env.durationMs('INBOX_WORKER_BREAKER_MAX_COOLDOWN', {
+          default: '10m',
+          min: '10ms',
+          max: '24h',
+        }),
+      },
       // after the gateway's 8088, the inbox's 8089 and the operator's 8090 in local mode
       port: env.int('INBOX_WORKER_PORT', { default: 8091, min: 0, max: 65_535 }),
     },
@@ -266,6 +281,9 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     env.problem(
       'INBOX_SSE_HEARTBEAT: must be shorter than INBOX_IDLE_TIMEOUT, or live streams are closed as idle',
     );
+  }
+  if (settings.worker.breaker.maxCooldownMs < settings.worker.breaker.cooldownMs) {
+    env.problem('INBOX_WORKER_BREAKER_MAX_COOLDOWN: must be at least INBOX_WORKER_BREAKER_COOLDOWN');
   }
   env.finish();
   return deepFreeze(settings);

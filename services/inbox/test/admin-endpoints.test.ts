@@ -10,6 +10,7 @@ const TARGET = {
   maxAttempts: 3,
   initialDelaySeconds: 1,
   maxDelaySeconds: 10,
+  maxConcurrent: 32,
 };
 
 describeEachStore('admin API: the managed endpoints', (get) => {

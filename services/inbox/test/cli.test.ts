@@ -15,7 +15,7 @@ import {
   type TestCertificates,
 } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInboxHarness, waitUntil, type InboxHarness } from './harness.js';
+import { ADMIN_TOKEN, startInboxHarness, waitUntil, type InboxHarness } from './harness.js';
 
 // The `inbox` CLI as users run it: a child process (bin/inbox.mjs) against a real inbox app (memory store)
 // and real target servers that verify a GitHub-style HMAC over the body they receive.
@@ -565,5 +565,101 @@ describe('inbox CLI', () => {
         }
       }
     });
+  });
+});
+
+describe('inbox replay --dead-letters', () => {
+  let h: InboxHarness;
+  let down: Server;
+  let downUrl = '';
+  let up = false;
+  const hits: string[] = [];
+  const ID = 'cli-dead-letters-0123456789';
+
+  beforeAll(async () => {
+    configDir = await mkdtemp(join(tmpdir(), 'inbox-cli-'));
+    // the memory store: this inbox forwards its managed endpoints itself
+    h = await startInboxHarness({
+      INBOX_EGRESS_ALLOW_PRIVATE: 'true',
+      INBOX_WORKER_CLAIM_IDLE: '300ms',
+      INBOX_WORKER_POLL_INTERVAL: '100ms',
+      INBOX_WORKER_BREAKER_FAILURES: '1000',
+    });
+    down = createServer((req, res) => {
+      req.resume();
+      hits.push(`${up ? 200 : 503} ${req.url ?? ''}`);
+      res.writeHead(up ? 200 : 503).end();
+    });
+    await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
+    downUrl = `http://127.0.0.1:${(down.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    down.closeAllConnections();
+    await new Promise((resolve) => down.close(resolve));
+    await h.close();
+    await rm(configDir, { recursive: true, force: true });
+  });
+
+  it('sends the dead-lettered captures to --to from the CLI, or redrives them in the inbox', async () => {
+    await h.app.store.syncManagedEndpoints([
+      {
+        id: ID,
+        name: 'cli',
+        resource: 'default/cli',
+        retention: { maxRequests: 100, maxAgeMs: 3_600_000 },
+        forward: [
+          {
+            url: downUrl,
+            pathMode: 'append',
+            enabled: true,
+            timeoutSeconds: 5,
+            maxAttempts: 1,
+            initialDelaySeconds: 0,
+            maxDelaySeconds: 0,
+            maxConcurrent: 32,
+          },
+        ],
+      },
+    ]);
+    for (const path of ['/one', '/two'])
+      await h.send('POST', `/api/hook/${ID}${path}`, {
+        rawHeaders: ['X-Hub-Signature-256', sign(BODY)],
+        body: BODY,
+      });
+    const letters = async (): Promise<unknown[]> =>
+      (
+        (await h.api('GET', `/api/endpoints/${ID}/dead-letters`, { token: ADMIN_TOKEN })).json as {
+          deadLetters: unknown[];
+        }
+      ).deadLetters;
+    await waitUntil(async () => (await letters()).length === 2);
+    const common = ['--token', ADMIN_TOKEN, '--host', h.url];
+
+    const other = await startTarget();
+    try {
+      const sent = await runCli(['replay', ID, '--dead-letters', '--to', other.url, ...common]);
+      expect(sent.stderr).toBe('');
+      expect(sent.code).toBe(0);
+      expect(sent.stdout).toContain('POST /one → 202');
+      expect(sent.stdout).toContain(`2 dead-lettered captures sent to ${other.url}`);
+      expect(other.received.map((r) => r.url)).toEqual(['/one', '/two']);
+      expect(other.received.every((r) => r.signatureValid)).toBe(true);
+      // sent from the CLI: the inbox's dead letters stay
+      expect(await letters()).toHaveLength(2);
+    } finally {
+      await other.close();
+    }
+
+    up = true;
+    const redriven = await runCli(['replay', ID, '--dead-letters', ...common]);
+    expect(redriven.code).toBe(0);
+    expect(redriven.stdout).toContain('redriven 2;');
+    await waitUntil(() => hits.filter((hit) => hit.startsWith('200')).length === 2);
+    expect(await letters()).toEqual([]);
+    expect(hits.sort()).toEqual(['200 /one', '200 /two', '503 /one', '503 /two']);
+
+    const both = await runCli(['replay', ID, '--dead-letters', '--request', '1-0', ...common]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--request or --dead-letters, not both');
   });
 });

@@ -83,6 +83,7 @@ describe('the forwarding worker killed mid-delivery (SIGKILL)', () => {
             maxAttempts: 5,
             initialDelaySeconds: 0,
             maxDelaySeconds: 0,
+            maxConcurrent: 32,
           },
         ],
       },

@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
+import { hostname } from 'node:os';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ForwardTarget } from '@portcullis/config';
 import type { Running } from '@portcullis/kit';
-import { createCollectingLog, startRedis, type RedisServer } from '@portcullis/testing';
+import { createCollectingLog, startRedis, waitFor, type RedisServer } from '@portcullis/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
@@ -73,6 +74,7 @@ const target = (url: string, o: Partial<ForwardTarget> = {}): ForwardTarget => (
   maxAttempts: 5,
   initialDelaySeconds: 0, // retries at once: the tests wait for outcomes, never for time
   maxDelaySeconds: 0,
+  maxConcurrent: 32,
   ...o,
 });
 
@@ -104,6 +106,8 @@ const FORWARDER_ENV = {
   INBOX_EGRESS_ALLOW_PRIVATE: 'true',
   INBOX_WORKER_CLAIM_IDLE: '300ms',
   INBOX_WORKER_POLL_INTERVAL: '100ms',
+  // the breaker's own tests set it: elsewhere a target failing on purpose must not open its circuit
+  INBOX_WORKER_BREAKER_FAILURES: '1000',
 };
 
 /** Where captures are sent and read, where the forwarder's metrics are, and how to stop it. */
@@ -186,6 +190,63 @@ async function metric(f: Forwarding, name: string, labels: Record<string, string
     if (wanted.every((l) => have.includes(l))) return Number(m[3]);
   }
   throw new Error(`no ${name} ${wanted.join(',')} in ${f.metricsUrl}`);
+}
+
+interface ListedDeadLetter {
+  id: string;
+  requestId: string;
+  target: string;
+  attempts: number;
+  last: string;
+  at: string;
+}
+
+async function deadLetters(h: InboxHarness, id: string): Promise<ListedDeadLetter[]> {
+  const r = await h.api('GET', `/api/endpoints/${id}/dead-letters`, { token: ADMIN_TOKEN });
+  return (r.json as { deadLetters: ListedDeadLetter[] }).deadLetters;
+}
+
+async function circuits(h: InboxHarness, id: string): Promise<Array<{ state: string; failures: number }>> {
+  const r = await h.api('GET', `/api/endpoints/${id}/circuits`, { token: ADMIN_TOKEN });
+  return (r.json as { circuits: Array<{ state: string; failures: number }> }).circuits;
+}
+
+/** A target that holds every request until `answerAll` (then answers 200 at once), counting those it holds. */
+async function addHeldTarget() {
+  let held: ServerResponse[] = [];
+  let answering = false;
+  let received = 0;
+  let maxActive = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received += 1;
+      if (answering) return void res.writeHead(200).end();
+      held.push(res);
+      maxActive = Math.max(maxActive, held.length);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const t = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get received() {
+      return received;
+    },
+    active: () => held.length,
+    maxActive: () => maxActive,
+    answerAll() {
+      answering = true;
+      for (const res of held.splice(0)) res.writeHead(200).end();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        held = [];
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  targets.push({ url: t.url, received: [], close: t.close });
+  return t;
 }
 
 const isSettled = (attempts: ForwardAttempt[]): boolean => attempts.some((a) => a.outcome !== 'retrying');
@@ -304,7 +365,7 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
     expect(await metric(f, 'portcullis_inbox_forward_dead_letters')).toBe(letters + 1);
     expect(await metric(f, 'portcullis_inbox_forward_deliveries_total', { outcome: 'dead' })).toBe(1);
     if (kind === 'memory') return;
-    const stored = await client.xrange('inbox:fwd:dlq', '-', '+');
+    const stored = await client.xrange(`inbox:ep:{${id}}:dlq`, '-', '+');
     const mine = stored.map(([, fields]) => fields).find((x) => x.includes(requestId) && x.includes(id));
     expect(mine).toEqual([
       'endpointId',
@@ -399,6 +460,138 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
     ]);
     expect(t.received).toEqual([]);
   });
+  it('lists the dead letters and redrives one, then all, each once, with a fresh attempt count', async () => {
+    let up = false;
+    const t = await addTarget(() => (up ? 200 : 503));
+    const f = await startForwarding(kind, 'w-redrive');
+    const h = f.inbox;
+    const id = await addEndpoint(h, 'redrive', [target(t.url, { maxAttempts: 2 })]);
+    const ids = [await capture(h, id, '/1'), await capture(h, id, '/2'), await capture(h, id, '/3')];
+    for (const r of ids) await waitUntil(async () => isSettled(await forwarding(h, id, r)));
+    await waitUntil(async () => (await metric(f, 'portcullis_inbox_forward_pending')) === 0);
+    const listed = await deadLetters(h, id);
+    expect(listed.map((l) => [l.requestId, l.target, l.attempts, l.last])).toEqual(
+      [...ids].reverse().map((r) => [r, t.url, 2, '503']),
+    );
+    // paged, newest first
+    const page = await h.api('GET', `/api/endpoints/${id}/dead-letters?limit=2`, { token: ADMIN_TOKEN });
+    const { nextBefore } = page.json as { nextBefore: string };
+    expect(nextBefore).toBe(listed[1]?.id);
+    const rest = await h.api('GET', `/api/endpoints/${id}/dead-letters?before=${nextBefore}`, {
+      token: ADMIN_TOKEN,
+    });
+    expect(rest.json).toEqual({ deadLetters: [listed[2]], nextBefore: null });
+    // who may read the endpoint may see and redrive its dead letters: a managed one, the admin only
+    expect((await h.api('GET', `/api/endpoints/${id}/dead-letters`)).status).toBe(401);
+    expect((await h.api('POST', `/api/endpoints/${id}/dead-letters/redrive`)).status).toBe(401);
+
+    up = true;
+    const oldest = listed[2];
+    if (!oldest) throw new Error('no dead letter');
+    const redriveOne = () =>
+      h.api('POST', `/api/endpoints/${id}/dead-letters/${oldest.id}/redrive`, { token: ADMIN_TOKEN });
+    // two callers at once: one redrives, the other finds nothing left to redrive
+    const answers = await Promise.all([redriveOne(), redriveOne()]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 404]);
+    await waitUntil(async () => (await forwarding(h, id, oldest.requestId)).at(-1)?.outcome === 'delivered');
+    expect((await forwarding(h, id, oldest.requestId)).map((a) => [a.attempt, a.status, a.outcome])).toEqual([
+      [1, 503, 'retrying'],
+      [2, 503, 'dead'],
+      [0, undefined, 'redriven'],
+      [1, 200, 'delivered'],
+    ]);
+    expect((await deadLetters(h, id)).map((l) => l.requestId)).toEqual([ids[2], ids[1]]);
+
+    const all = () => h.api('POST', `/api/endpoints/${id}/dead-letters/redrive`, { token: ADMIN_TOKEN });
+    const counts = (await Promise.all([all(), all()])).map((a) => a.json as Record<string, number>);
+    expect(counts.reduce((n, c) => n + (c.redriven ?? 0), 0)).toBe(2);
+    expect(counts.reduce((n, c) => n + (c.busy ?? 0) + (c.gone ?? 0), 0)).toBe(0);
+    for (const r of ids)
+      await waitUntil(async () => (await forwarding(h, id, r)).at(-1)?.outcome === 'delivered');
+    expect(await deadLetters(h, id)).toEqual([]);
+    // each capture: two failures, then delivered exactly once
+    expect(t.received.map((r) => r.url).sort()).toEqual([
+      '/1',
+      '/1',
+      '/1',
+      '/2',
+      '/2',
+      '/2',
+      '/3',
+      '/3',
+      '/3',
+    ]);
+    await waitUntil(async () => (await metric(f, 'portcullis_inbox_forward_pending')) === 0);
+    if (kind === 'memory') expect(await metric(f, 'portcullis_inbox_forward_dead_letters')).toBe(0);
+    // with Redis the worker counts every managed endpoint's letters, and claims earlier tests' captures
+    else expect(await client.xlen(`inbox:ep:{${id}}:dlq`)).toBe(0);
+  });
+
+  it('never has more than maxConcurrent requests at a target, and does not hold up the others', async () => {
+    const slow = await addHeldTarget();
+    const quick = await addTarget(() => 200);
+    const { inbox: h } = await startForwarding(kind, 'w-concurrency');
+    const limited = await addEndpoint(h, 'limited', [target(slow.url, { maxConcurrent: 2 })]);
+    const other = await addEndpoint(h, 'other', [target(quick.url)]);
+    const sent = await Promise.all(Array.from({ length: 6 }, (_, i) => capture(h, limited, `/${i}`)));
+    await waitUntil(() => slow.active() === 2);
+    // the limited target's deliveries wait for a slot; another target's do not wait for them
+    await Promise.all([1, 2, 3].map((i) => capture(h, other, `/${i}`)));
+    await waitUntil(() => quick.received.length === 3);
+    expect(slow.received).toBe(2);
+    slow.answerAll();
+    for (const r of sent)
+      await waitUntil(async () => (await forwarding(h, limited, r)).at(-1)?.outcome === 'delivered');
+    expect(slow.received).toBe(6);
+    expect(slow.maxActive()).toBe(2);
+  });
+
+  it('opens the circuit of a failing target, sends nothing while open, probes, and closes on recovery', async () => {
+    let up = false;
+    const t = await addTarget(() => (up ? 200 : 503));
+    const f = await startForwarding(kind, 'w-breaker', {
+      INBOX_WORKER_BREAKER_FAILURES: '3',
+      INBOX_WORKER_BREAKER_COOLDOWN: '1s',
+      INBOX_WORKER_BREAKER_MAX_COOLDOWN: '2s',
+    });
+    const h = f.inbox;
+    // one request at a time: the failures come in order
+    const id = await addEndpoint(h, 'breaker', [target(t.url, { maxConcurrent: 1, maxAttempts: 4 })]);
+    const ids = await Promise.all([1, 2, 3].map((i) => capture(h, id, `/${i}`)));
+    const opened = await waitFor(
+      () => circuits(h, id),
+      (c) => c[0]?.state === 'open',
+    );
+    expect(opened).toEqual([
+      // the worker's name; in local mode the host's (INBOX_WORKER_NAME's default)
+      {
+        worker: kind === 'redis' ? 'w-breaker' : hostname(),
+        target: t.url,
+        state: 'open',
+        failures: 3,
+        openUntil: expect.any(String) as unknown,
+      },
+    ]);
+    // open: the captures wait, nothing reaches the target
+    expect(t.received).toHaveLength(3);
+    expect(await metric(f, 'portcullis_inbox_forward_circuit_state', { target: t.url })).toBe(2);
+    // one probe after the cool-down; it fails, and the circuit opens again (for twice as long)
+    await waitFor(
+      () => circuits(h, id),
+      (c) => c[0]?.state === 'open' && c[0].failures === 4,
+    );
+    expect(t.received).toHaveLength(4);
+    up = true;
+    for (const r of ids)
+      await waitUntil(async () => (await forwarding(h, id, r)).at(-1)?.outcome === 'delivered', 10_000);
+    // the waits were not attempts: four failures over three captures, then one delivery each
+    expect(t.received).toHaveLength(7);
+    const attempts = await Promise.all(ids.map((r) => forwarding(h, id, r)));
+    expect(attempts.flat().filter((a) => a.outcome === 'retrying')).toHaveLength(4);
+    expect(attempts.flat().filter((a) => a.outcome === 'dead')).toEqual([]);
+    await waitUntil(async () => (await circuits(h, id)).length === 0);
+    expect(await (await fetch(f.metricsUrl)).text()).not.toContain('portcullis_inbox_forward_circuit_state{');
+  });
 });
 
 describe('forwarding worker (redis)', () => {
@@ -424,6 +617,14 @@ describe('forwarding worker (redis)', () => {
     ]);
     expect(t.received.map((r) => r.url)).toEqual(['/crash', '/crash']);
     await waitUntil(async () => (await pendingCount(id)) === 0);
+  });
+
+  it('reads a target written before maxConcurrent existed with the default limit', async () => {
+    const id = await addEndpoint(redisInbox, 'old-target', [target('http://127.0.0.1:9/')]);
+    const { maxConcurrent: _, ...old } = target('http://127.0.0.1:9/');
+    await client.hset(`inbox:ep:{${id}}:tgt`, '0', JSON.stringify(old));
+    const read = await redisInbox.app.store.getEndpoint(id);
+    expect(read?.forward).toEqual([{ ...old, maxConcurrent: 32 }]);
   });
 
   it('refuses to start without Redis', async () => {

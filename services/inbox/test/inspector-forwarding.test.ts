@@ -93,6 +93,7 @@ describe('web inspector in Chromium: live forwarding outcomes', () => {
             maxAttempts: 3,
             initialDelaySeconds: 0,
             maxDelaySeconds: 0,
+            maxConcurrent: 32,
           },
         ],
       },

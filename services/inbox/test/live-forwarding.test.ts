@@ -72,6 +72,7 @@ describe.each(STORE_KINDS)('live forwarding outcomes (%s store)', (kind) => {
       maxAttempts: 3,
       initialDelaySeconds: 0,
       maxDelaySeconds: 0,
+      maxConcurrent: 32,
     };
     await h.app.store.syncManagedEndpoints([
       {

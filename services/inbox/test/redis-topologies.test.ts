@@ -91,7 +91,7 @@ describe.each(TOPOLOGIES)('inbox on Redis $type', ({ type, start }) => {
     const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
     const forward: ForwardTarget = {
       ...{ url, pathMode: 'append', enabled: true, timeoutSeconds: 5 },
-      ...{ maxAttempts: 3, initialDelaySeconds: 0, maxDelaySeconds: 0 },
+      ...{ maxAttempts: 3, initialDelaySeconds: 0, maxDelaySeconds: 0, maxConcurrent: 32 },
     };
     const ids = ['fwd-a-0123456789abcdef', 'fwd-b-0123456789abcdef'];
     await h.app.store.syncManagedEndpoints(

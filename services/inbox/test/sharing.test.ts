@@ -48,6 +48,11 @@ const SHARE_REFUSED: Record<string, unknown> = {
   'PUT /api/endpoints/:id/signature': { provider: 'github', secret: 'taken over' },
   'DELETE /api/endpoints/:id/signature': undefined,
   'POST /api/endpoints/:id/requests/import': { log: { version: '1.2', entries: [] } },
+  // the forwarding side is the owner's: its targets' health and what they refused
+  'GET /api/endpoints/:id/dead-letters': undefined,
+  'POST /api/endpoints/:id/dead-letters/:dlqId/redrive': undefined,
+  'POST /api/endpoints/:id/dead-letters/redrive': undefined,
+  'GET /api/endpoints/:id/circuits': undefined,
 };
 
 describeEachStore('share links', (get) => {
@@ -85,7 +90,11 @@ describeEachStore('share links', (get) => {
     const s = await share(ep.id, ep.token);
     for (const [route, body] of Object.entries(SHARE_REFUSED)) {
       const [method = '', pattern = ''] = route.split(' ');
-      const path = pattern.replace(':id', ep.id).replace(':requestId', requestId).replace(':shareId', s.id);
+      const path = pattern
+        .replace(':id', ep.id)
+        .replace(':requestId', requestId)
+        .replace(':shareId', s.id)
+        .replace(':dlqId', '1-0');
       const r = await h.api(method, path, { token: s.token, ...(body === undefined ? {} : { body }) });
       expect({ route, status: r.status }).toEqual({ route, status: 403 });
       expectReadOnly(r);

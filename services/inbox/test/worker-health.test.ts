@@ -42,6 +42,7 @@ const target = (url: string, o: Partial<ForwardTarget> = {}): ForwardTarget => (
   maxAttempts: 5,
   initialDelaySeconds: 0,
   maxDelaySeconds: 0,
+  maxConcurrent: 32,
   ...o,
 });
 

@@ -39,6 +39,8 @@ export interface CaptureDetail extends CaptureSummary {
   raw: string;
   /** Attempts to forward it to the endpoint's targets, oldest first (`GET …/requests/:requestId` only). */
   forwarding?: ForwardAttempt[];
+  /** Each target's latest attempt, one per target in the order they were first tried (with `forwarding`). */
+  forwardingByTarget?: ForwardAttempt[];
 }
 
 export function toCaptureSummary(c: Capture): CaptureSummary {
@@ -77,6 +79,13 @@ export function toCaptureDetail(
     bodyBase64: c.body.toString('base64'),
     body: buildBodyView(c.body, c.rawHeaders, o.maxBodyDepth),
     raw: formatRawRequest(c),
-    ...(forwarding ? { forwarding: [...forwarding] } : {}),
+    ...(forwarding ? { forwarding: [...forwarding], forwardingByTarget: latestByTarget(forwarding) } : {}),
   };
+}
+
+function latestByTarget(attempts: readonly ForwardAttempt[]): ForwardAttempt[] {
+  const latest = new Map<string, ForwardAttempt>();
+  // a Map keeps the first insertion's place: set again, a target keeps its order and takes the latest
+  for (const a of attempts) latest.set(a.target, a);
+  return [...latest.values()];
 }

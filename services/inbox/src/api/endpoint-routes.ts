@@ -198,7 +198,10 @@ function readName(body: unknown, o: { required: boolean }): string {
   return name;
 }
 
-function readPage(query: Record<string, string | undefined>): { limit: number; before: string | undefined } {
+export function readPage(query: Record<string, string | undefined>): {
+  limit: number;
+  before: string | undefined;
+} {
   const rawLimit = query.limit ?? String(DEFAULT_PAGE_SIZE);
   const limit = Number(rawLimit);
   if (!/^\d+$/.test(rawLimit) || limit < 1 || limit > MAX_PAGE_SIZE) {
@@ -206,7 +209,7 @@ function readPage(query: Record<string, string | undefined>): { limit: number; b
   }
   const before = query.before;
   if (before !== undefined && !isStreamId(before)) {
-    throw new InvalidArgumentError('before: expected a request id such as 1700000000000-0');
+    throw new InvalidArgumentError('before: expected an id such as 1700000000000-0');
   }
   return { limit, before };
 }

@@ -57,7 +57,7 @@ const ERROR_RESPONSES: Record<number, string> = {
   401: 'No credentials, or credentials that open nothing (`UNAUTHENTICATED`); the same for an unknown id.',
   403: `A cookie write or sign-in without \`X-Inbox-CSRF\`, or from another site (\`CSRF_CHECK_FAILED\`); a share token on anything but reading (\`SHARE_READ_ONLY\`).`,
   404: 'No such endpoint (to the admin, or a signed-in account), request or share (`NOT_FOUND`); the admin API while INBOX_ADMIN_TOKEN is empty (`ADMIN_DISABLED`).',
-  409: 'A managed endpoint (`ENDPOINT_MANAGED`), a user name taken (`USERNAME_TAKEN`), or an endpoint with as many share links as it may have (`SHARE_LIMIT_REACHED`).',
+  409: 'A managed endpoint (`ENDPOINT_MANAGED`), a user name taken (`USERNAME_TAKEN`), an endpoint with as many share links as it may have (`SHARE_LIMIT_REACHED`), or a dead letter whose capture is being forwarded (`CAPTURE_BEING_FORWARDED`).',
   413: 'A body above the limit (`BODY_TOO_LARGE`); the connection is closed.',
   415: 'A body that is not `application/json` (`UNSUPPORTED_MEDIA_TYPE`).',
   422: 'A replay target the egress policy refuses (`EGRESS_REFUSED`).',
@@ -471,6 +471,75 @@ const paths: Record<string, PathItem> = {
         '200': answer("The target's answer.", 'ReplayResult'),
         ...errors(400, 401, 403, 404, 413, 415, 422, 429, 502, 503),
       },
+    },
+  },
+  '/api/endpoints/{id}/dead-letters': {
+    parameters: [idParam],
+    get: {
+      operationId: 'listDeadLetters',
+      tags: ['forwarding'],
+      summary: 'Captures given up on a forward target, newest first, a page at a time',
+      security: TOKEN_OR_SESSION,
+      parameters: [
+        {
+          name: 'limit',
+          in: 'query',
+          schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+        },
+        {
+          name: 'before',
+          in: 'query',
+          description: "The previous page's `nextBefore`.",
+          schema: { type: 'string', pattern: STREAM_ID_PATTERN },
+        },
+      ],
+      responses: { '200': answer('A page.', 'DeadLetterPage'), ...errors(400, 401, 404, 503) },
+    },
+  },
+  '/api/endpoints/{id}/dead-letters/{dlqId}/redrive': {
+    parameters: [
+      idParam,
+      {
+        name: 'dlqId',
+        in: 'path',
+        required: true,
+        description: 'A dead letter id, `<ms>-<seq>`.',
+        schema: { type: 'string', pattern: STREAM_ID_PATTERN },
+      },
+    ],
+    post: {
+      operationId: 'redriveDeadLetter',
+      tags: ['forwarding'],
+      summary: 'Queue the capture again for the target it died on, with a fresh attempt count',
+      security: TOKEN_OR_SESSION_WRITE,
+      responses: {
+        '200': answer('Queued again; the letter is removed.', 'Redriven'),
+        ...errors(400, 401, 403, 404, 409, 503),
+      },
+    },
+  },
+  '/api/endpoints/{id}/dead-letters/redrive': {
+    parameters: [idParam],
+    post: {
+      operationId: 'redriveDeadLetters',
+      tags: ['forwarding'],
+      summary: 'Redrive every dead letter of the endpoint, oldest first',
+      security: TOKEN_OR_SESSION_WRITE,
+      responses: {
+        '200': answer('What became of each.', 'RedriveCounts'),
+        ...errors(400, 401, 403, 404, 503),
+      },
+    },
+  },
+  '/api/endpoints/{id}/circuits': {
+    parameters: [idParam],
+    get: {
+      operationId: 'listCircuits',
+      tags: ['forwarding'],
+      summary:
+        'The forward targets whose circuit breaker is open, half-open or counting failures, per worker',
+      security: TOKEN_OR_SESSION,
+      responses: { '200': answer('The circuits.', 'Circuits'), ...errors(400, 401, 404, 503) },
     },
   },
   '/api/endpoints/{id}/stream': {

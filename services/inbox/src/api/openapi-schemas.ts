@@ -48,17 +48,18 @@ const forwardTarget = obj({
   maxAttempts: int({ minimum: 0 }),
   initialDelaySeconds: int({ minimum: 0 }),
   maxDelaySeconds: int({ minimum: 0 }),
+  maxConcurrent: int({ minimum: 1 }),
 });
 
 const forwardAttempt = obj(
   {
     target: str(),
-    attempt: int({ minimum: 1 }),
+    attempt: int({ minimum: 0 }),
     status: int({ minimum: 100, maximum: 999 }),
     error: str(),
     at: iso,
     nextAttemptAt: iso,
-    outcome: { enum: ['delivered', 'retrying', 'dead'] },
+    outcome: { enum: ['delivered', 'retrying', 'dead', 'redriven'] },
   },
   ['status', 'error', 'nextAttemptAt'],
 );
@@ -221,8 +222,13 @@ export const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
       body: ref('BodyView'),
       raw: str(),
       forwarding: { type: 'array', items: ref('ForwardAttempt') },
+      forwardingByTarget: {
+        type: 'array',
+        items: ref('ForwardAttempt'),
+        description: "Each target's latest attempt.",
+      },
     },
-    ['forwarding'],
+    ['forwarding', 'forwardingByTarget'],
   ),
   BodyView: bodyView,
   RequestPage: obj(
@@ -254,6 +260,40 @@ export const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
     properties: { to: str({ format: 'uri', maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?:' }) },
     required: ['to'],
   },
+  DeadLetter: obj({
+    id: str({ pattern: STREAM_ID_PATTERN }),
+    requestId: str({ pattern: STREAM_ID_PATTERN }),
+    target: str(),
+    attempts: int({ minimum: 1 }),
+    last: str({ description: 'The last status, or the last error.' }),
+    at: iso,
+  }),
+  DeadLetterPage: obj({
+    deadLetters: { type: 'array', items: ref('DeadLetter'), maxItems: 100 },
+    nextBefore: { oneOf: [str({ pattern: STREAM_ID_PATTERN }), { type: 'null' }] },
+  }),
+  Redriven: obj({ redriven: ref('DeadLetter') }),
+  RedriveCounts: obj({
+    redriven: int({ minimum: 0 }),
+    busy: int({ minimum: 0, description: 'Being forwarded to another target: left in the dead letters.' }),
+    gone: int({ minimum: 0, description: 'The capture is no longer kept: letter removed.' }),
+    missing: int({ minimum: 0, description: 'Redriven meanwhile by another caller.' }),
+  }),
+  Circuits: obj({
+    circuits: {
+      type: 'array',
+      items: obj(
+        {
+          worker: str(),
+          target: str(),
+          state: { enum: ['closed', 'open', 'half-open'] },
+          failures: int({ minimum: 0 }),
+          openUntil: iso,
+        },
+        ['openUntil'],
+      ),
+    },
+  }),
   ReplayResult: obj({ target: str({ format: 'uri' }), path: str(), status: int(), at: iso }),
   CreatedShare: obj({
     id: str({ pattern: ENDPOINT_ID_PATTERN }),

@@ -58,3 +58,43 @@ export async function fetchCapture(
   if (res.status !== 200) throw toCliError(res.status, `endpoint ${o.endpointId}`, host);
   return (await res.json()) as CaptureDetail;
 }
+
+/** What a dead letter is to the CLI: `GET …/dead-letters`' items. */
+export interface ListedDeadLetter {
+  id: string;
+  requestId: string;
+  target: string;
+}
+
+/** Every dead letter of an endpoint (at most 1,000 are kept), newest first, a page of 100 at a time. */
+export async function listDeadLetters(
+  host: string,
+  o: { endpointId: string; token: string },
+): Promise<ListedDeadLetter[]> {
+  const letters: ListedDeadLetter[] = [];
+  let before: string | null = null;
+  do {
+    const query: string = before === null ? '' : `&before=${encodeURIComponent(before)}`;
+    const path = `/api/endpoints/${encodeURIComponent(o.endpointId)}/dead-letters?limit=100${query}`;
+    const res = await fetchInbox(host, path, { headers: { authorization: `Bearer ${o.token}` } });
+    if (res.status !== 200) throw toCliError(res.status, `endpoint ${o.endpointId}`, host);
+    const page = (await res.json()) as { deadLetters: ListedDeadLetter[]; nextBefore: string | null };
+    letters.push(...page.deadLetters);
+    before = page.nextBefore;
+  } while (before !== null);
+  return letters;
+}
+
+/** `POST …/dead-letters/redrive`: what became of each letter. */
+export async function redriveDeadLetters(
+  host: string,
+  o: { endpointId: string; token: string },
+): Promise<{ redriven: number; busy: number; gone: number; missing: number }> {
+  const path = `/api/endpoints/${encodeURIComponent(o.endpointId)}/dead-letters/redrive`;
+  const res = await fetchInbox(host, path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${o.token}` },
+  });
+  if (res.status !== 200) throw toCliError(res.status, `endpoint ${o.endpointId}`, host);
+  return (await res.json()) as { redriven: number; busy: number; gone: number; missing: number };
+}

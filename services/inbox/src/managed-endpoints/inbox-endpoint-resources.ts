@@ -18,6 +18,7 @@ interface InboxEndpointMessage {
     maxAttempts?: number;
     initialDelaySeconds?: number;
     maxDelaySeconds?: number;
+    maxConcurrent?: number;
   }>;
   retention?: { maxRequests?: number; maxAgeHours?: number; maxBytes?: number };
   response?: {
@@ -81,6 +82,7 @@ function toSpec(m: InboxEndpointMessage): Record<string, unknown> {
       pathMode: t.pathMode,
       enabled: t.enabled ?? false,
       timeoutSeconds: t.timeoutSeconds,
+      maxConcurrent: t.maxConcurrent,
       retry: {
         maxAttempts: t.maxAttempts,
         initialDelaySeconds: t.initialDelaySeconds,

@@ -48,7 +48,7 @@ export interface CaptureFacts {
 /** The parts of a forwarding attempt the `forwarding` filter reads. */
 export interface AttemptOutcome {
   target: string;
-  outcome: 'delivered' | 'retrying' | 'dead';
+  outcome: 'delivered' | 'retrying' | 'dead' | 'redriven';
 }
 
 export type FilterResult =
@@ -206,6 +206,7 @@ function hasHeader(raw: readonly string[], h: { name: string; value: string | un
 function matchesForwarding(history: readonly AttemptOutcome[], wanted: ForwardingState): boolean {
   if (wanted === 'none') return history.length === 0;
   const latest = new Map<string, AttemptOutcome['outcome']>();
-  for (const a of history) latest.set(a.target, a.outcome);
+  // a redriven capture waits for a fresh attempt, as a retrying one does
+  for (const a of history) latest.set(a.target, a.outcome === 'redriven' ? 'retrying' : a.outcome);
   return [...latest.values()].includes(wanted);
 }

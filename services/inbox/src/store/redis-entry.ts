@@ -1,4 +1,4 @@
-import type { EndpointResponse, ForwardTarget } from '@portcullis/config';
+import { MAX_CONCURRENT, type EndpointResponse, type ForwardTarget } from '@portcullis/config';
 import type {
   Capture,
   CaptureInput,
@@ -91,7 +91,11 @@ export function decodeEndpoint(
   if (kind !== 'anonymous' && kind !== 'account' && kind !== 'managed') return undefined;
   const forward = Object.entries(targets)
     .sort(([a], [b]) => Number(a) - Number(b))
-    .map(([, json]) => JSON.parse(json) as ForwardTarget);
+    // written before targets had maxConcurrent (an inbox not yet upgraded): the default, not no slot at all
+    .map(([, json]): ForwardTarget => ({
+      maxConcurrent: MAX_CONCURRENT.default,
+      ...(JSON.parse(json) as Omit<ForwardTarget, 'maxConcurrent'> & { maxConcurrent?: number }),
+    }));
   return {
     id,
     name: fields.name ?? '',

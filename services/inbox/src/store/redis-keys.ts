@@ -13,7 +13,8 @@
  * - `<p>ep:{<id>}:fwd:<requestId>` LIST: forwarding attempts of one capture (JSON), expiring with its age
  * - `<p>ep:{<id>}:shares` HASH: share links, share id → JSON `{id, tokenSha256, createdAt}`
  * - `<p>ep:{<id>}:fwd-events` pub/sub channel: each forwarding attempt recorded (JSON), for live streams
- * - `<p>fwd:dlq` STREAM: dead letters, one entry per capture and target given up
+ * - `<p>ep:{<id>}:dlq` STREAM: the endpoint's dead letters, one entry per capture and target given up
+ * - `<p>ep:{<id>}:circuits` HASH: worker name → its circuit breakers' states for the endpoint (JSON)
  *
  * The capture stream of an endpoint with enabled targets has the consumer group `FORWARD_GROUP`.
  */
@@ -29,7 +30,8 @@ export interface KeyLayout {
   accountEndpoints(accountId: string): string;
   endpoints: string;
   managed: string;
-  deadLetters: string;
+  deadLetters(id: string): string;
+  circuits(id: string): string;
 }
 
 export function createKeyLayout(prefix: string): KeyLayout {
@@ -43,6 +45,7 @@ export function createKeyLayout(prefix: string): KeyLayout {
     accountEndpoints: (accountId) => `${prefix}account:${accountId}:endpoints`,
     endpoints: `${prefix}endpoints`,
     managed: `${prefix}managed`,
-    deadLetters: `${prefix}fwd:dlq`,
+    deadLetters: (id) => `${prefix}ep:{${id}}:dlq`,
+    circuits: (id) => `${prefix}ep:{${id}}:circuits`,
   };
 }

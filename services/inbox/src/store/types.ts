@@ -113,8 +113,11 @@ export interface ForwardAttempt {
   at: string;
   /** ISO 8601, when another attempt is due; absent after the last one. */
   nextAttemptAt?: string;
-  /** `retrying`: another attempt is due; `dead`: given up, the capture is in the dead letters. */
-  outcome: 'delivered' | 'retrying' | 'dead';
+  /**
+   * `retrying`: another attempt is due; `dead`: given up, the capture is in the dead letters; `redriven`: a
+   * dead letter sent back to the queue (attempt 0: the count starts again).
+   */
+  outcome: 'delivered' | 'retrying' | 'dead' | 'redriven';
 }
 
 /** A read-only share link of an endpoint. Of its token the store keeps the SHA-256 only. */

@@ -20,28 +20,9 @@ export interface ForwardQueue {
   claimStale(endpointId: string, o: { minIdleMs: number; count: number }): Promise<QueuedCapture[]>;
   touch(endpointId: string, requestIds: readonly string[]): Promise<void>;
   ack(endpointId: string, requestId: string): Promise<void>;
-  addDeadLetter(fields: DeadLetter): Promise<void>;
-  /**
-   * Over these endpoints: captures read and not yet acknowledged (`pending`), captures not yet read (`lag`),
-   * and the dead letters kept.
-   */
-  backlog(endpointIds: readonly string[]): Promise<{ pending: number; lag: number; deadLetters: number }>;
+  /** Over these endpoints: captures read and not yet acknowledged (`pending`), captures not yet read (`lag`). */
+  backlog(endpointIds: readonly string[]): Promise<{ pending: number; lag: number }>;
   /** Makes a blocked `readNew`, and any later one, reject at once: how the forwarder stops reading. */
   stopReading(): void;
   close(): void;
 }
-
-/** One capture given up on one target (a type, not an interface: the Redis queue writes it as a field map). */
-export type DeadLetter = {
-  endpointId: string;
-  requestId: string;
-  target: string;
-  attempts: string;
-  /** The last status, or the last error. */
-  last: string;
-  /** ISO 8601. */
-  at: string;
-};
-
-/** The dead letters kept (approximately, in Redis): the newest. */
-export const MAX_DEAD_LETTERS = 10_000;

@@ -23,6 +23,7 @@ const target = (url: string, pathMode: ForwardTarget['pathMode']): ForwardTarget
   maxAttempts: 8,
   initialDelaySeconds: 30,
   maxDelaySeconds: 3600,
+  maxConcurrent: 32,
 });
 
 describe('buildForwardRequest', () => {

@@ -28,6 +28,7 @@ export function oneShotTarget(url: string, timeoutMs: number): ForwardTarget {
     maxAttempts: 1,
     initialDelaySeconds: 1,
     maxDelaySeconds: 1,
+    maxConcurrent: 1,
   };
 }
 

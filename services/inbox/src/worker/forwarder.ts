@@ -4,15 +4,25 @@ import type { ForwardTarget } from '@portcullis/config';
 import type { Logger } from '@portcullis/kit';
 import type { Capture, EndpointRecord, ForwardAttempt, InboxStore } from '../store/types.js';
 import { computeRetryDelayMs, isRetryableStatus, parseRetryAfterMs } from './backoff.js';
+import {
+  createCircuitBreakers,
+  type BreakerSettings,
+  type CircuitView,
+  type DeliveryVerdict,
+} from './circuit-breaker.js';
+import type { DeadLetters } from './dead-letters.js';
 import { createKeepAlive, deliver, type DeliveryResult } from './deliver.js';
 import type { EgressPolicy } from './egress-policy.js';
 import { buildForwardRequest } from './forward-request.js';
 import type { ForwardQueue, QueuedCapture } from './forward-queue.js';
+import { createTargetSlots } from './target-slots.js';
 import type { AttemptOutcome } from './worker-metrics.js';
 
 export interface ForwarderOptions {
   store: InboxStore;
   queue: ForwardQueue;
+  deadLetters: DeadLetters;
+  breaker: BreakerSettings;
   egress: EgressPolicy;
   log: Logger;
   /** A capture idle this long is claimed; live ones are marked every third of it. `INBOX_WORKER_CLAIM_IDLE`, ≥ 30ms. */
@@ -22,6 +32,8 @@ export interface ForwarderOptions {
   now?: () => number;
   /** In [0, 1): the jitter. */
   random?: () => number;
+  /** Told each time a target's circuit changes (see `circuits()`). */
+  onCircuitChange?: () => void;
   /** Told of each attempt recorded: its outcome and number (1 for the first). */
   onAttempt?: (outcome: AttemptOutcome, attempt: number) => void;
 }
@@ -45,9 +57,15 @@ export interface Forwarder {
   inFlightCount(): number;
   /** The managed endpoints with a forward target enabled, as last read. */
   endpointIds(): string[];
+  /** The targets whose circuit is not closed, or has failures. */
+  circuits(): CircuitView[];
 }
 
 type TargetOutcome = 'done' | 'stopped';
+
+/** A delivery's result, failures marked retryable (the target's fault) or not (refused before sending). */
+type AttemptResult =
+  Exclude<DeliveryResult, { kind: 'failed' }> | { kind: 'failed'; error: string; retryable: boolean };
 
 /**
  * Forwards each capture of a managed endpoint to its enabled targets, one after another, and acknowledges
@@ -64,6 +82,12 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
   setMaxListeners(0, stopping.signal);
   const isStopping = (): boolean => stopping.signal.aborted;
   const keepAlive = createKeepAlive();
+  const slots = createTargetSlots();
+  const breakers = createCircuitBreakers({
+    ...o.breaker,
+    now,
+    ...(o.onCircuitChange ? { onChange: o.onCircuitChange } : {}),
+  });
   const inFlight = new Map<string, { endpointId: string; requestId: string; done: Promise<void> }>();
   let endpoints = new Map<string, EndpointRecord>();
   let loop: Promise<void> | undefined;
@@ -108,14 +132,14 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
     past: readonly ForwardAttempt[],
   ): Promise<TargetOutcome> => {
     const last = past.at(-1);
-    if (last && last.outcome !== 'retrying') return 'done';
+    // redriven: attempt 0 in the history, so the count starts again
+    if (last && last.outcome !== 'retrying' && last.outcome !== 'redriven') return 'done';
     let attempt = (last?.attempt ?? 0) + 1;
     let dueAt = last?.nextAttemptAt ? Date.parse(last.nextAttemptAt) : now();
     for (;;) {
       if (!(await waitUntilDue(dueAt))) return 'stopped';
-      // not aborted by stop(): a delivery under way finishes and is recorded, so it is not sent twice
-      const result = await attemptDelivery(capture, target);
-      if (result.kind === 'aborted') return 'stopped';
+      const result = await deliverWhenAdmitted({ endpointId, target: target.url }, capture, target);
+      if (result === 'stopped' || result.kind === 'aborted') return 'stopped';
       const at = now();
       const record: ForwardAttempt = {
         target: target.url,
@@ -132,7 +156,7 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
       }
       if (!retryable || attempt >= target.maxAttempts) {
         // the dead letter first: a crash before the record repeats the attempt, never loses the letter
-        await o.queue.addDeadLetter({
+        await o.deadLetters.add({
           endpointId,
           requestId: capture.id,
           target: target.url,
@@ -165,12 +189,39 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
     }
   };
 
-  const attemptDelivery = async (
+  /**
+   * One attempt once the target has a free slot (`maxConcurrent`) and its circuit lets it go; the waits are
+   * not attempts. `stopped` when the forwarder stops while waiting.
+   */
+  const deliverWhenAdmitted = async (
+    key: { endpointId: string; target: string },
     capture: Capture,
     target: ForwardTarget,
-  ): Promise<
-    Exclude<DeliveryResult, { kind: 'failed' }> | { kind: 'failed'; error: string; retryable: boolean }
-  > => {
+  ): Promise<AttemptResult | 'stopped'> => {
+    const release = await slots.acquire(
+      `${key.endpointId} ${key.target}`,
+      target.maxConcurrent,
+      stopping.signal,
+    );
+    if (!release) return 'stopped';
+    try {
+      const wait = { until: waitUntilDue, on: waitFor };
+      if (!(await breakers.admit(key, wait))) return 'stopped';
+      let verdict: DeliveryVerdict = 'neither';
+      try {
+        // not aborted by stop(): a delivery under way finishes and is recorded, so it is not sent twice
+        const result = await attemptDelivery(capture, target);
+        verdict = breakerVerdict(result);
+        return result;
+      } finally {
+        breakers.report(key, verdict);
+      }
+    } finally {
+      release();
+    }
+  };
+
+  const attemptDelivery = async (capture: Capture, target: ForwardTarget): Promise<AttemptResult> => {
     const request = buildForwardRequest(capture, target);
     const decision = await o.egress.check(request.url);
     if (!decision.allowed)
@@ -181,6 +232,19 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
       keepAlive,
     });
     return result.kind === 'failed' ? { ...result, retryable: true } : result;
+  };
+
+  /** False when the worker stopped first. */
+  const waitFor = async (event: Promise<void>): Promise<boolean> => {
+    let onAbort = (): void => undefined;
+    const aborted = new Promise<void>((resolve) => (onAbort = resolve));
+    stopping.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await Promise.race([event, aborted]);
+    } finally {
+      stopping.signal.removeEventListener('abort', onAbort);
+    }
+    return !stopping.signal.aborted;
   };
 
   /** False when the worker stopped first. */
@@ -269,5 +333,14 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
     wentRound: () => wentRound,
     inFlightCount: () => inFlight.size,
     endpointIds: () => [...endpoints.keys()],
+    circuits: () => breakers.views(),
   };
+}
+
+/** What a delivery's result tells the circuit breaker: the target is down (failure) or up (success). */
+function breakerVerdict(result: AttemptResult): DeliveryVerdict {
+  if (result.kind === 'answered') return result.status >= 500 ? 'failure' : 'success';
+  // an egress refusal says nothing of the target
+  if (result.kind === 'failed') return result.retryable ? 'failure' : 'neither';
+  return 'neither';
 }

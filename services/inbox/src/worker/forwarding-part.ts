@@ -3,6 +3,8 @@ import type { Registry } from 'prom-client';
 import type { Settings } from '../settings.js';
 import type { InboxStore } from '../store/types.js';
 import { createEgressPolicy } from './egress-policy.js';
+import type { CircuitReports } from './circuit-reports.js';
+import type { DeadLetters } from './dead-letters.js';
 import type { ForwardQueue } from './forward-queue.js';
 import { createForwarder, type Forwarder } from './forwarder.js';
 import { createWorkerMetrics } from './worker-metrics.js';
@@ -12,6 +14,9 @@ export interface ForwardingPartOptions {
   mode: 'worker' | 'local';
   store: InboxStore;
   queue: ForwardQueue;
+  deadLetters: DeadLetters;
+  /** Where the forwarder says which circuits are not closed, every third of the claim idle time. */
+  circuitReports: CircuitReports;
   settings: Pick<Settings, 'worker' | 'egressAllowPrivate'>;
   log: Logger;
   /** Where the `portcullis_inbox_forward_*` metrics go. */
@@ -39,10 +44,25 @@ export interface ForwardingPart extends Part {
  */
 export function createForwardingPart(o: ForwardingPartOptions): ForwardingPart {
   let forwarder: Forwarder | undefined;
+  let reporting: NodeJS.Timeout | undefined;
   const metrics = createWorkerMetrics(o.registry, {
     inFlight: () => forwarder?.inFlightCount() ?? 0,
-    backlog: () => o.queue.backlog(forwarder?.endpointIds() ?? []),
+    backlog: async () => {
+      const ids = forwarder?.endpointIds() ?? [];
+      const [backlog, deadLetters] = await Promise.all([o.queue.backlog(ids), o.deadLetters.count(ids)]);
+      return { ...backlog, deadLetters };
+    },
+    circuits: () => forwarder?.circuits() ?? [],
   });
+  const { claimIdleMs, consumerName } = o.settings.worker;
+  // one publish at a time, in order: the last one says the latest
+  let reported = Promise.resolve();
+  const report = (views: Parameters<CircuitReports['publish']>[1]): Promise<void> =>
+    (reported = reported.then(() =>
+      o.circuitReports
+        .publish(consumerName, views, claimIdleMs)
+        .catch((err: unknown) => o.log.warn({ err }, 'reporting circuit states failed')),
+    ));
   return {
     name: 'forwarder',
     isLoopLive: () => {
@@ -53,17 +73,21 @@ export function createForwardingPart(o: ForwardingPartOptions): ForwardingPart {
       const running = createForwarder({
         store: o.store,
         queue: o.queue,
+        deadLetters: o.deadLetters,
+        breaker: o.settings.worker.breaker,
         egress: createEgressPolicy({ allowPrivate: o.settings.egressAllowPrivate }),
         log: o.log,
         claimIdleMs: o.settings.worker.claimIdleMs,
         pollMs: o.settings.worker.pollMs,
         maxInFlight: o.settings.worker.maxInFlight,
         onAttempt: (outcome, attempt) => metrics.countAttempt(outcome, attempt),
+        onCircuitChange: () => void report(forwarder?.circuits() ?? []),
         now: o.now,
         ...(o.random ? { random: o.random } : {}),
       });
       forwarder = running;
       running.start();
+      reporting = setInterval(() => void report(running.circuits()), Math.floor(claimIdleMs / 3));
       await running.wentRound();
       const { egressAllowPrivate, worker } = o.settings;
       o.log.info(
@@ -71,6 +95,10 @@ export function createForwardingPart(o: ForwardingPartOptions): ForwardingPart {
         o.mode === 'worker' ? 'forwarding worker started' : 'local forwarding started (memory store)',
       );
     },
-    close: () => forwarder?.stop(),
+    close: async () => {
+      clearInterval(reporting);
+      await forwarder?.stop();
+      if (forwarder) await report([]);
+    },
   };
 }

@@ -3,7 +3,6 @@ import { quietLog } from '@portcullis/testing';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../store/memory.js';
 import type { CaptureInput, ManagedEndpoint } from '../store/types.js';
-import { MAX_DEAD_LETTERS } from './forward-queue.js';
 import { createMemoryForwardQueue } from './memory-forward-queue.js';
 
 const TARGET: ForwardTarget = {
@@ -14,6 +13,7 @@ const TARGET: ForwardTarget = {
   maxAttempts: 3,
   initialDelaySeconds: 1,
   maxDelaySeconds: 10,
+  maxConcurrent: 32,
 };
 
 const managed = (id: string, forward: ForwardTarget[] = [TARGET]): ManagedEndpoint => ({
@@ -98,7 +98,7 @@ describe('memory forward queue', () => {
     const first = await append('a', '/1');
     const second = await append('a', '/2');
     await read(['a']);
-    expect(await queue.backlog(['a'])).toEqual({ pending: 2, lag: 0, deadLetters: 0 });
+    expect(await queue.backlog(['a'])).toEqual({ pending: 2, lag: 0 });
     await queue.ack('a', first);
     advance(200);
     await queue.touch('a', [second]);
@@ -110,7 +110,7 @@ describe('memory forward queue', () => {
     // claimed again is as good as read: idle from now
     expect(await queue.claimStale('a', { minIdleMs: 300, count: 10 })).toEqual([]);
     await queue.ack('a', second);
-    expect(await queue.backlog(['a'])).toEqual({ pending: 0, lag: 0, deadLetters: 0 });
+    expect(await queue.backlog(['a'])).toEqual({ pending: 0, lag: 0 });
   });
 
   it('counts captures not yet read as lag, and drops pending ones trimmed meanwhile', async () => {
@@ -120,24 +120,10 @@ describe('memory forward queue', () => {
     await read(['a']);
     await append('a', '/2');
     await append('a', '/3', 2); // trims /1, still pending
-    expect(await queue.backlog(['a'])).toEqual({ pending: 1, lag: 2, deadLetters: 0 });
+    expect(await queue.backlog(['a'])).toEqual({ pending: 1, lag: 2 });
     advance(1000);
     expect(await queue.claimStale('a', { minIdleMs: 300, count: 10 })).toEqual([]);
-    expect(await queue.backlog(['a'])).toEqual({ pending: 0, lag: 2, deadLetters: 0 });
-  });
-
-  it('keeps the newest dead letters', async () => {
-    const { queue } = setUp();
-    const letter = {
-      endpointId: 'a',
-      requestId: '1-0',
-      target: TARGET.url,
-      attempts: '3',
-      last: '503',
-      at: '',
-    };
-    for (let i = 0; i <= MAX_DEAD_LETTERS; i++) await queue.addDeadLetter(letter);
-    expect((await queue.backlog([])).deadLetters).toBe(MAX_DEAD_LETTERS);
+    expect(await queue.backlog(['a'])).toEqual({ pending: 0, lag: 2 });
   });
 
   it('ends a waiting read, and refuses later ones, once reading stops', async () => {

@@ -1,12 +1,12 @@
 import { UnavailableError, type Logger } from '@portcullis/kit';
 import type { MemoryForwardGroup, MemoryInboxStore } from '../store/memory.js';
-import { MAX_DEAD_LETTERS, type DeadLetter, type ForwardQueue, type QueuedCapture } from './forward-queue.js';
+import type { ForwardQueue, QueuedCapture } from './forward-queue.js';
 
 /**
  * The queue of local mode: the memory store's forward groups, read by the forwarder inside the inbox process
  * (a separate worker cannot see the memory store). It keeps the Redis queue's contract; with one consumer,
  * a stale capture is one whose forwarding was interrupted, taken up again once idle. Nothing outlives the
- * process: pending captures, retries still to wait for and the dead letters go with it.
+ * process: pending captures, and retries still to wait for go with it.
  */
 export function createMemoryForwardQueue(o: {
   store: MemoryInboxStore;
@@ -15,7 +15,6 @@ export function createMemoryForwardQueue(o: {
 }): ForwardQueue {
   const now = o.now ?? Date.now;
   const log = o.log.child({ component: 'forward-queue' });
-  const deadLetters: DeadLetter[] = [];
   let stopped = false;
   // read after an await: stopReading may have run meanwhile
   const isStopped = (): boolean => stopped;
@@ -115,13 +114,8 @@ export function createMemoryForwardQueue(o: {
       groupOf(endpointId)?.pending.delete(requestId);
       return Promise.resolve();
     },
-    addDeadLetter(letter) {
-      deadLetters.push({ ...letter });
-      if (deadLetters.length > MAX_DEAD_LETTERS) deadLetters.splice(0, deadLetters.length - MAX_DEAD_LETTERS);
-      return Promise.resolve();
-    },
     async backlog(endpointIds) {
-      const totals = { pending: 0, lag: 0, deadLetters: deadLetters.length };
+      const totals = { pending: 0, lag: 0 };
       for (const id of endpointIds) {
         const group = groupOf(id);
         if (!group) continue;

@@ -4,7 +4,7 @@ import { callRedis } from '../store/redis-caller.js';
 import { decodeCaptureEntry } from '../store/redis-entry.js';
 import { createKeyLayout, FORWARD_GROUP } from '../store/redis-keys.js';
 import { toSlotPrefix } from '../store/redis.js';
-import { MAX_DEAD_LETTERS, type ForwardQueue, type QueuedCapture } from './forward-queue.js';
+import type { ForwardQueue, QueuedCapture } from './forward-queue.js';
 
 // The worker's queue: the endpoints' capture streams themselves, read through the `forwarders` consumer group
 // (the store's sync creates it). A worker that dies leaves its entries pending, and another claims them once
@@ -89,20 +89,11 @@ export function createRedisForwardQueue(o: {
     async ack(endpointId, requestId) {
       await callRedis('XACK', () => redis.xack(keys.captures(endpointId), FORWARD_GROUP, requestId));
     },
-    async addDeadLetter(fields) {
-      const flat = Object.entries<string>(fields).flat();
-      await callRedis('XADD', () =>
-        redis.xadd(keys.deadLetters, 'MAXLEN', '~', MAX_DEAD_LETTERS, '*', ...flat),
-      );
-    },
     async backlog(endpointIds) {
-      const pipeline = redis.pipeline().xlen(keys.deadLetters);
+      const pipeline = redis.pipeline();
       for (const id of endpointIds) pipeline.xinfo('GROUPS', keys.captures(id));
-      const replies = await callRedis('XINFO', async () => (await pipeline.exec()) ?? []);
-      const [deadLetters, ...groups] = replies;
-      if (deadLetters?.[0])
-        throw new UnavailableError('inbox store: redis XLEN failed', { cause: deadLetters[0] });
-      const totals = { pending: 0, lag: 0, deadLetters: Number(deadLetters?.[1] ?? 0) };
+      const groups = await callRedis('XINFO', async () => (await pipeline.exec()) ?? []);
+      const totals = { pending: 0, lag: 0 };
       // an endpoint deleted since the worker last read the list has no stream: it counts for nothing
       for (const [err, list] of groups) {
         if (err) continue;

@@ -16,6 +16,7 @@ import { toHttpError } from '../error-mapper.js';
 import type { Settings } from '../settings.js';
 import { createInboxStore } from '../store/factory.js';
 import { createForwardingPart } from './forwarding-part.js';
+import { createForwardingState } from './forwarding-state.js';
 import { createRedisForwardQueue } from './redis-forward-queue.js';
 
 export interface WorkerApp extends Running {
@@ -58,6 +59,7 @@ export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps
     mode: 'worker',
     store,
     queue,
+    ...createForwardingState(store, settings, now),
     settings,
     log,
     registry,

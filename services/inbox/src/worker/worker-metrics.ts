@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { CircuitState, CircuitView } from './circuit-breaker.js';
 
 export const ATTEMPT_OUTCOMES = ['delivered', 'retrying', 'dead'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
@@ -12,7 +13,11 @@ export interface WorkerMetrics {
 export interface WorkerGauges {
   inFlight(): number;
   backlog(): Promise<{ pending: number; lag: number; deadLetters: number }>;
+  circuits(): CircuitView[];
 }
+
+/** The circuit state gauge's values. */
+export const CIRCUIT_STATE_VALUES: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 };
 
 /** The forwarding worker's figures, on its own `/metrics`. */
 export function createWorkerMetrics(registry: Registry, gauges: WorkerGauges): WorkerMetrics {
@@ -34,6 +39,19 @@ export function createWorkerMetrics(registry: Registry, gauges: WorkerGauges): W
     registers: [registry],
     collect() {
       this.set(gauges.inFlight());
+    },
+  });
+  // one series per target with a circuit that is not closed, or has failures: bounded by the targets
+  // (at most 5 per managed endpoint), gone once closed again
+  new Gauge({
+    name: 'portcullis_inbox_forward_circuit_state',
+    help: "A target's circuit breaker in this worker: 0 closed (with failures), 1 half-open, 2 open.",
+    labelNames: ['endpoint', 'target'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of gauges.circuits())
+        this.set({ endpoint: c.endpointId, target: c.target }, CIRCUIT_STATE_VALUES[c.state]);
     },
   });
   // one read of Redis per scrape serves the three gauges below
@@ -65,7 +83,7 @@ export function createWorkerMetrics(registry: Registry, gauges: WorkerGauges): W
   );
   backlogGauge(
     'portcullis_inbox_forward_dead_letters',
-    'Dead letters kept (the newest 10,000).',
+    'Dead letters kept (about the newest 1,000 per endpoint), over the managed endpoints that forward.',
     'deadLetters',
   );
   return {

@@ -1,8 +1,16 @@
 import type { CaptureDetail, CaptureSummary } from '../../src/api/capture-json.js';
+import type { DeadLetterJson } from '../../src/api/dead-letter-routes.js';
 import type { SignatureView } from '../../src/signatures/signature-json.js';
 import type { ForwardingEvent } from '../../src/store/types.js';
+import type { CircuitReport } from '../../src/worker/circuit-reports.js';
 
-export type { CaptureDetail, CaptureSummary, ForwardingEvent, SignatureView };
+export type { CaptureDetail, CaptureSummary, CircuitReport, DeadLetterJson, ForwardingEvent, SignatureView };
+
+/** `GET …/dead-letters`. */
+export interface DeadLetterPage {
+  deadLetters: DeadLetterJson[];
+  nextBefore: string | null;
+}
 
 /** `GET /api/endpoints/:id` (and each item of `GET /api/endpoints`). */
 export interface EndpointView {

@@ -18,6 +18,7 @@ import { fromBase64 } from '../bytes.js';
 import { followEndpoint, type LiveState } from '../live.js';
 import { EndpointHeader } from './endpoint-header.js';
 import { FilterBar } from './filter-bar.js';
+import { ForwardingHealth } from './forwarding-health.js';
 import { RequestDetail } from './request-detail.js';
 import { RequestList } from './request-list.js';
 
@@ -196,6 +197,9 @@ export function Inspector(p: {
         problems={parsed.problems}
         onApply={p.onFilter}
       />
+      {endpoint.kind === 'managed' && !p.readOnly && (
+        <ForwardingHealth endpointId={endpoint.id} token={p.token} />
+      )}
       <div class="panes">
         <RequestList
           items={items}

@@ -228,28 +228,38 @@ function ForwardingPanel({ d }: { d: CaptureDetail }) {
       <p class="muted">No forwarding attempts (the endpoint has no forward targets, or none ran yet).</p>
     );
   return (
-    <table class="pairs">
-      <thead>
-        <tr>
-          <th scope="col">Attempt</th>
-          <th scope="col">Target</th>
-          <th scope="col">Result</th>
-          <th scope="col">Outcome</th>
-          <th scope="col">At</th>
-        </tr>
-      </thead>
-      <tbody>
-        {attempts.map((a) => (
-          <tr key={`${a.target} ${a.attempt}`}>
-            <td>{a.attempt}</td>
-            <td>{a.target}</td>
-            <td>{a.status ?? a.error}</td>
-            <td>{a.outcome}</td>
-            <td>{a.at}</td>
-          </tr>
+    <>
+      <ul class="target-outcomes" aria-label="Each target's latest outcome">
+        {(d.forwardingByTarget ?? []).map((a) => (
+          <li key={a.target}>
+            {a.target}: <span class={`fwd fwd-${a.outcome}`}>{a.outcome}</span>
+          </li>
         ))}
-      </tbody>
-    </table>
+      </ul>
+      <table class="pairs">
+        <thead>
+          <tr>
+            <th scope="col">Attempt</th>
+            <th scope="col">Target</th>
+            <th scope="col">Result</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">At</th>
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map((a, i) => (
+            // a redriven target starts its count again: the attempt number is not unique
+            <tr key={i}>
+              <td>{a.attempt}</td>
+              <td>{a.target}</td>
+              <td>{a.status ?? a.error}</td>
+              <td>{a.outcome}</td>
+              <td>{a.at}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }
 

@@ -1,0 +1,54 @@
+import type { CircuitState, CircuitView } from './circuit-breaker.js';
+
+// Where each forwarder says which of its targets' circuits are not closed, for the API and the inspector to
+// show: the breakers themselves stay in each forwarder (a worker does not stop because another one's circuit
+// opened). Redis: a hash per endpoint, a field per worker (redis-circuit-reports.ts); local mode: memory.
+
+/** One forwarder's circuit of one target, as the API shows it. */
+export interface CircuitReport {
+  /** The forwarder: its consumer name (`INBOX_WORKER_NAME`). */
+  worker: string;
+  target: string;
+  state: CircuitState;
+  failures: number;
+  /** ISO 8601, when open: when the probe may go. */
+  openUntil?: string;
+}
+
+export interface CircuitReports {
+  /**
+   * Replaces what `worker` said before, endpoint by endpoint; what it says holds until `ttlMs` passes
+   * without another publish (a worker that died says nothing more).
+   */
+  publish(worker: string, views: readonly CircuitView[], ttlMs: number): Promise<void>;
+  read(endpointId: string): Promise<CircuitReport[]>;
+}
+
+export function toCircuitReport(worker: string, v: CircuitView): CircuitReport {
+  return {
+    worker,
+    target: v.target,
+    state: v.state,
+    failures: v.failures,
+    ...(v.openUntil === undefined ? {} : { openUntil: new Date(v.openUntil).toISOString() }),
+  };
+}
+
+/** Local mode's: one forwarder, in this process. */
+export function createMemoryCircuitReports(o: { now?: () => number } = {}): CircuitReports {
+  const now = o.now ?? Date.now;
+  let latest: { worker: string; views: readonly CircuitView[]; expiresAt: number } | undefined;
+  return {
+    publish(worker, views, ttlMs) {
+      latest = { worker, views, expiresAt: now() + ttlMs };
+      return Promise.resolve();
+    },
+    read(endpointId) {
+      if (!latest || latest.expiresAt <= now()) return Promise.resolve([]);
+      const { worker, views } = latest;
+      return Promise.resolve(
+        views.filter((v) => v.endpointId === endpointId).map((v) => toCircuitReport(worker, v)),
+      );
+    },
+  };
+}
