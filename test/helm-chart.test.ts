@@ -196,6 +196,10 @@ describe('Helm chart', () => {
     const sessionKey = { secretKeyRef: { name: 'portcullis-keys', key: 'session-key' } };
     expect(env('portcullis-gateway').get('GATEWAY_SESSION_KEYS')?.valueFrom).toEqual(sessionKey);
     expect(env('portcullis-inbox').get('INBOX_SESSION_KEYS')?.valueFrom).toEqual(sessionKey);
+    // optional: a keys Secret made before the key existed still starts the inbox (signature secrets refused)
+    expect(env('portcullis-inbox').get('INBOX_SECRETS_KEY')?.valueFrom).toEqual({
+      secretKeyRef: { name: 'portcullis-keys', key: 'inbox-secrets-key', optional: true },
+    });
     expect(env('portcullis-inbox').get('INBOX_RATELIMIT_URL')?.value).toBe('portcullis-ratelimit:8081');
     expect(env('portcullis-operator').get('OPERATOR_DISCOVERY_SERVICES')?.value).toBe(
       'ratelimit=portcullis-ratelimit:grpc',

@@ -1,6 +1,7 @@
 import { CoordinationV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { waitFor } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSettings as loadInboxSettings } from '../services/inbox/src/settings.js';
 import { conditionOf as condition, OPERATOR_NAMESPACE, OperatorStack, WAIT_MS } from './operator-stack.js';
 
 /**
@@ -73,11 +74,16 @@ describe('operator with the Kubernetes API', () => {
     const secret = await admin
       .makeApiClient(CoreV1Api)
       .readNamespacedSecret({ namespace: OPERATOR_NAMESPACE, name: 'portcullis-keys' });
-    expect(Object.keys(secret.data ?? {}).sort()).toEqual(['jwt-signing-key', 'session-key']);
-    // text the gateway and the inbox take as GATEWAY_JWT_SECRET / *_SESSION_KEYS (≥ 32 characters)
-    for (const value of Object.values(secret.data ?? {})) {
-      expect(Buffer.from(value, 'base64').toString()).toMatch(/^[A-Za-z0-9_-]{64}$/);
-    }
+    const keys = Object.fromEntries(
+      Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]),
+    );
+    // text the gateway and the inbox take as GATEWAY_JWT_SECRET / *_SESSION_KEYS (≥ 32 characters), and
+    // INBOX_SECRETS_KEY: 32 bytes as hex, which loadSettings accepts
+    expect(Object.keys(keys).sort()).toEqual(['inbox-secrets-key', 'jwt-signing-key', 'session-key']);
+    expect(keys['jwt-signing-key']).toMatch(/^[A-Za-z0-9_-]{64}$/);
+    expect(keys['session-key']).toMatch(/^[A-Za-z0-9_-]{64}$/);
+    expect(keys['inbox-secrets-key']).toMatch(/^[0-9a-f]{64}$/);
+    expect(() => loadInboxSettings({ INBOX_SECRETS_KEY: keys['inbox-secrets-key'] })).not.toThrow();
     const lease = await admin
       .makeApiClient(CoordinationV1Api)
       .readNamespacedLease({ namespace: OPERATOR_NAMESPACE, name: 'portcullis-operator' });

@@ -3,8 +3,18 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@portcullis/kit';
 import { codeOf } from './status/status-writer.js';
 
-/** Keys of the Secret the gateway and inbox read: the JWT signing key and the session cookie key. */
-export const KEY_NAMES = ['jwt-signing-key', 'session-key'] as const;
+/**
+ * Keys of the Secret the gateway and inbox read, each with how a new one is made: the services read them as
+ * environment variables, so text. The JWT signing key and the session cookie key are 64 base64url
+ * characters; the inbox's secrets key (`INBOX_SECRETS_KEY`, which seals signature secrets with AES-256-GCM)
+ * is 32 bytes as 64 hex digits.
+ */
+const NEW_KEYS = {
+  'jwt-signing-key': () => randomBytes(48).toString('base64url'),
+  'session-key': () => randomBytes(48).toString('base64url'),
+  'inbox-secrets-key': () => randomBytes(32).toString('hex'),
+} as const;
+export const KEY_NAMES = Object.keys(NEW_KEYS) as (keyof typeof NEW_KEYS)[];
 
 /**
  * Creates the keys Secret once, with random keys, if it does not exist: the cluster form of "saving the
@@ -34,8 +44,7 @@ export async function ensureKeysSecret(o: {
           labels: { 'app.kubernetes.io/part-of': 'portcullis' },
         },
         type: 'Opaque',
-        // the services read these as environment variables: text keys (64 base64url characters), not bytes
-        stringData: Object.fromEntries(KEY_NAMES.map((k) => [k, randomBytes(48).toString('base64url')])),
+        stringData: Object.fromEntries(KEY_NAMES.map((k) => [k, NEW_KEYS[k]()])),
       },
     });
   } catch (err: unknown) {

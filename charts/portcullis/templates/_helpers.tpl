@@ -103,6 +103,9 @@ service; .names maps type, auth, sentinelAuth, tls, tlsCaCert, tlsClientCert, tl
     secretKeyRef:
       name: {{ .root.Values.keysSecret.name }}
       key: {{ .key }}
+      {{- if .optional }}
+      optional: true
+      {{- end }}
 {{- end -}}
 
 {{- define "portcullis.commonEnv" -}}

@@ -94,8 +94,24 @@ const requestIdParam = {
   schema: { type: 'string', pattern: STREAM_ID_PATTERN },
 };
 
+/** `limit` and `before`, the cursor of every list read newest first. */
+const PAGE_PARAMETERS = [
+  {
+    name: 'limit',
+    in: 'query',
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+  },
+  {
+    name: 'before',
+    in: 'query',
+    description: "The previous page's `nextBefore`.",
+    schema: { type: 'string', pattern: STREAM_ID_PATTERN },
+  },
+];
+
 // who may call: any one entry of the list opens the operation; a share token reads, nothing more
-const TOKEN_OR_SESSION = [{ bearerToken: [] }, { sessionCookie: [] }, { shareToken: [] }];
+const OWNER_READ = [{ bearerToken: [] }, { sessionCookie: [] }];
+const TOKEN_OR_SESSION = [...OWNER_READ, { shareToken: [] }];
 const TOKEN_OR_SESSION_WRITE = [{ bearerToken: [] }, { sessionCookie: [], csrfHeader: [] }];
 const shareIdParam = {
   name: 'shareId',
@@ -363,20 +379,7 @@ const paths: Record<string, PathItem> = {
       tags: ['requests'],
       summary: 'Captured requests, newest first, a page at a time',
       security: TOKEN_OR_SESSION,
-      parameters: [
-        {
-          name: 'limit',
-          in: 'query',
-          schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
-        },
-        {
-          name: 'before',
-          in: 'query',
-          description: "The previous page's `nextBefore`.",
-          schema: { type: 'string', pattern: STREAM_ID_PATTERN },
-        },
-        ...FILTER_PARAMETERS,
-      ],
+      parameters: [...PAGE_PARAMETERS, ...FILTER_PARAMETERS],
       responses: {
         '200': answer(
           'A page. With a filter, at most `INBOX_SEARCH_MAX_SCAN` captures are read for it: a short page with a `nextBefore` continues the search.',
@@ -479,20 +482,8 @@ const paths: Record<string, PathItem> = {
       operationId: 'listDeadLetters',
       tags: ['forwarding'],
       summary: 'Captures given up on a forward target, newest first, a page at a time',
-      security: TOKEN_OR_SESSION,
-      parameters: [
-        {
-          name: 'limit',
-          in: 'query',
-          schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
-        },
-        {
-          name: 'before',
-          in: 'query',
-          description: "The previous page's `nextBefore`.",
-          schema: { type: 'string', pattern: STREAM_ID_PATTERN },
-        },
-      ],
+      security: OWNER_READ,
+      parameters: PAGE_PARAMETERS,
       responses: { '200': answer('A page.', 'DeadLetterPage'), ...errors(400, 401, 404, 503) },
     },
   },
@@ -538,7 +529,7 @@ const paths: Record<string, PathItem> = {
       tags: ['forwarding'],
       summary:
         'The forward targets whose circuit breaker is open, half-open or counting failures, per worker',
-      security: TOKEN_OR_SESSION,
+      security: OWNER_READ,
       responses: { '200': answer('The circuits.', 'Circuits'), ...errors(400, 401, 404, 503) },
     },
   },
@@ -589,7 +580,7 @@ const paths: Record<string, PathItem> = {
       operationId: 'listShares',
       tags: ['sharing'],
       summary: "The endpoint's share links, oldest first, without their tokens",
-      security: [{ bearerToken: [] }, { sessionCookie: [] }],
+      security: OWNER_READ,
       responses: { '200': answer('The share links.', 'ShareList'), ...errors(400, 401, 403, 404, 503) },
     },
   },
