@@ -90,6 +90,7 @@ describeEachStore(
             maxAttempts: 5,
             initialDelaySeconds: 30,
             maxDelaySeconds: 3600,
+            maxConcurrent: 32,
           },
         ],
       });
