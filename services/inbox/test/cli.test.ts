@@ -15,7 +15,7 @@ import {
   type TestCertificates,
 } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, startInboxHarness, waitUntil, type InboxHarness } from './harness.js';
+import { ADMIN_TOKEN, forwardTarget, startInboxHarness, waitUntil, type InboxHarness } from './harness.js';
 
 // The `inbox` CLI as users run it: a child process (bin/inbox.mjs) against a real inbox app (memory store)
 // and real target servers that verify a GitHub-style HMAC over the body they receive.
@@ -607,18 +607,7 @@ describe('inbox replay --dead-letters', () => {
         name: 'cli',
         resource: 'default/cli',
         retention: { maxRequests: 100, maxAgeMs: 3_600_000 },
-        forward: [
-          {
-            url: downUrl,
-            pathMode: 'append',
-            enabled: true,
-            timeoutSeconds: 5,
-            maxAttempts: 1,
-            initialDelaySeconds: 0,
-            maxDelaySeconds: 0,
-            maxConcurrent: 32,
-          },
-        ],
+        forward: [forwardTarget(downUrl, { timeoutSeconds: 5, maxAttempts: 1 })],
       },
     ]);
     for (const path of ['/one', '/two'])

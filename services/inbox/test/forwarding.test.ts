@@ -12,6 +12,7 @@ import type { ForwardAttempt, ManagedEndpoint } from '../src/store/types.js';
 import { startWorker } from '../src/worker/worker-app.js';
 import {
   ADMIN_TOKEN,
+  forwardTarget,
   quietLog,
   startInboxHarness,
   STORE_KINDS,
@@ -65,18 +66,6 @@ async function startTarget(answer: Answer): Promise<Target> {
       }),
   };
 }
-
-const target = (url: string, o: Partial<ForwardTarget> = {}): ForwardTarget => ({
-  url,
-  pathMode: 'append',
-  enabled: true,
-  timeoutSeconds: 30,
-  maxAttempts: 5,
-  initialDelaySeconds: 0, // retries at once: the tests wait for outcomes, never for time
-  maxDelaySeconds: 0,
-  maxConcurrent: 32,
-  ...o,
-});
 
 let redis: RedisServer;
 let redisInbox: InboxHarness;
@@ -266,7 +255,7 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
   it('sends the exact bytes, method, raw path and query, and headers in order, case and duplicates', async () => {
     const t = await addTarget(() => 202);
     const { inbox: h } = await startForwarding(kind, 'w-exact');
-    const id = await addEndpoint(h, 'github', [target(`${t.url}/hooks`)]);
+    const id = await addEndpoint(h, 'github', [forwardTarget(`${t.url}/hooks`)]);
     const secret = 'webhook-secret';
     const body = Buffer.from('{"action":"opened",\r\n "number": 1}\n');
     const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
@@ -314,7 +303,7 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
   it('sends to exactly the target URL (plus the query) with pathMode exact', async () => {
     const t = await addTarget(() => 200);
     const { inbox: h } = await startForwarding(kind, 'w-exact-path');
-    const id = await addEndpoint(h, 'exact', [target(`${t.url}/in`, { pathMode: 'exact' })]);
+    const id = await addEndpoint(h, 'exact', [forwardTarget(`${t.url}/in`, { pathMode: 'exact' })]);
     await capture(h, id, '/a/b?q=1');
     await waitUntil(() => t.received.length === 1);
     expect(t.received[0]?.url).toBe('/in?q=1');
@@ -324,7 +313,7 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
     const t = await addTarget((n) => (n <= 2 ? 500 : 200));
     const f = await startForwarding(kind, 'w-retry');
     const h = f.inbox;
-    const id = await addEndpoint(h, 'flaky', [target(t.url)]);
+    const id = await addEndpoint(h, 'flaky', [forwardTarget(t.url)]);
     const requestId = await capture(h, id, '/x');
     await waitUntil(async () => isSettled(await forwarding(h, id, requestId)));
     const attempts = await forwarding(h, id, requestId);
@@ -350,7 +339,7 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
     const t = await addTarget(() => 503);
     const f = await startForwarding(kind, 'w-dead');
     const h = f.inbox;
-    const id = await addEndpoint(h, 'down', [target(t.url, { maxAttempts: 3 })]);
+    const id = await addEndpoint(h, 'down', [forwardTarget(t.url, { maxAttempts: 3 })]);
     const letters = await metric(f, 'portcullis_inbox_forward_dead_letters');
     const requestId = await capture(h, id);
     await waitUntil(async () => isSettled(await forwarding(h, id, requestId)));
@@ -387,7 +376,7 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
     const url = await deadPortUrl();
     const { inbox: h } = await startForwarding(kind, 'w-dead-port');
     const backoff = { initialDelaySeconds: 0.05, maxDelaySeconds: 0.08, maxAttempts: 4 };
-    const id = await addEndpoint(h, 'dead-port', [target(url, backoff)]);
+    const id = await addEndpoint(h, 'dead-port', [forwardTarget(url, backoff)]);
     const requestId = await capture(h, id, '/p');
     await waitUntil(async () => isSettled(await forwarding(h, id, requestId)));
     const attempts = await forwarding(h, id, requestId);
@@ -412,7 +401,7 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
     ];
     const t = await addTarget((n) => answers[n - 1] ?? 200);
     const { inbox: h } = await startForwarding(kind, 'w-retry-after');
-    const id = await addEndpoint(h, 'retry-after', [target(t.url, { maxDelaySeconds: 1.5 })]);
+    const id = await addEndpoint(h, 'retry-after', [forwardTarget(t.url, { maxDelaySeconds: 1.5 })]);
     const requestId = await capture(h, id);
     await waitUntil(async () => isSettled(await forwarding(h, id, requestId)), 10_000);
     const attempts = await forwarding(h, id, requestId);
@@ -433,7 +422,7 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
     try {
       const t = await addTarget(() => 'hang');
       const f = await startForwarding(kind, 'w-parallel', { INBOX_WORKER_MAX_IN_FLIGHT: '12' });
-      const id = await addEndpoint(f.inbox, 'parallel', [target(t.url)]);
+      const id = await addEndpoint(f.inbox, 'parallel', [forwardTarget(t.url)]);
       await Promise.all(Array.from({ length: 14 }, (_, i) => capture(f.inbox, id, `/${i}`)));
       await waitUntil(() => t.received.length === 12);
       expect(await metric(f, 'portcullis_inbox_forward_in_flight')).toBe(12);
@@ -446,7 +435,7 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
   it('refuses a loopback target unless private egress is allowed, without retrying', async () => {
     const t = await addTarget(() => 200);
     const { inbox: h } = await startForwarding(kind, 'w-egress', { INBOX_EGRESS_ALLOW_PRIVATE: 'false' });
-    const id = await addEndpoint(h, 'ssrf', [target(t.url)]);
+    const id = await addEndpoint(h, 'ssrf', [forwardTarget(t.url)]);
     const requestId = await capture(h, id);
     await waitUntil(async () => isSettled(await forwarding(h, id, requestId)));
     expect(await forwarding(h, id, requestId)).toEqual([
@@ -465,7 +454,7 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
     const t = await addTarget(() => (up ? 200 : 503));
     const f = await startForwarding(kind, 'w-redrive');
     const h = f.inbox;
-    const id = await addEndpoint(h, 'redrive', [target(t.url, { maxAttempts: 2 })]);
+    const id = await addEndpoint(h, 'redrive', [forwardTarget(t.url, { maxAttempts: 2 })]);
     const ids = [await capture(h, id, '/1'), await capture(h, id, '/2'), await capture(h, id, '/3')];
     for (const r of ids) await waitUntil(async () => isSettled(await forwarding(h, id, r)));
     await waitUntil(async () => (await metric(f, 'portcullis_inbox_forward_pending')) === 0);
@@ -531,8 +520,8 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
     const slow = await addHeldTarget();
     const quick = await addTarget(() => 200);
     const { inbox: h } = await startForwarding(kind, 'w-concurrency');
-    const limited = await addEndpoint(h, 'limited', [target(slow.url, { maxConcurrent: 2 })]);
-    const other = await addEndpoint(h, 'other', [target(quick.url)]);
+    const limited = await addEndpoint(h, 'limited', [forwardTarget(slow.url, { maxConcurrent: 2 })]);
+    const other = await addEndpoint(h, 'other', [forwardTarget(quick.url)]);
     const sent = await Promise.all(Array.from({ length: 6 }, (_, i) => capture(h, limited, `/${i}`)));
     await waitUntil(() => slow.active() === 2);
     // the limited target's deliveries wait for a slot; another target's do not wait for them
@@ -556,7 +545,7 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
     });
     const h = f.inbox;
     // one request at a time: the failures come in order
-    const id = await addEndpoint(h, 'breaker', [target(t.url, { maxConcurrent: 1, maxAttempts: 4 })]);
+    const id = await addEndpoint(h, 'breaker', [forwardTarget(t.url, { maxConcurrent: 1, maxAttempts: 4 })]);
     const ids = await Promise.all([1, 2, 3].map((i) => capture(h, id, `/${i}`)));
     const opened = await waitFor(
       () => circuits(h, id),
@@ -598,7 +587,7 @@ describe('forwarding worker (redis)', () => {
   it('hands a capture whose worker stopped before its retry to another one: nothing is lost', async () => {
     const h = redisInbox;
     const t = await addTarget((n) => (n === 1 ? 'hang' : 200));
-    const id = await addEndpoint(h, 'crash', [target(t.url, { timeoutSeconds: 1 })]);
+    const id = await addEndpoint(h, 'crash', [forwardTarget(t.url, { timeoutSeconds: 1 })]);
     const first = await startForwarding('redis', 'w-first');
     const requestId = await capture(h, id, '/crash');
     await waitUntil(() => t.received.length === 1);
@@ -620,8 +609,8 @@ describe('forwarding worker (redis)', () => {
   });
 
   it('reads a target written before maxConcurrent existed with the default limit', async () => {
-    const id = await addEndpoint(redisInbox, 'old-target', [target('http://127.0.0.1:9/')]);
-    const { maxConcurrent: _, ...old } = target('http://127.0.0.1:9/');
+    const id = await addEndpoint(redisInbox, 'old-target', [forwardTarget('http://127.0.0.1:9/')]);
+    const { maxConcurrent: _, ...old } = forwardTarget('http://127.0.0.1:9/');
     await client.hset(`inbox:ep:{${id}}:tgt`, '0', JSON.stringify(old));
     const read = await redisInbox.app.store.getEndpoint(id);
     expect(read?.forward).toEqual([{ ...old, maxConcurrent: 32 }]);

@@ -1,5 +1,6 @@
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { createScryptHasher } from '@portcullis/accounts';
+import type { ForwardTarget } from '@portcullis/config';
 import { quietLog, startRedis, waitUntil, type RedisServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { startInbox, type InboxApp, type InboxDeps } from '../src/app.js';
@@ -8,6 +9,19 @@ import { loadSettings } from '../src/settings.js';
 export { quietLog, waitUntil };
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';
+
+/** A managed endpoint's forward target; retries come at once: the tests wait for outcomes, never for time. */
+export const forwardTarget = (url: string, o: Partial<ForwardTarget> = {}): ForwardTarget => ({
+  url,
+  pathMode: 'append',
+  enabled: true,
+  timeoutSeconds: 30,
+  maxAttempts: 5,
+  initialDelaySeconds: 0,
+  maxDelaySeconds: 0,
+  maxConcurrent: 32,
+  ...o,
+});
 
 export interface RawResponse {
   status: number;

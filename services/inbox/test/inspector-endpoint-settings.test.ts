@@ -1,12 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startRedis, type RedisServer } from '@portcullis/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildInspector } from '../src/web/build-inspector.js';
-import { launchChromium, openWatchedPage, type WatchedPage } from './browser.js';
-import { startInboxHarness, waitUntil, type InboxHarness } from './harness.js';
+import { openWatchedPage, type WatchedPage } from './browser.js';
+import { waitUntil, type InboxHarness } from './harness.js';
+import { ARTIFACTS, startInspectorFixture } from './inspector-fixture.js';
 
 // Issue 19: an endpoint's custom response and retention, set in the inspector in Chromium against a real
 // inbox on Redis, and the receive URL answering with them.
@@ -14,39 +11,23 @@ import { startInboxHarness, waitUntil, type InboxHarness } from './harness.js';
 const WAIT_MS = 10_000;
 
 describe('endpoint settings in the inspector (Chromium)', () => {
-  let redis: RedisServer;
-  let webDir: string;
   let h: InboxHarness;
   let base: string;
-  let browser: Browser;
+  let close: () => Promise<void>;
   let watched: WatchedPage;
   let page: Page;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    webDir = await mkdtemp(join(tmpdir(), 'inbox-web-'));
-    await buildInspector(webDir);
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    h = await startInboxHarness({
-      INBOX_PORT: String(port),
-      INBOX_PUBLIC_URL: base,
-      REDIS_URL: `redis://${redis.address}`,
-      INBOX_WEB_DIR: webDir,
+    let browser: Browser;
+    ({ h, base, browser, close } = await startInspectorFixture({
       INBOX_RETENTION_MAX_REQUESTS: '500',
       INBOX_RETENTION_MAX_AGE: '168h',
-    });
-    browser = await launchChromium();
+    }));
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     watched = await openWatchedPage(context);
     page = watched.page;
   }, 60_000);
-  afterAll(async () => {
-    await browser.close();
-    await h.close();
-    await redis.stop();
-    await rm(webDir, { recursive: true, force: true });
-  });
+  afterAll(() => close());
 
   it('sets a custom response and a retention; the receive URL answers with it', async () => {
     await page.goto(`${base}/`);
@@ -101,7 +82,7 @@ describe('endpoint settings in the inspector (Chromium)', () => {
       .poll(() => page.locator('.settings-summary').textContent())
       .toContain('Keeps the newest 3, 1 hour; answers 201');
     await page.screenshot({
-      path: join(import.meta.dirname, '../../../test-artifacts/inbox/endpoint-settings.png'),
+      path: join(ARTIFACTS, 'endpoint-settings.png'),
     });
     expect(watched.problems).toEqual([]);
   });

@@ -1,19 +1,16 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildInspector } from '../src/web/build-inspector.js';
-import { launchChromium, openWatchedPage } from './browser.js';
-import { ADMIN_TOKEN, startInboxHarness, type InboxHarness } from './harness.js';
+import { openWatchedPage } from './browser.js';
+import { ADMIN_TOKEN, forwardTarget, type InboxHarness } from './harness.js';
+import { ARTIFACTS, startInspectorFixture } from './inspector-fixture.js';
 
 // The inspector's forwarding panel in headless Chromium, on the memory store (the inbox forwards itself):
 // a target that fails opens its circuit, the panel says so and lists the dead letters, and its buttons
 // redrive them once the target is back.
 
-const ARTIFACTS = join(import.meta.dirname, '../../../test-artifacts/inbox');
 const WAIT_MS = 15_000;
 const ID = 'fwd-panel-0123456789abcdef';
 
@@ -22,9 +19,9 @@ interface PageGlobals {
 }
 
 describe('inspector: circuits and dead letters in Chromium', () => {
-  let webDir: string;
   let h: InboxHarness;
   let browser: Browser;
+  let close: () => Promise<void>;
   let target: Server;
   let targetUrl: string;
   let up = false;
@@ -39,25 +36,21 @@ describe('inspector: circuits and dead letters in Chromium', () => {
     });
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
-    webDir = await mkdtemp(join(tmpdir(), 'inbox-web-'));
-    await buildInspector(webDir);
-    h = await startInboxHarness({
-      INBOX_WEB_DIR: webDir,
-      INBOX_EGRESS_ALLOW_PRIVATE: 'true',
-      INBOX_WORKER_CLAIM_IDLE: '300ms',
-      INBOX_WORKER_POLL_INTERVAL: '100ms',
-      INBOX_WORKER_BREAKER_FAILURES: '2',
-      INBOX_WORKER_BREAKER_COOLDOWN: '4s',
-    });
-    browser = await launchChromium();
-    await mkdir(ARTIFACTS, { recursive: true });
+    ({ h, browser, close } = await startInspectorFixture(
+      {
+        INBOX_EGRESS_ALLOW_PRIVATE: 'true',
+        INBOX_WORKER_CLAIM_IDLE: '300ms',
+        INBOX_WORKER_POLL_INTERVAL: '100ms',
+        INBOX_WORKER_BREAKER_FAILURES: '2',
+        INBOX_WORKER_BREAKER_COOLDOWN: '4s',
+      },
+      'memory',
+    ));
   }, 60_000);
   afterAll(async () => {
-    await browser.close();
     target.closeAllConnections();
     await new Promise((resolve) => target.close(resolve));
-    await h.close();
-    await rm(webDir, { recursive: true, force: true });
+    await close();
   });
 
   it('shows the open circuit and the dead letters, and redrives one, then all', async () => {
@@ -67,18 +60,7 @@ describe('inspector: circuits and dead letters in Chromium', () => {
         name: 'orders',
         resource: 'default/orders',
         retention: { maxRequests: 100, maxAgeMs: 3_600_000 },
-        forward: [
-          {
-            url: targetUrl,
-            pathMode: 'append',
-            enabled: true,
-            timeoutSeconds: 5,
-            maxAttempts: 1,
-            initialDelaySeconds: 0,
-            maxDelaySeconds: 0,
-            maxConcurrent: 1,
-          },
-        ],
+        forward: [forwardTarget(targetUrl, { timeoutSeconds: 5, maxAttempts: 1, maxConcurrent: 1 })],
       },
     ]);
     for (const path of ['/a', '/b']) await h.send('POST', `/api/hook/${ID}${path}`, { body: '{}' });

@@ -1,17 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Running } from '@portcullis/kit';
-import { freePort, startRedis, type RedisServer } from '@portcullis/testing';
+import type { RedisServer } from '@portcullis/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
-import { buildInspector } from '../src/web/build-inspector.js';
 import { startWorker } from '../src/worker/worker-app.js';
-import { launchChromium, openWatchedPage } from './browser.js';
-import { ADMIN_TOKEN, quietLog, startInboxHarness, type InboxHarness } from './harness.js';
+import { openWatchedPage } from './browser.js';
+import { ADMIN_TOKEN, forwardTarget, quietLog, type InboxHarness } from './harness.js';
+import { startInspectorFixture } from './inspector-fixture.js';
 
 // A row's forwarding outcome in the inspector as the worker (its own app, on the same Redis) records it.
 
@@ -24,12 +21,11 @@ interface PageGlobals {
 }
 
 describe('web inspector in Chromium: live forwarding outcomes', () => {
-  let redis: RedisServer;
-  let webDir: string;
   let h: InboxHarness;
   let worker: Running;
   let base: string;
   let browser: Browser;
+  let close: () => Promise<void>;
   // the target answers 503 to the first request and holds the second until released, then answers 200
   const held: ServerResponse[] = [];
   let received = 0;
@@ -39,22 +35,15 @@ describe('web inspector in Chromium: live forwarding outcomes', () => {
   });
 
   beforeAll(async () => {
-    redis = await startRedis();
-    webDir = await mkdtemp(join(tmpdir(), 'inbox-web-'));
-    await buildInspector(webDir);
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const env = { REDIS_URL: `redis://${redis.address}`, INBOX_EGRESS_ALLOW_PRIVATE: 'true' };
-    h = await startInboxHarness({
-      ...env,
-      INBOX_PORT: String(port),
-      INBOX_PUBLIC_URL: base,
-      INBOX_WEB_DIR: webDir,
-    });
+    let redis: RedisServer;
+    ({ redis, h, base, browser, close } = await startInspectorFixture({
+      INBOX_EGRESS_ALLOW_PRIVATE: 'true',
+    }));
     worker = await startWorker(
       loadSettings({
-        ...env,
+        REDIS_URL: `redis://${redis.address}`,
+        INBOX_EGRESS_ALLOW_PRIVATE: 'true',
         INBOX_HOST: '127.0.0.1',
         INBOX_WORKER_PORT: '0',
         INBOX_WORKER_NAME: 'browser',
@@ -62,17 +51,13 @@ describe('web inspector in Chromium: live forwarding outcomes', () => {
       }),
       { log: quietLog },
     );
-    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
-    await browser.close();
     for (const res of held.splice(0)) res.writeHead(200).end();
     target.closeAllConnections();
     target.close();
     await worker.close();
-    await h.close();
-    await redis.stop();
-    await rm(webDir, { recursive: true, force: true });
+    await close();
   });
 
   it("changes a row's badge and the open detail from retrying to delivered without a reload", async () => {
@@ -84,18 +69,7 @@ describe('web inspector in Chromium: live forwarding outcomes', () => {
         name: 'forwarded',
         resource: 'default/forwarded',
         retention: { maxRequests: 10, maxAgeMs: 3_600_000 },
-        forward: [
-          {
-            url,
-            pathMode: 'append',
-            enabled: true,
-            timeoutSeconds: 30,
-            maxAttempts: 3,
-            initialDelaySeconds: 0,
-            maxDelaySeconds: 0,
-            maxConcurrent: 32,
-          },
-        ],
+        forward: [forwardTarget(url, { maxAttempts: 3 })],
       },
     ]);
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

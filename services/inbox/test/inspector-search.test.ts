@@ -1,12 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort, startRedis, type RedisServer } from '@portcullis/testing';
+import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildInspector } from '../src/web/build-inspector.js';
-import { launchChromium, openWatchedPage, type WatchedPage } from './browser.js';
-import { startInboxHarness, type InboxHarness } from './harness.js';
+import { openWatchedPage, type WatchedPage } from './browser.js';
+import type { InboxHarness } from './harness.js';
+import { startInspectorFixture } from './inspector-fixture.js';
 
 // The inspector's search in headless Chromium against a real inbox on Redis: the filter in the address (a
 // shared link, a reload), live captures filtered, and the HAR download.
@@ -18,27 +15,15 @@ interface PageGlobals {
 }
 
 describe('inspector search and HAR export in Chromium', () => {
-  let redis: RedisServer;
-  let webDir: string;
   let h: InboxHarness;
   let base: string;
-  let browser: Browser;
+  let close: () => Promise<void>;
   let watched: WatchedPage;
   let ep: { id: string; token: string; receiveUrl: string; name: string };
 
   beforeAll(async () => {
-    redis = await startRedis();
-    webDir = await mkdtemp(join(tmpdir(), 'inbox-web-'));
-    await buildInspector(webDir);
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    h = await startInboxHarness({
-      INBOX_PORT: String(port),
-      INBOX_PUBLIC_URL: base,
-      REDIS_URL: `redis://${redis.address}`,
-      INBOX_WEB_DIR: webDir,
-    });
-    browser = await launchChromium();
+    let browser: Browser;
+    ({ h, base, browser, close } = await startInspectorFixture());
     ep = await h.createEndpoint('searched');
     const context = await browser.newContext({
       viewport: { width: 1280, height: 800 },
@@ -55,10 +40,7 @@ describe('inspector search and HAR export in Chromium', () => {
   }, 60_000);
   afterAll(async () => {
     expect(watched.problems).toEqual([]);
-    await browser.close();
-    await h.close();
-    await redis.stop();
-    await rm(webDir, { recursive: true, force: true });
+    await close();
   });
 
   const rows = (page: Page) => page.getByRole('listbox', { name: /Captured requests/ }).getByRole('option');

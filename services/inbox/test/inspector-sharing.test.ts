@@ -1,17 +1,14 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startRedis, type RedisServer } from '@portcullis/testing';
+import { freePort } from '@portcullis/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildInspector } from '../src/web/build-inspector.js';
-import { launchChromium, openWatchedPage, type WatchedPage } from './browser.js';
+import { openWatchedPage, type WatchedPage } from './browser.js';
 import { ADMIN_TOKEN, startInboxHarness, type InboxHarness } from './harness.js';
+import { ARTIFACTS, startInspectorFixture } from './inspector-fixture.js';
 
 // Share links and the admin view in headless Chromium against a real inbox on Redis. Screenshots land in
 // test-artifacts/inbox/.
 
-const ARTIFACTS = join(import.meta.dirname, '../../../test-artifacts/inbox');
 const WAIT_MS = 10_000;
 
 /** The page globals the tests touch (this file is type-checked for Node, without the DOM library). */
@@ -27,34 +24,17 @@ interface PageGlobals {
 }
 
 describe('share links and the admin view in Chromium', () => {
-  let redis: RedisServer;
-  let webDir: string;
   let h: InboxHarness;
   let base: string;
   let browser: Browser;
+  let webDir: string;
+  let close: () => Promise<void>;
   const watched: WatchedPage[] = [];
 
   beforeAll(async () => {
-    redis = await startRedis();
-    webDir = await mkdtemp(join(tmpdir(), 'inbox-web-'));
-    await buildInspector(webDir);
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    h = await startInboxHarness({
-      INBOX_PORT: String(port),
-      INBOX_PUBLIC_URL: base,
-      REDIS_URL: `redis://${redis.address}`,
-      INBOX_WEB_DIR: webDir,
-    });
-    browser = await launchChromium();
-    await mkdir(ARTIFACTS, { recursive: true });
+    ({ h, base, browser, webDir, close } = await startInspectorFixture());
   }, 60_000);
-  afterAll(async () => {
-    await browser.close();
-    await h.close();
-    await redis.stop();
-    await rm(webDir, { recursive: true, force: true });
-  });
+  afterAll(() => close());
   afterEach(() => {
     const problems = watched.splice(0).flatMap((w) => w.problems);
     expect(problems).toEqual([]);

@@ -1,52 +1,29 @@
 import { createHmac } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startRedis, type RedisServer } from '@portcullis/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildInspector } from '../src/web/build-inspector.js';
-import { launchChromium, openWatchedPage, type WatchedPage } from './browser.js';
-import { startInboxHarness, type InboxHarness } from './harness.js';
+import { openWatchedPage, type WatchedPage } from './browser.js';
+import type { InboxHarness } from './harness.js';
+import { ARTIFACTS, startInspectorFixture } from './inspector-fixture.js';
 
 // Signature badges in the inspector, in headless Chromium against a real inbox on Redis: the preset set
 // through the page's form, then verified, failed and not checked captures in the list and the detail view.
 
-const ARTIFACTS = join(import.meta.dirname, '../../../test-artifacts/inbox');
 const WAIT_MS = 10_000;
 const SECRET = 'inspector-github-secret';
 
 describe('signature badges in the inspector (Chromium)', () => {
-  let redis: RedisServer;
-  let webDir: string;
   let h: InboxHarness;
   let base: string;
-  let browser: Browser;
+  let close: () => Promise<void>;
   let w: WatchedPage;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    webDir = await mkdtemp(join(tmpdir(), 'inbox-web-'));
-    await buildInspector(webDir);
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    h = await startInboxHarness({
-      INBOX_PORT: String(port),
-      INBOX_PUBLIC_URL: base,
-      REDIS_URL: `redis://${redis.address}`,
-      INBOX_WEB_DIR: webDir,
-      INBOX_SECRETS_KEY: 'ab'.repeat(32),
-    });
-    browser = await launchChromium();
+    let browser: Browser;
+    ({ h, base, browser, close } = await startInspectorFixture({ INBOX_SECRETS_KEY: 'ab'.repeat(32) }));
     w = await openWatchedPage(await browser.newContext({ viewport: { width: 1280, height: 800 } }));
-    await mkdir(ARTIFACTS, { recursive: true });
   }, 60_000);
-  afterAll(async () => {
-    await browser.close();
-    await h.close();
-    await redis.stop();
-    await rm(webDir, { recursive: true, force: true });
-  });
+  afterAll(() => close());
 
   const newEndpoint = async (page: Page): Promise<string> => {
     await page.goto(`${base}/`);

@@ -1,24 +1,21 @@
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, startRedis, type RedisServer } from '@portcullis/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureDetail } from '../src/api/capture-json.js';
-import { buildInspector } from '../src/web/build-inspector.js';
 import { INSPECTOR_CSP } from '../src/web/web-routes.js';
-import { launchChromium, openWatchedPage, type WatchedPage } from './browser.js';
-import { startInboxHarness, type InboxHarness } from './harness.js';
+import { openWatchedPage, type WatchedPage } from './browser.js';
+import type { InboxHarness } from './harness.js';
+import { ARTIFACTS, startInspectorFixture } from './inspector-fixture.js';
 
 // The web inspector in headless Chromium against a real inbox on Redis: what a user sees and does, end to
 // end. Screenshots of the main views land in test-artifacts/inbox/.
 
-const ARTIFACTS = join(import.meta.dirname, '../../../test-artifacts/inbox');
 /** What the inspector page may transfer in scripts and stylesheets (compressed), in bytes. */
 const PAGE_WEIGHT_BUDGET = 20 * 1024;
 const WAIT_MS = 10_000;
@@ -38,36 +35,17 @@ interface PageGlobals {
 }
 
 describe('web inspector in Chromium', () => {
-  let redis: RedisServer;
-  let webDir: string;
   let h: InboxHarness;
   let base: string;
   let browser: Browser;
+  let close: () => Promise<void>;
   const contexts: BrowserContext[] = [];
   const watched: WatchedPage[] = [];
 
   beforeAll(async () => {
-    redis = await startRedis();
-    webDir = await mkdtemp(join(tmpdir(), 'inbox-web-'));
-    await buildInspector(webDir);
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    h = await startInboxHarness({
-      INBOX_PORT: String(port),
-      INBOX_PUBLIC_URL: base,
-      REDIS_URL: `redis://${redis.address}`,
-      INBOX_WEB_DIR: webDir,
-      INBOX_EGRESS_ALLOW_PRIVATE: 'true',
-    });
-    browser = await launchChromium();
-    await mkdir(ARTIFACTS, { recursive: true });
+    ({ h, base, browser, close } = await startInspectorFixture({ INBOX_EGRESS_ALLOW_PRIVATE: 'true' }));
   }, 60_000);
-  afterAll(async () => {
-    await browser.close();
-    await h.close();
-    await redis.stop();
-    await rm(webDir, { recursive: true, force: true });
-  });
+  afterAll(() => close());
   afterEach(() => {
     // every page of the test stayed free of script errors and CSP violations
     const problems = watched.splice(0).flatMap((w) => w.problems);

@@ -6,7 +6,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
 import type { ForwardingEvent } from '../src/store/types.js';
 import { startWorker } from '../src/worker/worker-app.js';
-import { ADMIN_TOKEN, quietLog, startInboxHarness, STORE_KINDS, type InboxHarness } from './harness.js';
+import {
+  ADMIN_TOKEN,
+  forwardTarget,
+  quietLog,
+  startInboxHarness,
+  STORE_KINDS,
+  type InboxHarness,
+} from './harness.js';
 import { openSse } from './sse-client.js';
 
 const FORWARDER_ENV = {
@@ -64,16 +71,7 @@ describe.each(STORE_KINDS)('live forwarding outcomes (%s store)', (kind) => {
     const url = await startFlakyTarget();
     const h = await startForwarding(kind);
     const id = 'live-fwd-0123456789abcdef';
-    const forward = {
-      url,
-      pathMode: 'append' as const,
-      enabled: true,
-      timeoutSeconds: 30,
-      maxAttempts: 3,
-      initialDelaySeconds: 0,
-      maxDelaySeconds: 0,
-      maxConcurrent: 32,
-    };
+    const forward = forwardTarget(url, { maxAttempts: 3 });
     await h.app.store.syncManagedEndpoints([
       {
         id,

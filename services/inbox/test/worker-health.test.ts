@@ -7,7 +7,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
 import type { ForwardAttempt, ManagedEndpoint } from '../src/store/types.js';
 import { startWorker, type WorkerApp } from '../src/worker/worker-app.js';
-import { ADMIN_TOKEN, quietLog, startInboxHarness, waitUntil, type InboxHarness } from './harness.js';
+import {
+  ADMIN_TOKEN,
+  forwardTarget,
+  quietLog,
+  startInboxHarness,
+  waitUntil,
+  type InboxHarness,
+} from './harness.js';
 
 /** A forward target that answers each request with `status`, or holds it until `release()` when `hold`. */
 async function startTarget(o: { status: number; hold?: boolean }) {
@@ -33,18 +40,6 @@ async function startTarget(o: { status: number; hold?: boolean }) {
       }),
   };
 }
-
-const target = (url: string, o: Partial<ForwardTarget> = {}): ForwardTarget => ({
-  url,
-  pathMode: 'append',
-  enabled: true,
-  timeoutSeconds: 30,
-  maxAttempts: 5,
-  initialDelaySeconds: 0,
-  maxDelaySeconds: 0,
-  maxConcurrent: 32,
-  ...o,
-});
 
 async function probe(base: string, path: string): Promise<{ status: number; body: unknown }> {
   const res = await fetch(base + path);
@@ -122,8 +117,8 @@ describe('forwarding worker: probes and metrics on INBOX_WORKER_PORT', () => {
     const ok = await startTarget({ status: 200 });
     const down = await startTarget({ status: 503 });
     cleanup.push(ok.close, down.close);
-    const good = await addEndpoint('good', [target(ok.url)]);
-    const bad = await addEndpoint('bad', [target(down.url, { maxAttempts: 2 })]);
+    const good = await addEndpoint('good', [forwardTarget(ok.url)]);
+    const bad = await addEndpoint('bad', [forwardTarget(down.url, { maxAttempts: 2 })]);
     const { url } = await runWorker('w-metrics');
     expect(await probe(url, '/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
     await waitUntil(async () => (await probe(url, '/readyz')).status === 200);
@@ -161,7 +156,7 @@ describe('forwarding worker: probes and metrics on INBOX_WORKER_PORT', () => {
 
   it('is not ready (consumer loop) from before its port opens until its loop has gone round', async () => {
     // the loop's first round creates the consumer groups, a write: held while Redis pauses writes
-    await addEndpoint('order', [target('http://127.0.0.1:9')]);
+    await addEndpoint('order', [forwardTarget('http://127.0.0.1:9')]);
     await client.call('CLIENT', 'PAUSE', '30000', 'WRITE');
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
@@ -216,7 +211,7 @@ describe('forwarding worker: probes and metrics on INBOX_WORKER_PORT', () => {
   it('on close stops reading, finishes every delivery under way and acknowledges it: none lost, none sent twice', async () => {
     const slow = await startTarget({ status: 200, hold: true });
     cleanup.push(slow.close);
-    const id = await addEndpoint('slow', [target(slow.url)]);
+    const id = await addEndpoint('slow', [forwardTarget(slow.url)]);
     const { worker, url } = await runWorker('w-drain');
     const ids = [await capture(id, '/1'), await capture(id, '/2'), await capture(id, '/3')];
     await waitUntil(() => slow.received() === 3);
