@@ -27,6 +27,12 @@ export const inboxEndpoint: CrdSource = {
             }),
             enabled: bool({ default: true }),
             timeoutSeconds: int({ minimum: 1, maximum: 300, default: 10 }),
+            maxConcurrent: int({
+              minimum: 1,
+              maximum: 1024,
+              default: 32,
+              description: 'Deliveries to this target at once, per forwarding process.',
+            }),
             retry: obj({
               maxAttempts: int({ minimum: 1, maximum: 50, default: 8 }),
               initialDelaySeconds: int({ minimum: 1, maximum: 3600, default: 30 }),
