@@ -245,6 +245,9 @@ describe('Helm chart', () => {
     ];
     expect(all.flatMap((r) => [...r.verbs, ...r.resources, ...r.apiGroups])).not.toContain('*');
     expect(all.flatMap((r) => r.verbs)).not.toContain('delete');
+    // Secrets: read by name (those InboxEndpoints name), never listed or watched
+    const onSecrets = all.filter((r) => r.resources.includes('secrets')).flatMap((r) => r.verbs);
+    expect([...new Set(onSecrets)].sort()).toEqual(['create', 'get']);
     // watchNamespace turns the cluster role into a namespaced one
     expect(named(productionLike, 'ClusterRole', 'portcullis-operator')).toBeUndefined();
     expect(named(productionLike, 'Role', 'portcullis-operator')?.metadata.namespace).toBe('apps');

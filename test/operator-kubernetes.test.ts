@@ -1,8 +1,16 @@
 import { CoordinationV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { waitFor } from '@portcullis/testing';
+import { createHmac } from 'node:crypto';
+import { quietLog, waitFor, waitUntil } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInbox } from '../services/inbox/src/app.js';
 import { loadSettings as loadInboxSettings } from '../services/inbox/src/settings.js';
-import { conditionOf as condition, OPERATOR_NAMESPACE, OperatorStack, WAIT_MS } from './operator-stack.js';
+import {
+  conditionOf as condition,
+  OPERATOR_NAMESPACE,
+  OperatorStack,
+  WAIT_MS,
+  type Rlc,
+} from './operator-stack.js';
 
 /**
  * The operator in Kubernetes mode against the real etcd + kube-apiserver, running with the chart's RBAC,
@@ -248,6 +256,114 @@ describe('operator with the Kubernetes API', () => {
     expect(await stack.limitOf('yaml-only-limits')).toBeUndefined();
     await expectEvent('Warning NotSupportedOverXds yaml-only-limits');
     await stack.kubectl('delete', 'rlc', 'yaml-only-limits');
+  });
+
+  it("reads an InboxEndpoint's signature secret from a Secret by name, with the chart's RBAC, and follows it", async () => {
+    const admin = stack.cp.kubeConfig();
+    const keys = await admin
+      .makeApiClient(CoreV1Api)
+      .readNamespacedSecret({ namespace: OPERATOR_NAMESPACE, name: 'portcullis-keys' });
+    const inbox = await startInbox(
+      loadInboxSettings({
+        INBOX_HOST: '127.0.0.1',
+        INBOX_PORT: '0',
+        INBOX_XDS_SERVER_URL: `127.0.0.1:${stack.operator.ports.xds}`,
+        INBOX_SECRETS_KEY: Buffer.from(keys.data?.['inbox-secrets-key'] ?? '', 'base64').toString(),
+      }),
+      { log: quietLog },
+    );
+    const ID = 'github-hooks-6d8f0b2d4f6a8c0e';
+    const SECRET_REF = { name: 'github-webhook', key: 'secret' };
+    const endpoint = () =>
+      objects.getNamespacedCustomObject({
+        ...G,
+        plural: 'inboxendpoints',
+        name: 'github',
+      }) as Promise<Rlc>;
+    const refs = (want: string) =>
+      waitFor(
+        endpoint,
+        (r) => r.status?.observedGeneration === 1 && condition(r, 'ResolvedRefs')?.reason === want,
+        {
+          timeoutMs: WAIT_MS,
+        },
+      );
+    const body = '{"action":"opened"}';
+    const check = async (secret: string) => {
+      const r = await fetch(`http://127.0.0.1:${inbox.port}/api/hook/${ID}`, {
+        method: 'POST',
+        headers: {
+          'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+        },
+        body,
+      });
+      const { requestId } = (await r.json()) as { requestId: string };
+      return (await inbox.store.getCapture(ID, requestId))?.signature?.status ?? 'not_checked';
+    };
+    try {
+      await stack.cp.kubectl(['apply', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'portcullis.dev/v1alpha1',
+          kind: 'InboxEndpoint',
+          metadata: { name: 'github', namespace: 'default' },
+          spec: {
+            endpointId: ID,
+            signature: { provider: 'github', secretRef: SECRET_REF },
+          },
+        }),
+      });
+      // no Secret yet: served unchecked, and the status says why
+      const missing = await refs('SecretNotFound');
+      expect(condition(missing, 'Ready')).toMatchObject({ status: 'True', reason: 'Served' });
+      expect(condition(missing, 'ResolvedRefs')).toMatchObject({
+        status: 'False',
+        message: 'Secret default/github-webhook not found',
+      });
+      await waitUntil(async () => (await inbox.store.getEndpoint(ID)) !== undefined);
+      expect(await check('s3cret-one')).toBe('not_checked');
+
+      await stack.kubectl(
+        'create',
+        'secret',
+        'generic',
+        'github-webhook',
+        '--from-literal=secret=s3cret-one',
+      );
+      expect(condition(await refs('ResolvedRefs'), 'ResolvedRefs')).toMatchObject({
+        status: 'True',
+        message: "Secret default/github-webhook, key 'secret', is read",
+      });
+      await waitUntil(async () => (await check('s3cret-one')) === 'verified');
+      expect(JSON.stringify(await inbox.store.getEndpoint(ID))).not.toContain('s3cret-one');
+
+      // a rotated secret reaches the inbox with the next read
+      await stack.kubectl(
+        'patch',
+        'secret',
+        'github-webhook',
+        '-p',
+        '{"stringData":{"secret":"s3cret-two"}}',
+      );
+      await waitUntil(async () => (await check('s3cret-two')) === 'verified');
+      expect(await check('s3cret-one')).toBe('failed');
+
+      // the secret itself can never be written in the resource
+      const inline = await stack.cp
+        .kubectl(['apply', '--validate=strict', '-f', '-'], {
+          input: JSON.stringify({
+            apiVersion: 'portcullis.dev/v1alpha1',
+            kind: 'InboxEndpoint',
+            metadata: { name: 'github', namespace: 'default' },
+            spec: { endpointId: ID, signature: { provider: 'github', secret: 'x', secretRef: SECRET_REF } },
+          }),
+        })
+        .catch((e: unknown) => e as { stderr: string });
+      expect((inline as { stderr: string }).stderr).toContain('unknown field "spec.signature.secret"');
+    } finally {
+      await stack.kubectl('delete', 'ibe', 'github', '--ignore-not-found');
+      await stack.kubectl('delete', 'secret', 'github-webhook', '--ignore-not-found');
+      await inbox.close();
+    }
   });
 
   it('resumes its watches when kube-apiserver restarts, and serves an edit made right after', async () => {

@@ -144,6 +144,7 @@ export class OperatorStack {
         LEADER_ELECTION_LEASE_DURATION: '2s',
         LEADER_ELECTION_RENEW_DEADLINE: '1500ms',
         LEADER_ELECTION_RETRY_PERIOD: '200ms',
+        OPERATOR_SECRET_REFRESH: '200ms',
       }),
       { log: this.log, kubeConfig: this.operatorKubeConfig },
     );

@@ -1,4 +1,11 @@
-import { REFUSED_RESPONSE_HEADERS, RESPONSE_LIMITS as R } from '@portcullis/config';
+import {
+  HMAC_ALGORITHMS,
+  HMAC_ENCODINGS,
+  MAX_TOLERANCE_SECONDS,
+  REFUSED_RESPONSE_HEADERS,
+  RESPONSE_LIMITS as R,
+  SIGNATURE_PROVIDERS,
+} from '@portcullis/config';
 import { bool, int, list, obj, rule, str, type CrdSource } from './schema.js';
 
 export const inboxEndpoint: CrdSource = {
@@ -6,7 +13,8 @@ export const inboxEndpoint: CrdSource = {
   plural: 'inboxendpoints',
   singular: 'inboxendpoint',
   shortNames: ['ibe'],
-  description: 'A webhook inbox endpoint with a stable id, its display name, forward targets and retention.',
+  description:
+    'A webhook inbox endpoint with a stable id, its display name, forward targets, retention, response and signature check.',
   spec: obj(
     {
       endpointId: str({
@@ -77,6 +85,43 @@ export const inboxEndpoint: CrdSource = {
           delayMs: int({ minimum: 0, maximum: R.maxDelayMs, default: 0 }),
         },
         { description: 'What the receive URL answers; absent: {"ok":true,...}.' },
+      ),
+      signature: obj(
+        {
+          provider: str({ enum: [...SIGNATURE_PROVIDERS] }),
+          toleranceSeconds: int({
+            minimum: 1,
+            maximum: MAX_TOLERANCE_SECONDS,
+            description: 'stripe, slack and standard-webhooks: how far a signed timestamp may be; 300 if unset.',
+          }),
+          header: str({ maxLength: 100, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }),
+          algorithm: str({ enum: [...HMAC_ALGORITHMS], description: 'hmac: sha256 if unset.' }),
+          encoding: str({ enum: [...HMAC_ENCODINGS], description: 'hmac: hex if unset.' }),
+          prefix: str({ maxLength: 64, description: 'hmac: text before the digest, e.g. sha256=.' }),
+          secretRef: obj(
+            {
+              name: str({ maxLength: 253, description: "A Secret in the resource's namespace." }),
+              key: str({ maxLength: 253, pattern: '^[-._a-zA-Z0-9]+$' }),
+            },
+            { required: ['name', 'key'] },
+          ),
+        },
+        {
+          required: ['provider', 'secretRef'],
+          description:
+            'Checks each capture as the provider signs it; the secret is read from a Secret, never written here.',
+          'x-kubernetes-validations': [
+            rule("self.provider != 'hmac' || has(self.header)", 'header is required for provider hmac'),
+            rule(
+              "self.provider == 'hmac' || !(has(self.header) || has(self.algorithm) || has(self.encoding) || has(self.prefix))",
+              'header, algorithm, encoding and prefix are for provider hmac only',
+            ),
+            rule(
+              "!has(self.toleranceSeconds) || self.provider in ['stripe', 'slack', 'standard-webhooks']",
+              'toleranceSeconds is for stripe, slack and standard-webhooks only',
+            ),
+          ],
+        },
       ),
     },
     { required: ['endpointId'] },

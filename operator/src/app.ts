@@ -19,6 +19,7 @@ import type { Settings } from './settings.js';
 import { DirectorySource } from './sources/directory-source.js';
 import { createEndpointSliceEndpoints, createStaticEndpoints } from './sources/endpoints.js';
 import { KubernetesSource } from './sources/kubernetes-source.js';
+import { SecretReader } from './sources/secret-reader.js';
 import type { ResourceSource } from './sources/types.js';
 import { KubernetesStatusSink, LogStatusSink, type StatusSink } from './status/status-writer.js';
 import { ResourceStore } from './store.js';
@@ -76,6 +77,8 @@ export async function startOperator(
   const source: ResourceSource = kubeConfig
     ? new KubernetesSource({ kubeConfig, store, log, watchNamespace: settings.watchNamespace })
     : new DirectorySource({ dir: settings.manifestsDir, store, log });
+  const secretReader =
+    kubeConfig && new SecretReader({ kubeConfig, log, refreshMs: settings.secretRefreshMs });
   const statusSink: StatusSink = kubeConfig
     ? new KubernetesStatusSink({ kubeConfig, log })
     : new LogStatusSink(log.child({ component: 'status' }));
@@ -101,7 +104,10 @@ export async function startOperator(
       .then(async () => {
         metrics.queueDepth.set(0);
         const end = metrics.reconcileSeconds.startTimer();
-        const results = reconciler.reconcile(store);
+        let results = reconciler.reconcile(store, secretReader ?? store);
+        // Secrets named for the first time are read, then used: a new reference never shows as missing
+        if (secretReader && (await secretReader.settle()))
+          results = reconciler.reconcile(store, secretReader);
         for (const kind of KINDS) {
           const { typeUrl, resources, outcomes } = results[kind];
           const version = xds.setResources(typeUrl, resources);
@@ -128,6 +134,7 @@ export async function startOperator(
   };
   store.onChange(schedule);
   endpoints.onChange(schedule);
+  secretReader?.onChange(schedule);
 
   const health = createHttpApp(log.child({ component: 'health' }), internalError);
   health.get('/healthz', () => ({ status: 'ok' }));
@@ -153,6 +160,9 @@ export async function startOperator(
     serve('metrics', metricsServer),
     { name: 'source', start: () => source.start(), close: () => source.close() },
     { name: 'endpoints', start: () => endpoints.start(), close: () => endpoints.close() },
+    ...(secretReader
+      ? [{ name: 'secret reader', start: () => secretReader.start(), close: () => secretReader.close() }]
+      : []),
     { name: 'first reconcile', start: () => reconcileNow(), close: () => clearTimeout(timer) },
     {
       name: 'xds server',

@@ -32,6 +32,8 @@ export interface Settings {
     retryPeriodMs: number;
   };
   keysSecretName: string;
+  /** Kubernetes mode: how often the Secrets that InboxEndpoints name are read again (a rotated secret). */
+  secretRefreshMs: number;
   /** The rate-limit domain whose rules are generated from ApiRoute rate limits; RateLimitConfigs may not use it. */
   gatewayRateLimitDomain: string;
   /**
@@ -94,6 +96,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       }),
     },
     keysSecretName: env.str('OPERATOR_KEYS_SECRET', { default: 'portcullis-keys' }),
+    secretRefreshMs: env.durationMs('OPERATOR_SECRET_REFRESH', { default: '30s', min: '100ms', max: '1h' }),
     gatewayRateLimitDomain: env.str('OPERATOR_GATEWAY_RATELIMIT_DOMAIN', { default: 'gateway' }),
     discovery: {
       endpoints: readEndpoints(

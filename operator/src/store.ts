@@ -1,8 +1,13 @@
+import type { SecretLookup, SecretState } from './reconcile/types.js';
 import { KINDS, resourceName, type Kind, type Resource } from './resources.js';
 
-/** The resources currently known, by kind and `namespace/name`, fed by a source and read by reconciles. */
-export class ResourceStore {
+/**
+ * The resources currently known, by kind and `namespace/name`, fed by a source and read by reconciles; in
+ * directory mode also the Secrets among the manifests (in a cluster, `SecretReader` reads them instead).
+ */
+export class ResourceStore implements SecretLookup {
   private readonly byKind = new Map<Kind, Map<string, Resource>>(KINDS.map((k) => [k, new Map()]));
+  private secrets = new Map<string, ReadonlyMap<string, Buffer>>();
   private readonly listeners: Array<() => void> = [];
 
   upsert(resource: Resource): void {
@@ -20,6 +25,17 @@ export class ResourceStore {
     map.clear();
     for (const r of resources) map.set(resourceName(r), r);
     this.changed();
+  }
+
+  /** Replaces every Secret at once, by `namespace/name`. */
+  replaceSecrets(secrets: ReadonlyMap<string, ReadonlyMap<string, Buffer>>): void {
+    this.secrets = new Map(secrets);
+    this.changed();
+  }
+
+  secret(namespace: string, name: string): SecretState | undefined {
+    const data = this.secrets.get(`${namespace}/${name}`);
+    return data && { data };
   }
 
   list(kind: Kind): Resource[] {

@@ -57,4 +57,29 @@ describe('parseInboxEndpoint', () => {
       );
     }
   });
+
+  it('takes a signature preset whose secret is a key of a Secret, never the secret itself', () => {
+    const signature = {
+      provider: 'stripe',
+      toleranceSeconds: 60,
+      secretRef: { name: 'stripe', key: 'whsec' },
+    };
+    expect(parseInboxEndpoint('ns/hook', { endpointId: ID, signature }).signature).toEqual({
+      preset: { provider: 'stripe', toleranceSeconds: 60 },
+      secretRef: { name: 'stripe', key: 'whsec' },
+    });
+    expect(() =>
+      parseInboxEndpoint('ns/hook', {
+        endpointId: ID,
+        signature: { provider: 'github', secret: 'inline', header: 'X', secretRef: { name: 'Bad_Name' } },
+      }),
+    ).toThrow(
+      new ConfigError([
+        "ns/hook: signature.secret: unknown key 'secret'",
+        'ns/hook: signature.header: only for provider hmac',
+        "ns/hook: signature.secretRef.name: expected the name of a Secret in the resource's namespace",
+        'ns/hook: signature.secretRef.key: expected a key of the Secret (A-Z, a-z, 0-9, -, _ and .)',
+      ]),
+    );
+  });
 });

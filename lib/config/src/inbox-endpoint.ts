@@ -1,4 +1,5 @@
 import { readEndpointResponse, type EndpointResponse } from './inbox-response.js';
+import { readSignatureRef, type SecretKeyRef, type SignaturePreset } from './inbox-signature.js';
 import { readOrThrow, type ConfigPath, type Reader } from './reader.js';
 
 export interface ForwardTarget {
@@ -20,6 +21,8 @@ export interface InboxEndpointSpec {
   retention: { maxRequests: number; maxAgeHours: number; maxBytes: number };
   /** What its receive URL answers; absent: the inbox's `{"ok":true,…}`. */
   response?: EndpointResponse;
+  /** The signature each capture is checked against, its secret in a Secret of the resource's namespace. */
+  signature?: { preset: SignaturePreset; secretRef: SecretKeyRef };
 }
 
 /** Unguessable and URL-safe: at least 22 base64url characters, 128 bits. */
@@ -33,7 +36,11 @@ export const RETENTION_DEFAULTS = { maxRequests: 500, maxAgeHours: 168, maxBytes
 export function parseInboxEndpoint(source: string, spec: unknown): InboxEndpointSpec {
   return readOrThrow(source, (read) => {
     const m =
-      read.map(spec, [], new Set(['endpointId', 'displayName', 'forward', 'retention', 'response'])) ?? {};
+      read.map(
+        spec,
+        [],
+        new Set(['endpointId', 'displayName', 'forward', 'retention', 'response', 'signature']),
+      ) ?? {};
     const endpointId = read.str(m.endpointId, ['endpointId']) ?? '';
     if (!ENDPOINT_ID.test(endpointId)) {
       read.fail(['endpointId'], 'expected 22 to 64 URL-safe characters (A-Z, a-z, 0-9, _ and -)');
@@ -61,6 +68,7 @@ export function parseInboxEndpoint(source: string, spec: unknown): InboxEndpoint
         maxBytes: count('maxBytes'),
       },
       ...(m.response == null ? {} : { response: readEndpointResponse(read, m.response, ['response']) }),
+      ...(m.signature == null ? {} : { signature: readSignatureRef(read, m.signature, ['signature']) }),
     };
   });
 }

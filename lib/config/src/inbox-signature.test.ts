@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
-import { parseSignatureSettings } from './inbox-signature.js';
+import { parseSignatureSettings, signatureSecretProblem } from './inbox-signature.js';
 
 describe('parseSignatureSettings', () => {
   it('fills defaults', () => {
@@ -38,8 +38,8 @@ describe('parseSignatureSettings', () => {
       new ConfigError([
         "body: colour: unknown key 'colour'",
         'body: provider: expected one of github, stripe, slack, shopify, standard-webhooks, hmac',
-        'body: secret: expected 1 to 1024 characters',
         'body: toleranceSeconds: only for stripe, slack and standard-webhooks',
+        'body: secret: expected 1 to 1024 characters',
       ]),
     );
     expect(() =>
@@ -76,6 +76,18 @@ describe('parseSignatureSettings', () => {
         'body: provider: expected one of github, stripe, slack, shopify, standard-webhooks, hmac',
         'body: secret: expected 1 to 1024 characters',
       ]),
+    );
+  });
+
+  it("checks a secret read elsewhere (an InboxEndpoint's Secret) with the same rules", () => {
+    expect(signatureSecretProblem('github', 's')).toBeUndefined();
+    expect(signatureSecretProblem('github', '')).toBe('expected 1 to 1024 characters');
+    expect(signatureSecretProblem('github', 'x'.repeat(1025))).toBe('expected 1 to 1024 characters');
+    expect(
+      signatureSecretProblem('standard-webhooks', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'),
+    ).toBeUndefined();
+    expect(signatureSecretProblem('standard-webhooks', 'whsec_not base64')).toBe(
+      'expected whsec_ followed by base64, as the sender shows it',
     );
   });
 });

@@ -45,6 +45,8 @@ export {
   MAX_TOLERANCE_SECONDS,
   SIGNATURE_PROVIDERS,
   parseSignatureSettings,
+  signatureSecretProblem,
+  type SecretKeyRef,
   type SignaturePreset,
   type SignatureProvider,
 } from './inbox-signature.js';

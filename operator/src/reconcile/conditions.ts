@@ -3,11 +3,12 @@ import type { Outcome } from './types.js';
 
 /**
  * The status an outcome should show: `Accepted` says whether the current generation is valid and free of
- * conflicts; `Ready` whether some generation of it is being served. A condition keeps its
- * `lastTransitionTime` while its status stays the same.
+ * conflicts; `Ready` whether some generation of it is being served; `ResolvedRefs` (Gateway API's name),
+ * only on a resource that names a Secret, whether it was read. A condition keeps its `lastTransitionTime`
+ * while its status stays the same.
  */
 export function desiredStatus(outcome: Outcome, now: string): ResourceStatus {
-  const { resource, rejection, servedGeneration } = outcome;
+  const { resource, rejection, servedGeneration, refs } = outcome;
   const generation = resource.metadata.generation;
   const accepted = rejection
     ? condition('Accepted', [false, rejection.reason], rejection.message)
@@ -31,7 +32,15 @@ export function desiredStatus(outcome: Outcome, now: string): ResourceStatus {
       lastTransitionTime: before && before.status === c.status ? before.lastTransitionTime : now,
     };
   };
-  return { observedGeneration: generation, conditions: [settle(accepted), settle(ready)] };
+  const resolved =
+    refs &&
+    (refs.resolved
+      ? condition('ResolvedRefs', [true, 'ResolvedRefs'], refs.message)
+      : condition('ResolvedRefs', [false, refs.reason], refs.message));
+  return {
+    observedGeneration: generation,
+    conditions: [settle(accepted), settle(ready), ...(resolved ? [settle(resolved)] : [])],
+  };
 }
 
 function condition(

@@ -1,6 +1,6 @@
 import { ConfigError, NotSupportedOverXdsError } from '@portcullis/config';
 import { byAge, resourceName, type Resource } from '../resources.js';
-import type { KindHandler, KindResult, Outcome, Rejection } from './types.js';
+import type { KindHandler, KindResult, Outcome, RefsStatus, Rejection, SecretLookup } from './types.js';
 
 interface Good<M> {
   generation: number;
@@ -17,9 +17,13 @@ export class KindReconciler<M> {
 
   constructor(private readonly handler: KindHandler<M>) {}
 
-  /** `reserved` claims are held by someone outside this kind (the gateway's rate-limit domain, say). */
+  /**
+   * `secrets`: what the resources' Secret references read. `reserved` claims are held by someone outside
+   * this kind (the gateway's rate-limit domain, say).
+   */
   reconcile(
     resources: readonly Resource[],
+    secrets: SecretLookup,
     reserved: ReadonlyMap<string, string> = new Map(),
   ): KindResult<M> {
     const owners = new Map<string, string>(reserved);
@@ -54,12 +58,15 @@ export class KindReconciler<M> {
       }
       const good = this.lastGood.get(uid);
       const usable = good && !this.handler.claims(good.model).some((c) => owners.has(c)) ? good : undefined;
+      let refs: RefsStatus | undefined;
       if (usable) {
         for (const c of this.handler.claims(usable.model)) owners.set(c, name);
-        served.push({ name, value: this.handler.encode(resource, usable.model) });
+        const encoded = this.handler.encode(resource, usable.model, secrets);
+        refs = encoded.refs;
+        served.push({ name, value: encoded.value });
         models.push({ name, model: usable.model });
       }
-      outcomes.push({ resource, rejection, servedGeneration: usable?.generation });
+      outcomes.push({ resource, rejection, servedGeneration: usable?.generation, ...(refs ? { refs } : {}) });
     }
     for (const uid of this.lastGood.keys()) if (!present.has(uid)) this.lastGood.delete(uid);
     return { typeUrl: this.handler.typeUrl, outcomes, resources: served, models };

@@ -281,3 +281,83 @@ describe('desiredStatus', () => {
     ]);
   });
 });
+
+describe("an InboxEndpoint's signature secret", () => {
+  const inbox = createMessageCodec(PROTO_FILES.portcullisConfig, 'portcullis.config.v1.InboxEndpoint');
+  const ID = 'c2lnbmVkLWVuZHBvaW50LWlkLTAx';
+  const hook = (secretRef: Record<string, string>, provider = 'stripe') =>
+    resource('InboxEndpoint', 'hook', { endpointId: ID, signature: { provider, secretRef } });
+  const secretOf = (value: string) => new Map([['whsec', Buffer.from(value)]]);
+  const served = (store: ResourceStore) => {
+    const result = new Reconciler({ gatewayDomain: 'gateway' }).reconcile(store).InboxEndpoint;
+    const message = inbox.decode(result.resources[0]?.value ?? new Uint8Array()) as { signature?: unknown };
+    return { signature: message.signature, refs: result.outcomes[0]?.refs };
+  };
+
+  it('is read from the named key of a Secret in its namespace and sent with the preset', () => {
+    const store = new ResourceStore();
+    store.upsert(hook({ name: 'stripe', key: 'whsec' }));
+    store.replaceSecrets(new Map([['team/stripe', secretOf('whsec_abc')]]));
+    expect(served(store)).toEqual({
+      signature: { provider: 'stripe', toleranceSeconds: 300, secret: 'whsec_abc' },
+      refs: { resolved: true, message: "Secret team/stripe, key 'whsec', is read" },
+    });
+  });
+
+  it('leaves the endpoint served unchecked, saying why, when the Secret is missing or unusable', () => {
+    const store = new ResourceStore();
+    store.upsert(hook({ name: 'stripe', key: 'whsec' }));
+    const refs = (secrets: Map<string, Map<string, Buffer>>) => {
+      store.replaceSecrets(secrets);
+      const s = served(store);
+      expect(s.signature).toBeUndefined();
+      return s.refs;
+    };
+    expect(refs(new Map())).toEqual({
+      resolved: false,
+      reason: 'SecretNotFound',
+      message: 'Secret team/stripe not found',
+    });
+    // a Secret of the same name in another namespace is not it
+    expect(refs(new Map([['other/stripe', secretOf('whsec_abc')]]))).toMatchObject({
+      reason: 'SecretNotFound',
+    });
+    expect(refs(new Map([['team/stripe', new Map([['other', Buffer.from('x')]])]]))).toEqual({
+      resolved: false,
+      reason: 'InvalidSecret',
+      message: "Secret team/stripe has no key 'whsec'",
+    });
+    expect(refs(new Map([['team/stripe', secretOf('whsec_abc\n')]]))).toMatchObject({
+      reason: 'InvalidSecret',
+      message: expect.stringContaining("key 'whsec' starts or ends with white space") as unknown,
+    });
+    expect(refs(new Map([['team/stripe', new Map([['whsec', Buffer.from([0xff, 0xfe])]])]]))).toMatchObject({
+      message: "Secret team/stripe: key 'whsec' is not UTF-8 text",
+    });
+    store.upsert(hook({ name: 'stripe', key: 'whsec' }, 'standard-webhooks'));
+    expect(refs(new Map([['team/stripe', secretOf('whsec_not base64')]]))).toMatchObject({
+      message: "Secret team/stripe: key 'whsec': expected whsec_ followed by base64, as the sender shows it",
+    });
+  });
+
+  it('shows as a ResolvedRefs condition, only on resources that name a Secret', () => {
+    const r = hook({ name: 'stripe', key: 'whsec' });
+    const now = '2026-11-27T00:00:00Z';
+    const status = desiredStatus(
+      {
+        resource: r,
+        rejection: undefined,
+        servedGeneration: 1,
+        refs: { resolved: false, reason: 'SecretNotFound', message: 'Secret team/stripe not found' },
+      },
+      now,
+    );
+    expect(status.conditions?.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['Accepted', 'True', 'Accepted'],
+      ['Ready', 'True', 'Served'],
+      ['ResolvedRefs', 'False', 'SecretNotFound'],
+    ]);
+    const plain = desiredStatus({ resource: r, rejection: undefined, servedGeneration: 1 }, now);
+    expect(plain.conditions?.map((c) => c.type)).toEqual(['Accepted', 'Ready']);
+  });
+});

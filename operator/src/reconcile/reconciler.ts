@@ -4,7 +4,7 @@ import type { ResourceStore } from '../store.js';
 import { GATEWAY_RATE_LIMITS_NAME, gatewayRateLimitConfig } from './gateway-rate-limits.js';
 import { HANDLERS, toRateLimitConfigMessage } from './translation.js';
 import { KindReconciler } from './reconcile-kind.js';
-import type { KindResult } from './types.js';
+import type { KindResult, SecretLookup } from './types.js';
 
 const rateLimitCodec = createMessageCodec(
   PROTO_FILES.rateLimitConfig,
@@ -23,10 +23,15 @@ export class Reconciler {
 
   constructor(private readonly o: { gatewayDomain: string }) {}
 
-  reconcile(store: ResourceStore): Record<Kind, KindResult> {
-    const apiRoutes = this.apiRoutes.reconcile(store.list('ApiRoute'));
+  /** `secrets`: where the Secrets that resources name are read (the store's own in directory mode). */
+  reconcile(store: ResourceStore, secrets: SecretLookup = store): Record<Kind, KindResult> {
+    const apiRoutes = this.apiRoutes.reconcile(store.list('ApiRoute'), secrets);
     const reserved = new Map([[this.o.gatewayDomain, "the gateway's ApiRoute rate limits"]]);
-    const rateLimitConfigs = this.rateLimitConfigs.reconcile(store.list('RateLimitConfig'), reserved);
+    const rateLimitConfigs = this.rateLimitConfigs.reconcile(
+      store.list('RateLimitConfig'),
+      secrets,
+      reserved,
+    );
     const generated = gatewayRateLimitConfig(this.o.gatewayDomain, apiRoutes.models);
     if (generated.descriptors.length > 0) {
       rateLimitConfigs.resources.push({
@@ -37,7 +42,7 @@ export class Reconciler {
     return {
       RateLimitConfig: rateLimitConfigs,
       ApiRoute: apiRoutes,
-      InboxEndpoint: this.inboxEndpoints.reconcile(store.list('InboxEndpoint')),
+      InboxEndpoint: this.inboxEndpoints.reconcile(store.list('InboxEndpoint'), secrets),
     };
   }
 }

@@ -11,6 +11,7 @@ import {
 } from '@portcullis/config';
 import { PROTO_FILES, createMessageCodec, toStruct } from '@portcullis/protos';
 import { resourceName, type Kind } from '../resources.js';
+import { readSignatureSecret } from './signature-secret.js';
 import type { KindHandler } from './types.js';
 
 const rateLimitCodec = createMessageCodec(
@@ -53,7 +54,7 @@ const rateLimitConfigs: KindHandler<RateLimitConfig> = {
   },
   claims: (c) => [c.domain],
   conflictMessage: (domain, owner) => `domain '${domain}' is already defined by ${owner}, which is older`,
-  encode: (r, c) => rateLimitCodec.encode(toRateLimitConfigMessage(resourceName(r), c)),
+  encode: (r, c) => ({ value: rateLimitCodec.encode(toRateLimitConfigMessage(resourceName(r), c)) }),
 };
 
 const apiRoutes: KindHandler<ApiRouteSpec> = {
@@ -61,8 +62,8 @@ const apiRoutes: KindHandler<ApiRouteSpec> = {
   parse: parseApiRoute,
   claims: (s) => s.routes.map((r) => `${r.method} /${[s.prefix, r.path].filter((p) => p !== '').join('/')}`),
   conflictMessage: (route, owner) => `${route} is already served by ${owner}, which is older`,
-  encode: (r, s) =>
-    apiRouteCodec.encode({
+  encode: (r, s) => ({
+    value: apiRouteCodec.encode({
       name: resourceName(r),
       prefix: s.prefix,
       createdAt: r.metadata.creationTimestamp,
@@ -88,6 +89,7 @@ const apiRoutes: KindHandler<ApiRouteSpec> = {
           : {}),
       })),
     }),
+  }),
 };
 
 const inboxEndpoints: KindHandler<InboxEndpointSpec> = {
@@ -95,7 +97,19 @@ const inboxEndpoints: KindHandler<InboxEndpointSpec> = {
   parse: parseInboxEndpoint,
   claims: (s) => [s.endpointId],
   conflictMessage: (id, owner) => `endpoint id '${id}' is already used by ${owner}, which is older`,
-  encode: (r, s) => inboxCodec.encode({ name: resourceName(r), ...s }),
+  encode: (r, { signature, ...s }, secrets) => {
+    const read = signature && readSignatureSecret(r.metadata.namespace, signature, secrets);
+    return {
+      value: inboxCodec.encode({
+        name: resourceName(r),
+        ...s,
+        ...(signature && read?.secret !== undefined
+          ? { signature: { ...signature.preset, secret: read.secret } }
+          : {}),
+      }),
+      ...(read ? { refs: read.refs } : {}),
+    };
+  },
 };
 
 /** The model each kind validates into. */

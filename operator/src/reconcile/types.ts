@@ -9,8 +9,28 @@ export interface KindHandler<M> {
   claims(model: M): string[];
   /** Why a newer resource lost `claim` to `owner`. */
   conflictMessage(claim: string, owner: string): string;
-  encode(resource: Resource, model: M): Uint8Array;
+  /** The xDS resource, with the Secrets it refers to read from `secrets`. */
+  encode(resource: Resource, model: M, secrets: SecretLookup): Encoded;
 }
+
+export interface Encoded {
+  value: Uint8Array;
+  /** Whether the Secrets it refers to were read; absent when it refers to none. */
+  refs?: RefsStatus;
+}
+
+/** A Secret as read: its keys' bytes, or why it could not be read (`forbidden`, the API server down). */
+export type SecretState = { data: ReadonlyMap<string, Buffer> } | { error: string };
+
+/** The Secrets resources refer to, by namespace and name; undefined when there is no such Secret. */
+export interface SecretLookup {
+  secret(namespace: string, name: string): SecretState | undefined;
+}
+
+/** The `ResolvedRefs` condition: whether a resource's Secrets were read and hold what it needs. */
+export type RefsStatus =
+  | { resolved: true; message: string }
+  | { resolved: false; reason: 'SecretNotFound' | 'SecretNotReadable' | 'InvalidSecret'; message: string };
 
 /** `NotSupportedOverXds`: valid, but uses keys upstream's xDS message has no field for (`YAML_ONLY_KEYS`). */
 export type Rejection = { reason: 'Invalid' | 'NotSupportedOverXds' | 'Conflict'; message: string };
@@ -21,6 +41,8 @@ export interface Outcome {
   rejection: Rejection | undefined;
   /** The generation being served (the current one, or the last good one after a bad edit), if any. */
   servedGeneration: number | undefined;
+  /** Whether the served generation's Secrets were read; absent when it refers to none. */
+  refs?: RefsStatus;
 }
 
 export interface KindResult<M = unknown> {

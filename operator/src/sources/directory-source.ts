@@ -10,6 +10,12 @@ import type { ResourceSource } from './types.js';
 
 const MANIFEST = /\.(ya?ml|json)$/;
 
+/** What one file holds: custom resources, and Secrets by `namespace/name`. */
+interface Manifests {
+  resources: Resource[];
+  secrets: Map<string, Map<string, Buffer>>;
+}
+
 interface Seen {
   specHash: string;
   generation: number;
@@ -19,13 +25,14 @@ interface Seen {
 /**
  * Local mode: the custom resources are the `portcullis.dev/v1alpha1` objects in the YAML (or JSON) files
  * under a directory, read again on any change. What the API server would add is made up the same way:
- * a stable uid, a creation time (first seen), and a generation that grows when the spec changes. A file
- * that does not parse keeps its previous objects and is logged.
+ * a stable uid, a creation time (first seen), and a generation that grows when the spec changes. Core
+ * `v1` Secrets among them are what InboxEndpoints' `secretRef`s name. A file that does not parse keeps its
+ * previous objects and is logged.
  */
 export class DirectorySource implements ResourceSource {
   private watchers: FSWatcher[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private readonly byFile = new Map<string, Resource[]>();
+  private readonly byFile = new Map<string, Manifests>();
   private readonly seen = new Map<string, Seen>();
   private synced = false;
   private closed = false;
@@ -64,13 +71,15 @@ export class DirectorySource implements ResourceSource {
         this.log.error({ file, err }, 'manifest not read, keeping its previous objects');
       }
     }
-    const all = [...this.byFile.values()].flat();
+    const all = [...this.byFile.values()].flatMap((m) => m.resources);
     for (const kind of KINDS)
       this.o.store.replaceAll(
         kind,
         all.filter((r) => r.kind === kind),
       );
-    this.log.info({ files: files.length, resources: all.length }, 'manifests loaded');
+    const secrets = new Map([...this.byFile.values()].flatMap((m) => [...m.secrets]));
+    this.o.store.replaceSecrets(secrets);
+    this.log.info({ files: files.length, resources: all.length, secrets: secrets.size }, 'manifests loaded');
   }
 
   /**
@@ -90,27 +99,32 @@ export class DirectorySource implements ResourceSource {
     });
   }
 
-  private read(file: string, text: string): Resource[] {
+  private read(file: string, text: string): Manifests {
     const docs = parseAllDocuments(text);
     const errors = (Array.isArray(docs) ? docs : [docs]).flatMap((d) => d.errors);
     if (errors.length > 0)
       throw new Error(`${file}: ${errors.map((e) => e.message.split('\n')[0] ?? '').join('; ')}`);
-    const out: Resource[] = [];
+    const out: Manifests = { resources: [], secrets: new Map() };
     for (const doc of Array.isArray(docs) ? docs : []) {
       const o = doc.toJS() as {
         apiVersion?: unknown;
         kind?: unknown;
         metadata?: { name?: unknown; namespace?: unknown };
         spec?: unknown;
+        data?: unknown;
+        stringData?: unknown;
       } | null;
-      if (!o || o.apiVersion !== API_VERSION || !isKind(o.kind)) continue;
+      const secret = o?.apiVersion === 'v1' && o.kind === 'Secret';
+      if (!o || (!secret && (o.apiVersion !== API_VERSION || !isKind(o.kind)))) continue;
       const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '';
       if (name === '') {
         this.log.warn({ file, kind: o.kind }, 'manifest without metadata.name ignored');
         continue;
       }
       const namespace = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : 'default';
-      out.push(this.resource(o.kind, { name, namespace, spec: o.spec }));
+      if (secret)
+        out.secrets.set(`${namespace}/${name}`, secretData(`${file}: Secret ${namespace}/${name}`, o));
+      else if (isKind(o.kind)) out.resources.push(this.resource(o.kind, { name, namespace, spec: o.spec }));
     }
     return out;
   }
@@ -142,6 +156,30 @@ export class DirectorySource implements ResourceSource {
       spec: o.spec,
     };
   }
+}
+
+/**
+ * A Secret manifest's keys as the API server would store them: `data` is base64, `stringData` is text and
+ * wins over `data` for the same key. Anything else fails the file, which then keeps its previous objects.
+ */
+function secretData(where: string, o: { data?: unknown; stringData?: unknown }): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  const entries = (field: 'data' | 'stringData'): Array<[string, unknown]> => {
+    const v = o[field];
+    if (v === undefined || v === null) return [];
+    if (typeof v !== 'object' || Array.isArray(v)) throw new Error(`${where}: ${field} is not a mapping`);
+    return Object.entries(v);
+  };
+  for (const [key, value] of entries('data')) {
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'base64') : undefined;
+    if (!bytes || bytes.toString('base64') !== value) throw new Error(`${where}: data.${key} is not base64`);
+    out.set(key, bytes);
+  }
+  for (const [key, value] of entries('stringData')) {
+    if (typeof value !== 'string') throw new Error(`${where}: stringData.${key} is not text`);
+    out.set(key, Buffer.from(value, 'utf8'));
+  }
+  return out;
 }
 
 async function listTree(dir: string): Promise<{ files: string[]; dirs: string[] }> {

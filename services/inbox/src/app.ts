@@ -100,7 +100,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
         ...settings.xds,
         log,
         typeUrl: INBOX_ENDPOINT_TYPE,
-        decode: endpointsFromResources,
+        decode: (resources) => endpointsFromResources(resources, { secrets, log }),
         apply: (endpoints) => sync.apply(endpoints),
         describe: (endpoints) => ({ endpoints: endpoints.length }),
       })

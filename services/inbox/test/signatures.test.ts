@@ -170,8 +170,8 @@ describeEachStore(
         code: 'INVALID_ARGUMENT',
         error:
           'signature: provider: expected one of github, stripe, slack, shopify, standard-webhooks, hmac; ' +
-          'signature: secret: expected 1 to 1024 characters; ' +
-          'signature: toleranceSeconds: only for stripe, slack and standard-webhooks',
+          'signature: toleranceSeconds: only for stripe, slack and standard-webhooks; ' +
+          'signature: secret: expected 1 to 1024 characters',
       });
       const tolerance = await setPreset(ep, { provider: 'slack', secret: 's', toleranceSeconds: 0 });
       expect(tolerance.json).toEqual({

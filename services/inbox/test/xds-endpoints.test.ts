@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { freePort, quietLog, startRedis } from '@portcullis/testing';
 import { createSotwServer, type SotwServer, type XdsResource } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -176,6 +177,68 @@ describeEachStore(
       }
     });
 
+    it("checks captures against the resource's signature preset, its secret sealed on arrival", async () => {
+      const SIGNED = 'signed-hooks-5e7a9c1b3d5f7a9c';
+      const SECRET = 'gh-webhook-secret-from-a-kubernetes-secret';
+      const signed = (signature: Record<string, unknown>): XdsResource => ({
+        name: 'default/signed',
+        value: encodeInboxEndpoint({ name: 'default/signed', endpointId: SIGNED, signature }),
+      });
+      xds.setResources(INBOX_ENDPOINT_TYPE, [...INITIAL, signed({ provider: 'github', secret: SECRET })]);
+      try {
+        await waitUntil(async () => (await admin(SIGNED)).status === 200);
+        expect((await admin(SIGNED)).json).toMatchObject({
+          signature: { provider: 'github', secretSet: true },
+        });
+        const record = await h.app.store.getEndpoint(SIGNED);
+        expect(record?.signature?.sealedSecret).toMatch(/^v1\./);
+        expect(JSON.stringify(record)).not.toContain(SECRET);
+        const body = '{"action":"opened"}';
+        const hmac = createHmac('sha256', SECRET).update(body).digest('hex');
+        const check = async (signature: string) => {
+          const r = await h.send('POST', `/api/hook/${SIGNED}`, {
+            rawHeaders: ['X-Hub-Signature-256', signature],
+            body,
+          });
+          const id = (r.json as { requestId: string }).requestId;
+          const read = await h.api('GET', `/api/endpoints/${SIGNED}/requests/${id}`, { token: ADMIN_TOKEN });
+          return (read.json as { signature: { status: string } }).signature.status;
+        };
+        expect(await check(`sha256=${hmac}`)).toBe('verified');
+        expect(await check(`sha256=${'0'.repeat(64)}`)).toBe('failed');
+        const change = await h.api('PUT', `/api/endpoints/${SIGNED}/signature`, {
+          token: ADMIN_TOKEN,
+          body: { provider: 'github', secret: 'other' },
+        });
+        expect([change.status, (change.json as { code: string }).code]).toEqual([409, 'ENDPOINT_MANAGED']);
+        // a secret that is not the provider's kind is NACKed, naming the resource and field
+        const before = nacks.length;
+        xds.setResources(INBOX_ENDPOINT_TYPE, [
+          ...INITIAL,
+          signed({ provider: 'standard-webhooks', secret: 'not base64!' }),
+        ]);
+        await waitUntil(() => nacks.length > before);
+        expect(nacks.at(-1)).toBe(
+          'default/signed: signature: secret: expected whsec_ followed by base64, as the sender shows it',
+        );
+        // the resource without its preset: captures are no longer checked
+        xds.setResources(INBOX_ENDPOINT_TYPE, [
+          ...INITIAL,
+          {
+            name: 'default/signed',
+            value: encodeInboxEndpoint({ name: 'default/signed', endpointId: SIGNED }),
+          },
+        ]);
+        await waitUntil(
+          async () => ((await admin(SIGNED)).json as { signature: unknown }).signature === null,
+        );
+        await waitUntil(async () => (await check(`sha256=${hmac}`)) === 'not_checked');
+      } finally {
+        xds.setResources(INBOX_ENDPOINT_TYPE, INITIAL);
+        await waitUntil(async () => (await admin(SIGNED)).status === 404);
+      }
+    });
+
     it('NACKs invalid resources and keeps the endpoints it has', async () => {
       const before = nacks.length;
       xds.setResources(INBOX_ENDPOINT_TYPE, [...INITIAL, resource('default/bad', 'too-short', 'Bad')]);
@@ -199,7 +262,11 @@ describeEachStore(
       expect(read.json).toMatchObject({ kind: 'anonymous', name: 'mine' });
     });
   },
-  () => ({ INBOX_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`, INBOX_XDS_RETRY_INTERVAL: '100ms' }),
+  () => ({
+    INBOX_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`,
+    INBOX_XDS_RETRY_INTERVAL: '100ms',
+    INBOX_SECRETS_KEY: 'ab'.repeat(32),
+  }),
 );
 
 describe('InboxEndpoint resources after Redis restarts empty', () => {
@@ -228,6 +295,38 @@ describe('InboxEndpoint resources after Redis restarts empty', () => {
       }
     } finally {
       await h.close();
+    }
+  });
+});
+
+describe('an InboxEndpoint with a signature preset, on Redis without INBOX_SECRETS_KEY', () => {
+  it('is served unchecked: its secret is never kept in clear', async () => {
+    const SIGNED = 'keyless-hooks-2b4d6f8a0c2e4a6c';
+    const signed: XdsResource = {
+      name: 'default/keyless',
+      value: encodeInboxEndpoint({
+        name: 'default/keyless',
+        endpointId: SIGNED,
+        signature: { provider: 'github', secret: 'kept-nowhere' },
+      }),
+    };
+    xds.setResources(INBOX_ENDPOINT_TYPE, [...INITIAL, signed]);
+    const redis = await startRedis();
+    const h = await startInboxHarness({
+      REDIS_URL: `redis://${redis.address}`,
+      INBOX_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`,
+      INBOX_XDS_RETRY_INTERVAL: '100ms',
+    });
+    try {
+      const admin = () => h.api('GET', `/api/endpoints/${SIGNED}`, { token: ADMIN_TOKEN });
+      await waitUntil(async () => (await admin()).status === 200);
+      expect((await admin()).json).toMatchObject({ kind: 'managed', signature: null });
+      expect(JSON.stringify(await h.app.store.getEndpoint(SIGNED))).not.toContain('kept-nowhere');
+      expect((await h.send('POST', `/api/hook/${SIGNED}`, { body: '{}' })).status).toBe(200);
+    } finally {
+      xds.setResources(INBOX_ENDPOINT_TYPE, INITIAL);
+      await h.close();
+      await redis.stop();
     }
   });
 });

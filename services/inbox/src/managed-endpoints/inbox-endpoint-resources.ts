@@ -1,6 +1,8 @@
-import { ConfigError, parseInboxEndpoint } from '@portcullis/config';
+import { ConfigError, parseInboxEndpoint, parseSignatureSettings } from '@portcullis/config';
+import type { Logger } from '@portcullis/kit';
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
-import type { ManagedEndpoint } from '../store/types.js';
+import type { SecretBox } from '../signatures/secret-box.js';
+import type { ManagedEndpoint, StoredSignature } from '../store/types.js';
 
 export const INBOX_ENDPOINT_TYPE = 'type.googleapis.com/portcullis.config.v1.InboxEndpoint';
 
@@ -27,14 +29,28 @@ interface InboxEndpointMessage {
     body?: string;
     delayMs?: number;
   };
+  signature?: {
+    provider?: string;
+    toleranceSeconds?: number;
+    header?: string;
+    algorithm?: string;
+    encoding?: string;
+    prefix?: string;
+    secret?: string;
+  };
 }
 
 /**
  * The managed endpoints of the InboxEndpoint resources received over xDS, each validated again with the
- * shared parser (a foreign management server gets the same checks). Throws one `ConfigError` listing every
- * problem of every resource, and ids used twice, so the update is NACKed whole.
+ * shared parsers (a foreign management server gets the same checks). Throws one `ConfigError` listing every
+ * problem of every resource, and ids used twice, so the update is NACKed whole. A signature's secret is
+ * sealed here, before anything is stored; without a secrets key (`secrets` undefined) the endpoint is taken
+ * unchecked and that is logged, as the API answers 503 rather than keep a secret in clear.
  */
-export function endpointsFromResources(resources: ReadonlyArray<{ value: Uint8Array }>): ManagedEndpoint[] {
+export function endpointsFromResources(
+  resources: ReadonlyArray<{ value: Uint8Array }>,
+  o: { secrets: SecretBox | undefined; log: Logger },
+): ManagedEndpoint[] {
   const problems: string[] = [];
   const owners = new Map<string, string>();
   const endpoints: ManagedEndpoint[] = [];
@@ -43,6 +59,9 @@ export function endpointsFromResources(resources: ReadonlyArray<{ value: Uint8Ar
     const name = m.name ?? '';
     try {
       const spec = parseInboxEndpoint(name, toSpec(m));
+      const signature =
+        m.signature &&
+        sealSignature(`${name}: signature`, m.signature, { ...o, endpointId: spec.endpointId });
       const owner = owners.get(spec.endpointId);
       if (owner !== undefined) {
         problems.push(`${name}: endpointId: '${spec.endpointId}' is already used by ${owner}`);
@@ -59,6 +78,7 @@ export function endpointsFromResources(resources: ReadonlyArray<{ value: Uint8Ar
         },
         forward: spec.forward,
         ...(spec.response ? { response: spec.response } : {}),
+        ...(signature ? { signature } : {}),
       });
     } catch (err: unknown) {
       if (!(err instanceof ConfigError)) throw err;
@@ -67,6 +87,25 @@ export function endpointsFromResources(resources: ReadonlyArray<{ value: Uint8Ar
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return endpoints;
+}
+
+function sealSignature(
+  source: string,
+  message: NonNullable<InboxEndpointMessage['signature']>,
+  o: { endpointId: string; secrets: SecretBox | undefined; log: Logger },
+): StoredSignature | undefined {
+  const { preset, secret } = parseSignatureSettings(source, withoutZeroValues(message));
+  if (o.secrets) return { preset, sealedSecret: o.secrets.seal(secret, o.endpointId) };
+  o.log.warn(
+    { endpointId: o.endpointId, provider: preset.provider },
+    'INBOX_SECRETS_KEY is not set: the signature preset of a managed endpoint is not kept, captures are not checked',
+  );
+  return undefined;
+}
+
+/** proto3 sends empty strings and zeros as absent; the parser's defaults stand for them. */
+function withoutZeroValues(m: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(m).filter(([, v]) => v !== '' && v !== 0 && v != null));
 }
 
 /**

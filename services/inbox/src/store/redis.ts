@@ -160,6 +160,8 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
     const tx = redis.multi().sadd(keys.endpoints, e.id).sadd(keys.managed, e.id);
     if (e.response) tx.hset(keys.endpoint(e.id), 'response', JSON.stringify(e.response));
     else tx.hdel(keys.endpoint(e.id), 'response');
+    if (e.signature) tx.hset(keys.endpoint(e.id), 'signature', JSON.stringify(e.signature));
+    else tx.hdel(keys.endpoint(e.id), 'signature');
     await execRedis('SADD', tx);
     return true;
   };

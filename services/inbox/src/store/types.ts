@@ -64,6 +64,8 @@ export interface ManagedEndpoint {
   retention: Retention;
   forward: readonly ForwardTarget[];
   response?: EndpointResponse;
+  /** Sealed by the inbox when the resource arrived: the secret travels over xDS, never rests in clear. */
+  signature?: StoredSignature;
 }
 
 /** Why retention dropped captures: past the endpoint's `maxRequests`, or its `maxAgeMs`. */
