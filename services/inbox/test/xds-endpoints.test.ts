@@ -269,15 +269,24 @@ describeEachStore(
   }),
 );
 
+/** An inbox of its own, on a Redis of its own, without INBOX_SECRETS_KEY, following the xDS server. */
+async function startOnOwnRedis(): Promise<{
+  redis: Awaited<ReturnType<typeof startRedis>>;
+  h: InboxHarness;
+}> {
+  const redis = await startRedis();
+  const h = await startInboxHarness({
+    REDIS_URL: `redis://${redis.address}`,
+    INBOX_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`,
+    INBOX_XDS_RETRY_INTERVAL: '100ms',
+  });
+  return { redis, h };
+}
+
 describe('InboxEndpoint resources after Redis restarts empty', () => {
   it('applies the managed endpoints again once the connection is back, without a new config', async () => {
     xds.setResources(INBOX_ENDPOINT_TYPE, INITIAL);
-    const redis = await startRedis();
-    const h = await startInboxHarness({
-      REDIS_URL: `redis://${redis.address}`,
-      INBOX_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`,
-      INBOX_XDS_RETRY_INTERVAL: '100ms',
-    });
+    const { redis, h } = await startOnOwnRedis();
     try {
       const capture = async () => (await h.send('POST', `/api/hook/${PAYMENTS}`, { body: 'x' })).status;
       expect(await capture()).toBe(200);
@@ -311,12 +320,7 @@ describe('an InboxEndpoint with a signature preset, on Redis without INBOX_SECRE
       }),
     };
     xds.setResources(INBOX_ENDPOINT_TYPE, [...INITIAL, signed]);
-    const redis = await startRedis();
-    const h = await startInboxHarness({
-      REDIS_URL: `redis://${redis.address}`,
-      INBOX_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`,
-      INBOX_XDS_RETRY_INTERVAL: '100ms',
-    });
+    const { redis, h } = await startOnOwnRedis();
     try {
       const admin = () => h.api('GET', `/api/endpoints/${SIGNED}`, { token: ADMIN_TOKEN });
       await waitUntil(async () => (await admin()).status === 200);
