@@ -129,7 +129,7 @@ export class JwksUnavailableError extends PortcullisError {
   override readonly headers: Readonly<Record<string, string>>;
 
   constructor(retryAfterSeconds: number) {
-    super('the keys of the token\'s issuer cannot be fetched, retry shortly');
+    super("the keys of the token's issuer cannot be fetched, retry shortly");
     this.headers = { 'retry-after': String(retryAfterSeconds) };
   }
 }

@@ -194,7 +194,8 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     trustProxy: readTrustProxy(env, 'GATEWAY_TRUST_PROXY'),
     log: readLogOptions(env, 'info'),
   };
-  if (settings.idp.issuers.length > 0 && settings.auth !== 'jwt') env.problem('GATEWAY_JWT_ISSUERS: set, but GATEWAY_AUTH is not jwt');
+  if (settings.idp.issuers.length > 0 && settings.auth !== 'jwt')
+    env.problem('GATEWAY_JWT_ISSUERS: set, but GATEWAY_AUTH is not jwt');
   if (settings.idp.jwksCacheMinMs > settings.idp.jwksCacheMaxMs) {
     env.problem('GATEWAY_JWKS_CACHE_MIN: longer than GATEWAY_JWKS_CACHE_MAX');
   }

@@ -101,7 +101,9 @@ function isIdpAlgorithm(v: unknown): v is IdpAlgorithm {
 function isHttpUrl(text: string): boolean {
   try {
     const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '';
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === ''
+    );
   } catch {
     return false;
   }

@@ -15,7 +15,15 @@ describe('JWKS freshness', () => {
   });
 
   it('is the minimum when the provider says not to cache, or says nothing usable', () => {
-    for (const header of [null, '', 'no-store', 'max-age=600, no-cache', 'max-age=ten', 'max-age=-5', 'private']) {
+    for (const header of [
+      null,
+      '',
+      'no-store',
+      'max-age=600, no-cache',
+      'max-age=ten',
+      'max-age=-5',
+      'private',
+    ]) {
       expect([header, fresh(header)]).toEqual([header, 60_000]);
     }
   });

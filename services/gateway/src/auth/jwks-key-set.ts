@@ -31,10 +31,12 @@ export interface JwksKeySet {
 /** A key set larger than this is refused: real ones hold a few keys in a few KiB. */
 const MAX_JWKS_BYTES = 256 * 1024;
 
-type Download = { kind: 'ok'; keys: ReturnType<typeof createLocalJWKSet>; freshMs: number } | {
-  kind: Exclude<JwksFetchResult, 'ok'>;
-  err: unknown;
-};
+type Download =
+  | { kind: 'ok'; keys: ReturnType<typeof createLocalJWKSet>; freshMs: number }
+  | {
+      kind: Exclude<JwksFetchResult, 'ok'>;
+      err: unknown;
+    };
 
 /** One identity provider's public keys, cached by the HTTP cache headers of its JWKS URL. */
 export function createJwksKeySet(o: JwksKeySetOptions): JwksKeySet {
