@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { createCollectingLog } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayHarness, type GatewayHarness } from './harness.js';
 import {
@@ -26,6 +27,7 @@ describe('gateway jwt: tokens of identity providers', () => {
   let jwks: JwksServer;
   let g: GatewayHarness;
   let offsetMs = 0;
+  const logs = createCollectingLog();
   const advance = (ms: number): void => {
     offsetMs += ms;
   };
@@ -86,7 +88,7 @@ describe('gateway jwt: tokens of identity providers', () => {
         GATEWAY_JWT_ISSUERS: JSON.stringify(issuers),
         GATEWAY_JWKS_REFETCH_INTERVAL: `${REFETCH_MS}ms`,
       },
-      { now: () => Date.now() + offsetMs },
+      { now: () => Date.now() + offsetMs, log: logs.log },
     );
     await g.app.backend.accounts.createUser({ username: 'alice', password: 'correct horse' });
   });
@@ -111,6 +113,10 @@ describe('gateway jwt: tokens of identity providers', () => {
       { id: 'user-b', username: 'bo@b.test' },
     ]);
     expect([jwks.hits('/a/jwks'), jwks.hits('/b/jwks')]).toEqual([1, 1]);
+    // no kid: taken when exactly one key of the set fits the algorithm
+    expect(
+      (await call(await signToken(keys.ed1, claimsB({ jti: randomUUID() }), { kid: undefined }))).status,
+    ).toBe(200);
     expect(await metric('portcullis_gateway_jwks_fetches_total', `issuer="${A}",result="ok"`)).toBe(1);
     const hits = await metric('portcullis_gateway_token_cache_lookups_total', 'result="hit"');
     const misses = await metric('portcullis_gateway_token_cache_lookups_total', 'result="miss"');
@@ -242,6 +248,12 @@ describe('gateway jwt: tokens of identity providers', () => {
     );
     jwks.mode = 'up';
     expect((await g.request('GET', '/healthz')).status).toBe(200);
+    const failures = logs.lines.filter((l) => l['@message'] === 'jwks fetch failed');
+    expect(failures.map((l) => [l.level, l.url, l.result, l.kept])).toEqual([
+      ['warn', jwks.url('/dead/jwks'), 'http_error', false],
+      ['warn', jwks.url('/dead/jwks'), 'http_error', false],
+      ['warn', jwks.url('/a/jwks'), 'unreachable', true],
+    ]);
   });
 
   it("refuses a cached token once it is revoked with DELETE /auth, ours and an issuer's alike", async () => {
