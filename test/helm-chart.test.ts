@@ -226,6 +226,37 @@ describe('Helm chart', () => {
     expect(env.find((e) => e.name === 'RATELIMIT_WORKERS')?.value).toBe('3');
   });
 
+  it('gives the gateway GATEWAY_JWT_ISSUERS from gateway.jwtIssuers, as JSON, and checks the entries', async () => {
+    const issuers = [
+      {
+        issuer: 'https://id.example',
+        jwksUrl: 'https://id.example/certs',
+        audience: ['api'],
+        algorithms: ['ES256'],
+      },
+    ];
+    const [gateway] = (await render('--set-json', `gateway.jwtIssuers=${JSON.stringify(issuers)}`)).filter(
+      (m) => m.kind === 'Deployment' && m.metadata.name === 'portcullis-gateway',
+    );
+    const env = podSpecOf(gateway!).containers[0]!.env!;
+    expect(JSON.parse(env.find((e) => e.name === 'GATEWAY_JWT_ISSUERS')?.value ?? '')).toEqual(issuers);
+    const defaultGateway = named(byDefault, 'Deployment', 'portcullis-gateway');
+    expect(podSpecOf(defaultGateway!).containers[0]!.env!.map((e) => e.name)).not.toContain(
+      'GATEWAY_JWT_ISSUERS',
+    );
+    const failed = await helm(
+      'template',
+      'p',
+      chart,
+      '--set-json',
+      'gateway.jwtIssuers=[{"issuer":"https://id.example","audience":"api","algorithms":["HS256"]}]',
+    ).then(
+      () => '',
+      (err: unknown) => (err as { stderr?: string }).stderr ?? 'failed',
+    );
+    expect(failed).toContain('jwtIssuers');
+  });
+
   it('renders no environment variable with an empty value (the API server would drop it)', async () => {
     const emptyEnv = await render('--set', 'ratelimit.env.USE_STATSD=');
     const empty = [...byDefault, ...productionLike, ...emptyEnv]

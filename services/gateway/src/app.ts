@@ -28,6 +28,9 @@ import {
 import { createXdsSubscription, type XdsSubscription } from '@portcullis/xds';
 import { Authenticator } from './auth/authenticator.js';
 import { createJwt } from './auth/jwt.js';
+import { createIdpVerifier } from './auth/idp-verifier.js';
+import { createTokenCache } from './auth/token-cache.js';
+import { createTokenVerifier, type VerifiedToken } from './auth/token-verifier.js';
 import { applyCors } from './cors.js';
 import { Dispatcher } from './dispatch.js';
 import { toHttpError } from './error-mapper.js';
@@ -58,7 +61,7 @@ export interface GatewayDeps {
   handlers?: HandlerClasses;
   /** Production scrypt parameters unless given (tests pass cheap ones). */
   passwordHasher?: PasswordHasher;
-  /** The fallback limiter's clock. */
+  /** The clock of the fallback limiter, the identity providers' key sets and the verified-token cache. */
   now?: () => number;
 }
 
@@ -79,9 +82,56 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
   });
   const readiness = createReadiness({ drainDelayMs: settings.shutdownDelayMs });
   if (backend.connection) trackRedis(readiness.health, 'redis:accounts', backend.connection);
+  const registry = createMetricsRegistry({ component: 'gateway' });
+  const now = deps.now ?? Date.now;
+  const jwt = createJwt({ ...settings.jwt, secret: keys.jwtSecret });
+  const jwksFetches = new Counter({
+    name: 'portcullis_gateway_jwks_fetches_total',
+    help: "Fetches of an identity provider's JWKS URL, by issuer and result (ok, unreachable, http_error, invalid).",
+    labelNames: ['issuer', 'result'],
+    registers: [registry],
+  });
+  const tokenCache = createTokenCache<VerifiedToken>({ maxEntries: settings.tokenCacheSize, now });
+  const tokens = createTokenVerifier({
+    jwt,
+    idp: createIdpVerifier({
+      issuers: settings.idp.issuers,
+      jwks: {
+        timeoutMs: settings.idp.jwksTimeoutMs,
+        freshness: { minMs: settings.idp.jwksCacheMinMs, maxMs: settings.idp.jwksCacheMaxMs },
+        refetchIntervalMs: settings.idp.jwksRefetchIntervalMs,
+      },
+      log,
+      now,
+      onFetch: (issuer, result) => jwksFetches.inc({ issuer, result }),
+    }),
+    cache: tokenCache,
+  });
+  new Counter({
+    name: 'portcullis_gateway_token_cache_lookups_total',
+    help: 'Bearer tokens looked up in the verified-token cache, by result: hit (not verified again) or miss.',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      const { hits, misses } = tokenCache.stats();
+      this.reset();
+      this.inc({ result: 'hit' }, hits);
+      this.inc({ result: 'miss' }, misses);
+    },
+  });
+  new Counter({
+    name: 'portcullis_gateway_token_cache_evictions_total',
+    help: 'Verified tokens dropped from the cache before their expiry, GATEWAY_JWT_CACHE_SIZE being reached.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(tokenCache.stats().evictions);
+    },
+  });
   const auth = new Authenticator({
     mode: settings.auth,
-    jwt: createJwt({ ...settings.jwt, secret: keys.jwtSecret }),
+    jwt,
+    tokens,
     accounts: backend.accounts,
     cookies: new CookieSessions({
       accounts: backend.accounts,
@@ -143,7 +193,6 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
       })
     : undefined;
 
-  const registry = createMetricsRegistry({ component: 'gateway' });
   if (backend.redisPool) registerRedisMetrics(registry, 'accounts', backend.redisPool);
   const requests = new Counter({
     name: 'portcullis_gateway_requests_total',

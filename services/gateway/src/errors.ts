@@ -118,6 +118,22 @@ export class MissingParametersError extends PortcullisError {
   }
 }
 
+/**
+ * A token names an identity provider whose keys the gateway has never been able to fetch (its JWKS URL is
+ * down): 503 with `Retry-After`, the seconds until the gateway asks the provider again. Not a 401: the
+ * token may be good, and the outage is not the client's doing.
+ */
+export class JwksUnavailableError extends PortcullisError {
+  static override readonly code = 'JWKS_UNAVAILABLE';
+  static override readonly status = 503;
+  override readonly headers: Readonly<Record<string, string>>;
+
+  constructor(retryAfterSeconds: number) {
+    super("the keys of the token's issuer cannot be fetched, retry shortly");
+    this.headers = { 'retry-after': String(retryAfterSeconds) };
+  }
+}
+
 /** This service's registry: each class with its code and status. */
 export const GATEWAY_ERRORS: readonly ErrorClass[] = [
   ForbiddenError,
@@ -130,4 +146,5 @@ export const GATEWAY_ERRORS: readonly ErrorClass[] = [
   UpstreamTimeoutError,
   ParameterSpecError,
   MissingParametersError,
+  JwksUnavailableError,
 ];

@@ -95,3 +95,52 @@ describe('gateway settings: issue 15 caps', () => {
     ]);
   });
 });
+
+describe('gateway settings: identity providers and the token cache (issue 20)', () => {
+  const issuer = { issuer: 'https://id.example', jwksUrl: 'https://id.example/jwks', audience: 'api' };
+
+  it('reads the issuers and the key and token cache bounds', () => {
+    const s = loadSettings({
+      GATEWAY_AUTH: 'jwt',
+      GATEWAY_JWT_ISSUERS: JSON.stringify([issuer]),
+      GATEWAY_JWKS_CACHE_MIN: '30s',
+      GATEWAY_JWT_CACHE_SIZE: '0',
+    });
+    expect(s.idp).toEqual({
+      issuers: [
+        {
+          issuer: issuer.issuer,
+          jwksUrl: issuer.jwksUrl,
+          audiences: ['api'],
+          algorithms: ['RS256'],
+          usernameClaim: 'preferred_username',
+        },
+      ],
+      jwksTimeoutMs: 5000,
+      jwksCacheMinMs: 30_000,
+      jwksCacheMaxMs: 3_600_000,
+      jwksRefetchIntervalMs: 30_000,
+    });
+    expect(s.tokenCacheSize).toBe(0);
+  });
+
+  it('names each problem: a bad issuer field, issuers without jwt mode, bounds out of range or crossed', () => {
+    expect(
+      problemsOf({
+        GATEWAY_JWT_ISSUERS: JSON.stringify([{ ...issuer, algorithms: ['HS256'] }, issuer]),
+        GATEWAY_JWKS_REFETCH_INTERVAL: '10ms',
+        GATEWAY_JWT_CACHE_SIZE: '2000000',
+      }),
+    ).toEqual([
+      'GATEWAY_JWT_ISSUERS[0].algorithms: expected a non-empty list of RS256, ES256, EdDSA',
+      'GATEWAY_JWKS_REFETCH_INTERVAL="10ms": expected a duration ≥ 1s ≤ 1h',
+      'GATEWAY_JWT_CACHE_SIZE="2000000": expected an integer ≥ 0 ≤ 1000000',
+    ]);
+    expect(problemsOf({ GATEWAY_JWT_ISSUERS: JSON.stringify([issuer]) })).toEqual([
+      'GATEWAY_JWT_ISSUERS: set, but GATEWAY_AUTH is not jwt',
+    ]);
+    expect(problemsOf({ GATEWAY_JWKS_CACHE_MIN: '2h', GATEWAY_JWKS_CACHE_MAX: '1h' })).toEqual([
+      'GATEWAY_JWKS_CACHE_MIN: longer than GATEWAY_JWKS_CACHE_MAX',
+    ]);
+  });
+});

@@ -14,6 +14,7 @@ import {
 } from '@portcullis/kit';
 import { readRateLimitTls, type RateLimitTlsNames } from '@portcullis/ratelimit-client';
 import type { ClientTlsOptions } from '@portcullis/xds';
+import { parseIdpIssuers, type IdpIssuer } from './auth/idp-issuers.js';
 import { GATEWAY_REDIS_ENV, readRedisConnection, type RedisConnection } from '@portcullis/redis';
 
 export const AUTH_MODES = ['none', 'session', 'jwt'] as const;
@@ -26,6 +27,18 @@ export interface Settings {
   basePath: string;
   auth: AuthMode;
   jwt: { secret: string; ttlSeconds: number; issuer: string; audience: string };
+  /** Identity providers whose tokens jwt mode accepts besides its own, and how their keys are fetched. */
+  idp: {
+    issuers: IdpIssuer[];
+    jwksTimeoutMs: number;
+    /** The bounds a JWKS response's `max-age` is held within. */
+    jwksCacheMinMs: number;
+    jwksCacheMaxMs: number;
+    /** At most one JWKS fetch per issuer per this many ms (an unknown `kid`, stale keys, a retry). */
+    jwksRefetchIntervalMs: number;
+  };
+  /** Verified tokens kept (by hash, until their `exp`) so each is checked once; 0 keeps none. */
+  tokenCacheSize: number;
   session: {
     keys: string[];
     ttlSeconds: number;
@@ -90,6 +103,10 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   if (jwtSecret !== '' && Buffer.byteLength(jwtSecret) < 32)
     env.problem('GATEWAY_JWT_SECRET: at least 32 bytes');
   const ratelimitTarget = env.str('GATEWAY_RATELIMIT_URL', { default: 'localhost:8081' });
+  const jwtIssuer = env.str('GATEWAY_JWT_ISSUER', { default: 'portcullis-gateway' });
+  const issuersJson = env.str('GATEWAY_JWT_ISSUERS');
+  const idp = issuersJson === '' ? undefined : parseIdpIssuers('GATEWAY_JWT_ISSUERS', issuersJson, jwtIssuer);
+  for (const problem of idp?.problems ?? []) env.problem(problem);
   const settings: Settings = {
     host: env.str('GATEWAY_HOST', { default: '0.0.0.0' }),
     port: env.int('GATEWAY_PORT', { default: 8088, min: 0, max: 65_535 }),
@@ -100,9 +117,21 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       ttlSeconds: Math.round(
         env.durationMs('GATEWAY_JWT_TTL', { default: '24h', min: '1s', max: '720h' }) / 1000,
       ),
-      issuer: env.str('GATEWAY_JWT_ISSUER', { default: 'portcullis-gateway' }),
+      issuer: jwtIssuer,
       audience: env.str('GATEWAY_JWT_AUDIENCE', { default: 'portcullis' }),
     },
+    idp: {
+      issuers: idp?.issuers ?? [],
+      jwksTimeoutMs: env.durationMs('GATEWAY_JWKS_TIMEOUT', { default: '5s', min: '100ms', max: '1m' }),
+      jwksCacheMinMs: env.durationMs('GATEWAY_JWKS_CACHE_MIN', { default: '1m', min: '1s', max: '24h' }),
+      jwksCacheMaxMs: env.durationMs('GATEWAY_JWKS_CACHE_MAX', { default: '1h', min: '1s', max: '24h' }),
+      jwksRefetchIntervalMs: env.durationMs('GATEWAY_JWKS_REFETCH_INTERVAL', {
+        default: '30s',
+        min: '1s',
+        max: '1h',
+      }),
+    },
+    tokenCacheSize: env.int('GATEWAY_JWT_CACHE_SIZE', { default: 10_000, min: 0, max: 1_000_000 }),
     session: {
       keys: env.list('GATEWAY_SESSION_KEYS'),
       ttlSeconds: Math.round(
@@ -165,6 +194,11 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     trustProxy: readTrustProxy(env, 'GATEWAY_TRUST_PROXY'),
     log: readLogOptions(env, 'info'),
   };
+  if (settings.idp.issuers.length > 0 && settings.auth !== 'jwt')
+    env.problem('GATEWAY_JWT_ISSUERS: set, but GATEWAY_AUTH is not jwt');
+  if (settings.idp.jwksCacheMinMs > settings.idp.jwksCacheMaxMs) {
+    env.problem('GATEWAY_JWKS_CACHE_MIN: longer than GATEWAY_JWKS_CACHE_MAX');
+  }
   if (settings.auth === 'session' && settings.corsOrigins.includes('*')) {
     env.problem('GATEWAY_CORS_ORIGINS="*": credentialed session mode needs the allowed origins listed');
   }

@@ -8,19 +8,28 @@ import {
 } from '@portcullis/accounts';
 import { authError } from '../errors.js';
 import type { AuthMode } from '../settings.js';
-import { CLOCK_TOLERANCE_SECONDS, bearerToken, type Jwt, type TokenClaims } from './jwt.js';
+import { CLOCK_TOLERANCE_SECONDS, bearerToken, type Jwt } from './jwt.js';
+import type { TokenVerifier } from './token-verifier.js';
 
 /** Who is calling and how they proved it. */
 export interface Caller {
-  account: Account;
+  /** A platform account, or the user an identity provider's token names. */
+  account: CallerAccount;
   via: 'jwt' | 'session';
-  claims?: TokenClaims;
+  /** The token's claims, for rate-limit descriptors. */
+  claims?: Readonly<Record<string, unknown>>;
+  /** What `DELETE /auth` revokes, and until when. */
+  token?: { revocationId: string; exp: number };
   sessionId?: string;
 }
+
+export type CallerAccount = Pick<Account, 'id' | 'username'>;
 
 export interface AuthenticatorOptions {
   mode: AuthMode;
   jwt: Jwt;
+  /** Our tokens and the identity providers', through the verified-token cache. */
+  tokens: TokenVerifier;
   accounts: AccountStore;
   cookies: CookieSessions;
   denylist: TokenDenylist;
@@ -30,8 +39,8 @@ const LOGIN_FAILED = 'Login not successful';
 
 /**
  * The gateway's three auth modes. `none`: nobody is identified and `auth` flags are ignored. `jwt`: a
- * Bearer token from `POST /auth`, revocable with `DELETE /auth` until it expires. `session`: a signed,
- * HTTP-only cookie naming a session in the shared store (the inbox web app reads the same one).
+ * Bearer token from `POST /auth` or from an identity provider of `GATEWAY_JWT_ISSUERS`, revocable with
+ * `DELETE /auth` until it expires. `session`: a signed, HTTP-only cookie naming a session in the shared store (the inbox web app reads the same one).
  */
 export class Authenticator {
   constructor(private readonly o: AuthenticatorOptions) {}
@@ -103,8 +112,8 @@ export class Authenticator {
     if (this.o.mode === 'none') return null;
     if (!caller) throw this.missing();
     // kept while a token could still pass verification, clock tolerance included
-    if (caller.claims)
-      await this.o.denylist.revoke(caller.claims.jti, caller.claims.exp + CLOCK_TOLERANCE_SECONDS);
+    if (caller.token)
+      await this.o.denylist.revoke(caller.token.revocationId, caller.token.exp + CLOCK_TOLERANCE_SECONDS);
     if (caller.sessionId !== undefined) {
       void reply.header('set-cookie', await this.o.cookies.end(caller.sessionId, { https: secure }));
     }
@@ -115,15 +124,17 @@ export class Authenticator {
     if (header === undefined || header.trim() === '') return undefined;
     const token = bearerToken(header);
     if (!token) throw badAuthorizationHeader();
-    const claims = await this.o.jwt.verify(token);
-    // both asked at once: one round trip's wait instead of two
+    const verified = await this.o.tokens.verify(token);
+    const { claims, revocationId, exp } = verified;
+    // asked on every request, cached verdict or not (a revoked token is refused at once), and together:
+    // one round trip's wait instead of two
     const [revoked, account] = await Promise.all([
-      this.o.denylist.isRevoked(claims.jti),
-      this.o.accounts.getById(claims.sub),
+      this.o.denylist.isRevoked(revocationId),
+      verified.external ?? this.o.accounts.getById(verified.sub),
     ]);
     if (revoked) throw authError('Token revoked', { scheme: 'Bearer', detail: 'invalid_token' });
     if (!account) throw authError('Invalid token', { scheme: 'Bearer', detail: 'invalid_token' });
-    return { account, via: 'jwt', claims };
+    return { account, via: 'jwt', claims, token: { revocationId, exp } };
   }
 
   private async fromCookie(header: string | undefined): Promise<Caller | undefined> {

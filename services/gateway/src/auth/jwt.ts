@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, errors, jwtVerify } from 'jose';
+import type { UnauthenticatedError } from '@portcullis/kit';
 import { authError } from '../errors.js';
 
 export interface JwtOptions {
@@ -22,7 +23,7 @@ const ALGORITHM = 'HS256';
  * A JWS in compact form, base64url without padding as RFC 7515 has it. jose decodes with Node's
  * lenient decoder, which also reads `+`, `/` and `=`: a token is refused unless it is in the one form we sign.
  */
-const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+export const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 /** Replicas' clocks may disagree a little; a fresh token must not bounce off a pod one second behind. */
 export const CLOCK_TOLERANCE_SECONDS = 30;
 
@@ -69,16 +70,19 @@ export function createJwt(o: JwtOptions) {
           username: typeof payload.username === 'string' ? payload.username : '',
         };
       } catch (err: unknown) {
-        if (err instanceof errors.JWTExpired) {
-          throw authError('Token expired', { scheme: 'Bearer', detail: 'invalid_token', cause: err });
-        }
-        throw authError('Invalid token', { scheme: 'Bearer', detail: 'invalid_token', cause: err });
+        throw toTokenError(err);
       }
     },
   };
 }
 
 export type Jwt = ReturnType<typeof createJwt>;
+
+/** The 401 for a token that did not verify: `Token expired` for an expired one, else `Invalid token`. */
+export function toTokenError(err: unknown): UnauthenticatedError {
+  const message = err instanceof errors.JWTExpired ? 'Token expired' : 'Invalid token';
+  return authError(message, { scheme: 'Bearer', detail: 'invalid_token', cause: err });
+}
 
 /**
  * The token of an `Authorization` header: `Bearer <token>` (any case, RFC 6750) and the original

@@ -6,8 +6,11 @@ export type RequestData = Record<string, unknown>;
 
 /** What a handler may use besides its data: the caller and the platform's services. */
 export interface HandlerContext {
-  /** The authenticated caller, or undefined on an open route without credentials. */
-  account: Account | undefined;
+  /**
+   * The authenticated caller, or undefined on an open route without credentials: a platform account, or
+   * the user an identity provider's token names (`id` its `sub`).
+   */
+  account: Pick<Account, 'id' | 'username'> | undefined;
   accounts: AccountStore;
   log: Logger;
 }
