@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
+import { connect as connectTls } from 'node:tls';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createScryptHasher } from '@portcullis/accounts';
@@ -117,6 +118,32 @@ describe('issue 20: the gateway serves HTTPS and HTTP/2 (GATEWAY_TLS_CERT/KEY)',
     expect(isSecure(await signInHttps1(g.app.port, cert))).toBe(true);
     // 127.0.0.1 is a trusted proxy here, yet the connection it made is TLS
     expect(isSecure(await signInHttps1(g.app.port, cert, { 'x-forwarded-proto': 'http' }))).toBe(true);
+  });
+
+  it('keeps the HTTP/1.1 limits on TLS connections: headers that never end get 408', async () => {
+    const other = await startGatewayHarness({
+      GATEWAY_TLS_CERT: cert.cert,
+      GATEWAY_TLS_KEY: cert.key,
+      GATEWAY_HEADERS_TIMEOUT: '200ms',
+      GATEWAY_REQUEST_TIMEOUT: '300ms',
+    });
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connectTls({
+        host: '127.0.0.1',
+        port: other.app.port,
+        servername: 'localhost',
+        rejectUnauthorized: false,
+        ALPNProtocols: ['http/1.1'],
+      });
+      let data = '';
+      socket.on('secureConnect', () => socket.write('GET /api/ping HTTP/1.1\r\nHost: localhost\r\n'));
+      socket.on('data', (chunk: Buffer) => (data += chunk.toString()));
+      socket.on('close', () => resolve(data));
+      socket.on('error', reject);
+    });
+    await other.close();
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('"code":"REQUEST_TIMEOUT"');
   });
 
   it('closes with an HTTP/2 session still open: the session is sent GOAWAY', async () => {
