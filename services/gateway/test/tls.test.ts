@@ -184,6 +184,35 @@ describe('issue 20: Secure cookies behind a proxy, on a plain HTTP listener', ()
     const plain = await g.request('POST', '/api/auth', { body: { username: 'mia', password: PASSWORD } });
     expect(isSecure(plain.headers.get('set-cookie') ?? '')).toBe(false);
   });
+
+  // the sign-in limit per address keys on request.ip, which X-Forwarded-For moves only from a trusted peer
+  it.each([
+    ['trusted', '127.0.0.1', [401, 401]],
+    ['untrusted', '10.0.0.1', [401, 429]],
+  ] as const)(
+    'X-Forwarded-For from a %s peer: two forwarded addresses count as %j',
+    async (_, trustProxy, statuses) => {
+      const g = await startGatewayHarness(
+        {
+          GATEWAY_AUTH: 'jwt',
+          GATEWAY_TRUST_PROXY: trustProxy,
+          GATEWAY_RATELIMIT_URL: 'none',
+          GATEWAY_FALLBACK_SIGN_IN_PER_ADDRESS_PER_MINUTE: '1',
+        },
+        { ...deps, now: () => Date.UTC(2026, 0, 1, 12, 0, 30) },
+      );
+      gateways.push(g);
+      const got: number[] = [];
+      for (const address of ['198.51.100.1', '198.51.100.2']) {
+        const r = await g.request('POST', '/api/auth', {
+          body: { username: 'nobody', password: 'a guess' },
+          headers: { 'x-forwarded-for': address },
+        });
+        got.push(r.status);
+      }
+      expect(got).toEqual(statuses);
+    },
+  );
 });
 
 describe('issue 20: the certificate is renewed without a restart', () => {
