@@ -96,10 +96,7 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
   };
   const answerError = (err: unknown, request: FastifyRequest, reply: FastifyReply): void => {
     const { statusCode, body, headers } = answerOf(err, request.raw, request.log);
-    void reply
-      .code(statusCode)
-      .headers(headers ?? {})
-      .send(body);
+    void reply.code(statusCode).headers(headersFor(request.raw, headers)).send(body);
   };
   const trustProxy = o.trustProxy ?? false;
   const timeouts = o.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
@@ -253,6 +250,20 @@ function createSecureApp(common: CommonOptions, http1: Http1Limits, tls: ServerT
   // Node's compatibility API gives HTTP/2 streams the request and response of HTTP/1 (method, url, headers,
   // a readable body, writeHead/end), which is what the apps use; their routes keep one type for both
   return app as unknown as PlainApp;
+}
+
+/**
+ * An error's headers as the request's protocol takes them: HTTP/2 has no `Connection` (Node drops it with a
+ * process warning); the stream ends on its own and its session serves the next.
+ */
+function headersFor(
+  req: IncomingMessage,
+  headers: Record<string, string> | undefined,
+): Record<string, string> {
+  if (headers === undefined) return {};
+  if (req.httpVersionMajor !== 2 || !('connection' in headers)) return headers;
+  const { connection: _, ...rest } = headers;
+  return rest;
 }
 
 /** The connection closed before the whole request arrived: whatever failed, no one waits for an answer. */

@@ -104,6 +104,35 @@ describe('issue 20: the gateway serves HTTPS and HTTP/2 (GATEWAY_TLS_CERT/KEY)',
     expect([r.status, JSON.parse(r.body)]).toMatchObject([404, { code: 'NOT_FOUND' }]);
   });
 
+  it('refuses an HTTP/2 body over the limit with 413 on its stream alone: the session serves the next request', async () => {
+    const other = await startGatewayHarness({
+      GATEWAY_TLS_CERT: cert.cert,
+      GATEWAY_TLS_KEY: cert.key,
+      GATEWAY_MAX_BODY_BYTES: '1000',
+    });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    const session = await openH2(other.app.port, cert.cert);
+    try {
+      const refused = await requestH2(session, {
+        method: 'POST',
+        path: '/api/echo/1',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'x'.repeat(5000) }),
+      });
+      expect([refused.status, JSON.parse(refused.body)]).toMatchObject([413, { code: 'BODY_TOO_LARGE' }]);
+      expect(refused.headers.connection).toBeUndefined();
+      expect((await requestH2(session, { path: '/api/ping' })).status).toBe(200);
+      // Node drops a Connection header on HTTP/2 with a process warning: none is sent
+      expect(warnings.filter((w) => w.includes('connection header'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      session.close();
+      await other.close();
+    }
+  });
+
   it('sets Secure on the session cookie over HTTP/2 and HTTPS/1.1, even when a trusted proxy says http', async () => {
     const h2 = await fetchH2(g.app.port, cert.cert, {
       method: 'POST',
