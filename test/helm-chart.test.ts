@@ -302,6 +302,47 @@ describe('Helm chart', () => {
     expect(gateway.volumes?.map((v) => v.name)).toEqual(['tmp']);
   });
 
+  it('issue 20: serves the gateway over HTTPS from gateway.tls.secretName, probes and scrape included', async () => {
+    const manifests = await render(
+      ...['--set', 'gateway.tls.secretName=gateway-cert', '--set', 'metrics.serviceMonitor.enabled=true'],
+      ...['--set', 'gateway.trustProxy={10.0.0.0/8,192.168.1.7}'],
+    );
+    const spec = podSpecOf(named(manifests, 'Deployment', 'portcullis-gateway')!) as PodSpec & {
+      volumes?: Array<{ name: string; secret?: { secretName: string } }>;
+      containers: Array<
+        Container & {
+          volumeMounts?: Array<{ name: string; mountPath: string }>;
+          readinessProbe?: { httpGet?: { scheme?: string } };
+          livenessProbe?: { httpGet?: { scheme?: string } };
+        }
+      >;
+    };
+    const container = spec.containers[0]!;
+    const env = new Map(container.env!.map((e) => [e.name, e.value]));
+    expect(env.get('GATEWAY_TLS_CERT')).toBe('/etc/portcullis/gateway-tls/tls.crt');
+    expect(env.get('GATEWAY_TLS_KEY')).toBe('/etc/portcullis/gateway-tls/tls.key');
+    expect(env.get('GATEWAY_TRUST_PROXY')).toBe('10.0.0.0/8,192.168.1.7');
+    expect(spec.volumes).toContainEqual({ name: 'gateway-tls', secret: { secretName: 'gateway-cert' } });
+    // no subPath: the kubelet's symlink swap of a renewed Secret reaches the files the gateway polls
+    expect(container.volumeMounts).toContainEqual({
+      name: 'gateway-tls',
+      mountPath: '/etc/portcullis/gateway-tls',
+      readOnly: true,
+    });
+    expect([container.readinessProbe?.httpGet?.scheme, container.livenessProbe?.httpGet?.scheme]).toEqual([
+      'HTTPS',
+      'HTTPS',
+    ]);
+    const monitor = named(manifests, 'ServiceMonitor', 'portcullis-gateway')?.spec as {
+      endpoints: Array<{ scheme?: string }>;
+    };
+    expect(monitor.endpoints[0]?.scheme).toBe('https');
+
+    const plain = podSpecOf(named(byDefault, 'Deployment', 'portcullis-gateway')!).containers[0]!;
+    expect(plain.env!.map((e) => e.name)).not.toContain('GATEWAY_TLS_CERT');
+    expect(plain.env!.find((e) => e.name === 'GATEWAY_TRUST_PROXY')?.value).toBe('false');
+  });
+
   it('renders a bundled Redis only when asked, and then points every service at it', async () => {
     expect(byDefault.some((m) => m.metadata.name === 'portcullis-redis')).toBe(false);
     const bundled = await render('--set', 'redis.bundled.enabled=true');

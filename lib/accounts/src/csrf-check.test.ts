@@ -8,10 +8,11 @@ const COOKIE = { cookie: 's=v' };
 
 function verdict(
   headers: Record<string, string>,
-  o: { method?: string; setsCookie?: boolean; policy?: CsrfPolicy } = {},
+  o: { method?: string; setsCookie?: boolean; policy?: CsrfPolicy; http2?: boolean } = {},
 ): string {
+  const host = { [o.http2 ? ':authority' : 'host']: HOST };
   try {
-    checkCsrf({ method: o.method ?? 'POST', headers: { host: HOST, ...headers } }, o.policy ?? POLICY, {
+    checkCsrf({ method: o.method ?? 'POST', headers: { ...host, ...headers } }, o.policy ?? POLICY, {
       setsCookie: o.setsCookie ?? false,
     });
     return 'pass';
@@ -53,6 +54,13 @@ describe('checkCsrf', () => {
     ['a typed-in request', { ...COOKIE, 'sec-fetch-site': 'none' }, {}],
   ])('lets through %s', (_how, headers, o) => {
     expect(verdict(headers, o)).toBe('pass');
+  });
+
+  it('takes HTTP/2’s :authority for the host, which has no Host header', () => {
+    expect(verdict({ ...COOKIE, origin: `https://${HOST}` }, { http2: true })).toBe('pass');
+    expect(verdict({ ...COOKIE, origin: 'https://evil.example' }, { http2: true })).toBe(
+      'cross-origin request refused',
+    );
   });
 
   it('checks a sign-in without a cookie (login CSRF)', () => {

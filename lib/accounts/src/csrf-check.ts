@@ -20,9 +20,9 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /**
  * Throws `CsrfError` for an unsafe-method request that carries the session cookie (or, with `setsCookie`,
  * signs in: login CSRF) when the browser says it comes from another site: a `Sec-Fetch-Site` other than
- * `same-origin` or `none`, or an `Origin` (`null` included) that is neither the request's `Host` nor an
- * allowed origin; a listed origin passes whatever `Sec-Fetch-Site` says (CORS with credentials). Then the
- * required header, if any. Requests without the cookie that set none (bearer tokens, webhooks) pass.
+ * `same-origin` or `none`, or an `Origin` (`null` included) that is neither the request's `Host` (HTTP/2's
+ * `:authority`) nor an allowed origin; a listed origin passes whatever `Sec-Fetch-Site` says (CORS with
+ * credentials). Then the required header, if any. Requests without the cookie that set none (bearer tokens, webhooks) pass.
  */
 export function checkCsrf(
   request: { method: string; headers: IncomingHttpHeaders },
@@ -39,7 +39,10 @@ export function checkCsrf(
   if (site !== undefined && site !== 'same-origin' && site !== 'none' && !listed) {
     throw new CsrfError(`cross-site request refused (Sec-Fetch-Site: ${site})`);
   }
-  if (origin !== undefined && !listed && (from === undefined || from.host !== headers.host)) {
+  // HTTP/2 names the host in its `:authority` pseudo-header instead
+  const authority = headers[':authority'];
+  const host = headers.host ?? (typeof authority === 'string' ? authority : undefined);
+  if (origin !== undefined && !listed && (from === undefined || from.host !== host)) {
     throw new CsrfError('cross-origin request refused');
   }
   const required = policy.requiredHeader;

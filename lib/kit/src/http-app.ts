@@ -1,7 +1,10 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Http2SecureServer, ServerHttp2Session } from 'node:http2';
+import type { Socket } from 'node:net';
 import Fastify, {
   LogController,
   errorCodes,
+  type FastifyHttp2SecureOptions,
   type FastifyBaseLogger,
   type FastifyReply,
   type FastifyRequest,
@@ -13,6 +16,7 @@ import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http-timeouts.js';
 import { checkJsonDepth } from './json-depth.js';
 import type { Logger } from './log.js';
 import { readBody } from './read-body.js';
+import type { ServerTls } from './server-tls.js';
 import type { TrustProxy } from './trust-proxy.js';
 
 /** A listening server: the port it bound (useful when asked for port 0) and how to stop it. */
@@ -39,6 +43,11 @@ export interface HttpAppOptions {
   maxJsonDepth?: number;
   /** One hot route answered without fastify; see `DirectRoute`. */
   directRoute?: DirectRoute;
+  /**
+   * Serve HTTPS with these certificates (followed as they are renewed): HTTP/2 for clients that offer it
+   * (ALPN `h2`), HTTP/1.1 for the others; plain HTTP/1.1 without.
+   */
+  tls?: ServerTls;
 }
 
 /**
@@ -87,10 +96,7 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
   };
   const answerError = (err: unknown, request: FastifyRequest, reply: FastifyReply): void => {
     const { statusCode, body, headers } = answerOf(err, request.raw, request.log);
-    void reply
-      .code(statusCode)
-      .headers(headers ?? {})
-      .send(body);
+    void reply.code(statusCode).headers(headersFor(request.raw, headers)).send(body);
   };
   const trustProxy = o.trustProxy ?? false;
   const timeouts = o.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
@@ -118,23 +124,24 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
     });
     res.end(answer.body);
   };
-  const app = Fastify({
+  const common: CommonOptions = {
     loggerInstance: log,
     trustProxy: typeof trustProxy === 'boolean' ? trustProxy : [...trustProxy],
     // fastify's 0 would otherwise replace Node's default: a body that never ends held its socket for ever
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.idleMs,
     connectionTimeout: timeouts.idleMs,
-    http: {
-      headersTimeout: timeouts.headersMs,
-      // Node looks for late requests this often (30 s by default), which would stretch a 10 s limit to 40 s
-      connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs, timeouts.requestMs),
-    },
     logController: new LogController({ disableRequestLogging: true }),
     // a URL its router cannot decode (`%FF`, `%zz`): fastify's own body otherwise, not the service's
     frameworkErrors: answerError,
-    clientErrorHandler: (err, socket) => answerClientError(err, socket, log),
-  });
+    clientErrorHandler: (err: Error, socket: Socket) => answerClientError(err, socket, log),
+  };
+  const http1 = {
+    headersTimeout: timeouts.headersMs,
+    // Node looks for late requests this often (30 s by default), which would stretch a 10 s limit to 40 s
+    connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs, timeouts.requestMs),
+  };
+  const app = o.tls ? createSecureApp(common, http1, o.tls) : createPlainApp(common, http1);
   // in front of fastify's handler on the server fastify made: with a `serverFactory` instead, fastify binds
   // one address of a host such as `localhost`, not each
   if (direct) {
@@ -156,8 +163,11 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
     closing = true;
     done();
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (closing && !reply.raw.headersSent) void reply.header('connection', 'close');
+  app.addHook('onSend', async (request, reply, payload) => {
+    // HTTP/2 has no such header: its sessions are sent GOAWAY instead (see `createSecureApp`)
+    if (closing && !reply.raw.headersSent && request.raw.httpVersionMajor === 1) {
+      void reply.header('connection', 'close');
+    }
     return payload;
   });
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -181,6 +191,80 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
 }
 
 export type HttpApp = ReturnType<typeof createHttpApp>;
+
+/** The options of both kinds of server. */
+interface CommonOptions {
+  loggerInstance: Logger;
+  trustProxy: boolean | string[];
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  connectionTimeout: number;
+  logController: LogController;
+  frameworkErrors: (err: unknown, request: FastifyRequest, reply: FastifyReply) => void;
+  clientErrorHandler: (err: Error, socket: Socket) => void;
+}
+
+/** Node's HTTP/1 parser's limits, which fastify passes only to an HTTP/1 server it makes. */
+interface Http1Limits {
+  headersTimeout: number;
+  connectionsCheckingInterval: number;
+}
+
+function createPlainApp(common: CommonOptions, http1: Http1Limits) {
+  return Fastify({ ...common, http: http1 });
+}
+
+type PlainApp = ReturnType<typeof createPlainApp>;
+
+/**
+ * fastify on `http2.createSecureServer` with `allowHTTP1`: HTTP/2 where the client offers `h2`, else HTTP/1.1
+ * with the same limits as a plain server. A session idle for `keepAliveTimeout` is closed, and `close()`
+ * sends each session GOAWAY, so its streams in flight finish and no new ones start.
+ */
+function createSecureApp(common: CommonOptions, http1: Http1Limits, tls: ServerTls): PlainApp {
+  const app = Fastify({
+    ...common,
+    // the same handler, typed for the other server: see the cast below
+    frameworkErrors:
+      common.frameworkErrors as unknown as FastifyHttp2SecureOptions<Http2SecureServer>['frameworkErrors'],
+    http2: true,
+    https: { ...tls.context, allowHTTP1: true },
+    http2SessionTimeout: common.keepAliveTimeout,
+  });
+  // the HTTP/1 connections of an HTTP/2 server read their limits from these properties of it
+  Object.assign(app.server, {
+    ...http1,
+    requestTimeout: common.requestTimeout,
+    keepAliveTimeout: common.keepAliveTimeout,
+  });
+  tls.follow(app.server);
+  const sessions = new Set<ServerHttp2Session>();
+  app.server.on('session', (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  app.addHook('preClose', (done) => {
+    for (const session of sessions) session.close();
+    done();
+  });
+  // Node's compatibility API gives HTTP/2 streams the request and response of HTTP/1 (method, url, headers,
+  // a readable body, writeHead/end), which is what the apps use; their routes keep one type for both
+  return app as unknown as PlainApp;
+}
+
+/**
+ * An error's headers as the request's protocol takes them: HTTP/2 has no `Connection` (Node drops it with a
+ * process warning); the stream ends on its own and its session serves the next.
+ */
+function headersFor(
+  req: IncomingMessage,
+  headers: Record<string, string> | undefined,
+): Record<string, string> {
+  if (headers === undefined) return {};
+  if (req.httpVersionMajor !== 2 || !('connection' in headers)) return headers;
+  const { connection: _, ...rest } = headers;
+  return rest;
+}
 
 /** The connection closed before the whole request arrived: whatever failed, no one waits for an answer. */
 function isClientGone(req: IncomingMessage): boolean {

@@ -63,6 +63,13 @@ export {
 export { withCallerContext, withSpan } from './tracing.js';
 export { readTrustProxy, type TrustProxy } from './trust-proxy.js';
 export {
+  loadServerTls,
+  type SecureContextTarget,
+  type ServerTls,
+  type ServerTlsFiles,
+  type TlsFile,
+} from './server-tls.js';
+export {
   createHttpApp,
   listenHttp,
   DEFAULT_MAX_JSON_DEPTH,

@@ -8,10 +8,15 @@ const NO_BODY = Buffer.alloc(0);
  * unread, a chunked body as soon as it passes the limit (the rest flows on unkept until the answer closes
  * the connection, which `tooLarge`'s error must ask for), and a stream that fails (the client went away
  * mid-body) rejects with its error as a 400. A request with neither `Content-Length` nor `Transfer-Encoding`
- * has no body (RFC 9112 §6.3), answered without touching the stream. The bytes are as sent, never decoded.
+ * has no body (RFC 9112 §6.3), answered without touching the stream; over HTTP/2 the stream carries the body
+ * whether or not `Content-Length` announces it (RFC 9113 §8.1). The bytes are as sent, never decoded.
  */
 export function readBody(req: IncomingMessage, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
-  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+  if (
+    req.httpVersionMajor !== 2 &&
+    req.headers['content-length'] === undefined &&
+    req.headers['transfer-encoding'] === undefined
+  ) {
     return Promise.resolve(NO_BODY);
   }
   if (Number(req.headers['content-length']) > maxBytes) return Promise.reject(tooLarge());

@@ -35,6 +35,7 @@ import { applyCors } from './cors.js';
 import { Dispatcher } from './dispatch.js';
 import { toHttpError } from './error-mapper.js';
 import { loadKeys } from './keys.js';
+import { loadListenerTls } from './listener-tls.js';
 import { API_ROUTE_TYPE, routesFromApiRoutes } from './router/api-routes.js';
 import { parseRequestPath } from './request-path.js';
 import { buildRouteTable } from './router/build-table.js';
@@ -68,6 +69,8 @@ export interface GatewayDeps {
 export async function startGateway(settings: Readonly<Settings>, deps: GatewayDeps): Promise<GatewayApp> {
   const { log } = deps;
   const handlers = deps.handlers ?? HANDLER_CLASSES;
+  // first: a certificate that cannot be used stops start-up before anything opens
+  const tls = await loadListenerTls(settings.tls, log);
   const keys = await loadKeys({
     jwtSecret: settings.jwt.secret,
     sessionKeys: settings.session.keys,
@@ -219,6 +222,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
   const app = createHttpApp(log.child({ component: 'http' }), toHttpError, {
     trustProxy: settings.trustProxy,
     timeouts: settings.timeouts,
+    ...(tls ? { tls } : {}),
   });
   app.removeAllContentTypeParsers();
   // Bodies stay unread streams here: handlers read and parse them, upstream routes stream them on.
@@ -270,7 +274,10 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
         start: async () => {
           server = await listenHttp(app, settings);
         },
-        close: () => server?.close(),
+        close: async () => {
+          await server?.close();
+          tls?.close();
+        },
       },
       {
         // the port is open meanwhile: /healthz answers, /readyz names xds

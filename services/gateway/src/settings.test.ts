@@ -144,3 +144,32 @@ describe('gateway settings: identity providers and the token cache (issue 20)', 
     ]);
   });
 });
+
+describe('gateway settings: issue 20 TLS listener', () => {
+  it('serves plain HTTP without a certificate, HTTPS with both files, reloaded every 10 s unless told', () => {
+    expect(loadSettings({}).tls).toBeUndefined();
+    expect(loadSettings({ GATEWAY_TLS_CERT: '/tls/tls.crt', GATEWAY_TLS_KEY: '/tls/tls.key' }).tls).toEqual({
+      cert: '/tls/tls.crt',
+      key: '/tls/tls.key',
+      reloadIntervalMs: 10_000,
+    });
+    const never = loadSettings({
+      GATEWAY_TLS_CERT: '/tls/tls.crt',
+      GATEWAY_TLS_KEY: '/tls/tls.key',
+      GATEWAY_TLS_RELOAD_INTERVAL: '0',
+    });
+    expect(never.tls?.reloadIntervalMs).toBe(0);
+  });
+
+  it('refuses a certificate without its key, a key without its certificate, and an interval out of range', () => {
+    expect(problemsOf({ GATEWAY_TLS_CERT: '/tls/tls.crt' })).toEqual([
+      'GATEWAY_TLS_KEY: needed with GATEWAY_TLS_CERT',
+    ]);
+    expect(problemsOf({ GATEWAY_TLS_KEY: '/tls/tls.key' })).toEqual([
+      'GATEWAY_TLS_CERT: needed with GATEWAY_TLS_KEY',
+    ]);
+    expect(problemsOf({ GATEWAY_TLS_RELOAD_INTERVAL: '10ms' })).toEqual([
+      'GATEWAY_TLS_RELOAD_INTERVAL="10ms": expected 0 (never) or a duration ≥ 100ms ≤ 24h',
+    ]);
+  });
+});

@@ -6,6 +6,7 @@ import {
   readHttpTimeouts,
   readLogOptions,
   readTrustProxy,
+  type EnvReader,
   type EnvSource,
   type HttpTimeouts,
   type LogFormat,
@@ -81,7 +82,17 @@ export interface Settings {
   shutdownDelayMs: number;
   /** Peers whose `X-Forwarded-Proto` (so `Secure` cookies) and `X-Forwarded-For` count. */
   trustProxy: TrustProxy;
+  /** `GATEWAY_TLS_*`: HTTPS (HTTP/2, and HTTP/1.1 for clients without it) on the port; plain HTTP when undefined. */
+  tls: ListenerTls | undefined;
   log: { level: LogLevel; format: LogFormat };
+}
+
+export interface ListenerTls {
+  /** PEM files: the certificate (its chain after it) and its key. */
+  cert: string;
+  key: string;
+  /** How often the files are read again for renewed certificates; 0 = never. */
+  reloadIntervalMs: number;
 }
 
 const RATELIMIT_TLS_NAMES: RateLimitTlsNames = {
@@ -192,6 +203,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     }),
     shutdownDelayMs: env.durationMs('GATEWAY_SHUTDOWN_DELAY', { default: '5s', min: '0s', max: '5m' }),
     trustProxy: readTrustProxy(env, 'GATEWAY_TRUST_PROXY'),
+    tls: readListenerTls(env),
     log: readLogOptions(env, 'info'),
   };
   if (settings.idp.issuers.length > 0 && settings.auth !== 'jwt')
@@ -204,6 +216,22 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   }
   env.finish();
   return deepFreeze(settings);
+}
+
+function readListenerTls(env: EnvReader): ListenerTls | undefined {
+  const cert = env.str('GATEWAY_TLS_CERT');
+  const key = env.str('GATEWAY_TLS_KEY');
+  // the ratelimit's GRPC_SERVER_TLS_RELOAD_INTERVAL, with its default and range
+  const reloadIntervalMs = env.durationMs('GATEWAY_TLS_RELOAD_INTERVAL', {
+    default: '10s',
+    min: '100ms',
+    max: '24h',
+    zeroMeans: 'never',
+  });
+  if (cert === '' && key === '') return undefined;
+  if (cert === '') env.problem('GATEWAY_TLS_CERT: needed with GATEWAY_TLS_KEY');
+  if (key === '') env.problem('GATEWAY_TLS_KEY: needed with GATEWAY_TLS_CERT');
+  return { cert, key, reloadIntervalMs };
 }
 
 /** Just the log settings, bad values replaced by defaults: how to report that the other settings are bad. */

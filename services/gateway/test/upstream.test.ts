@@ -1,11 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
-import { freePort, waitUntil } from '@portcullis/testing';
+import { createSelfSignedCertificate, freePort, waitUntil } from '@portcullis/testing';
 import { createSotwServer, type SotwServer } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ROUTE_TYPE } from '../src/router/api-routes.js';
 import { quietLog, startGatewayHarness, type GatewayHarness } from './harness.js';
+import { fetchH2 } from './tls-client.js';
 
 const codec = createMessageCodec(PROTO_FILES.portcullisConfig, 'portcullis.config.v1.ApiRoute');
 
@@ -172,6 +174,43 @@ describe('gateway: ApiRoutes over xDS and upstream Services', () => {
       502,
       { error: 'upstream unavailable', code: 'UPSTREAM_UNAVAILABLE' },
     ]);
+  });
+
+  it('issue 20: proxies an HTTP/2 request over TLS as HTTP/1.1, without its pseudo-headers', async () => {
+    const cert = await createSelfSignedCertificate();
+    const tls = await startGatewayHarness({
+      GATEWAY_XDS_SERVER_URL: `127.0.0.1:${xds.port}`,
+      GATEWAY_XDS_RETRY_INTERVAL: '100ms',
+      GATEWAY_BACKEND_HOST: '127.0.0.1',
+      GATEWAY_TLS_CERT: cert.cert,
+      GATEWAY_TLS_KEY: cert.key,
+    });
+    try {
+      // Node's HTTP/2 client sends no Content-Length: the stream alone carries the body
+      const r = await fetchH2(tls.app.port, cert.cert, {
+        method: 'POST',
+        path: '/api/v1/orders/7?q=1',
+        headers: { 'content-type': 'text/plain', 'x-trace': 'h2' },
+        body: 'over h2',
+      });
+      expect([r.status, r.body, r.headers['x-backend']]).toEqual([
+        201,
+        'got POST /internal/orders/7?q=1',
+        'orders',
+      ]);
+      const got = seen.at(-1);
+      expect(got?.body).toBe('over h2');
+      expect(Object.keys(got?.headers ?? {}).filter((name) => name.startsWith(':'))).toEqual([]);
+      expect(got?.headers).toMatchObject({
+        'x-trace': 'h2',
+        'x-forwarded-proto': 'https',
+        'x-forwarded-host': `localhost:${tls.app.port}`,
+        host: `127.0.0.1:${backend.port}`,
+      });
+    } finally {
+      await tls.close();
+      await rm(cert.dir, { recursive: true, force: true });
+    }
   });
 
   it('swaps the route table when the resources change, and NACKs a bad one keeping the last', async () => {

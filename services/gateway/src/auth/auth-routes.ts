@@ -3,6 +3,7 @@ import { MethodNotAllowedError } from '@portcullis/kit';
 import { signInDescriptors, type RateLimitClient } from '@portcullis/ratelimit-client';
 import { enforceLimits } from '../rate-limit.js';
 import { parseQuery, readData } from '../request-data.js';
+import { isSecureRequest } from '../secure-request.js';
 import type { Settings } from '../settings.js';
 import type { Authenticator } from './authenticator.js';
 
@@ -23,7 +24,7 @@ export type AuthRoute = (request: FastifyRequest, reply: FastifyReply, search: s
  */
 export function createAuthRoute(o: AuthRouteOptions): AuthRoute {
   return async (request, reply, search) => {
-    const secure = request.protocol === 'https';
+    const secure = isSecureRequest(request);
     switch (request.method) {
       case 'OPTIONS':
         return reply.code(204).header('allow', AUTH_METHODS.join(', ')).send();

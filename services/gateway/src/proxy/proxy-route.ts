@@ -37,7 +37,12 @@ export async function proxyToBackend(
     port: backend.port,
     path: path.startsWith('/') ? path : `/${path}`,
     timeoutMs: backend.timeoutSeconds * 1000,
-    client: { ip: request.ip, protocol: request.protocol, host: request.headers.host ?? '' },
+    client: {
+      ip: request.ip,
+      protocol: request.protocol,
+      // HTTP/2 names the host in its `:authority` pseudo-header
+      host: request.headers.host ?? request.headers[':authority']?.toString() ?? '',
+    },
     identity: to.caller ? { id: to.caller.account.id, username: to.caller.account.username } : undefined,
   });
   return reply.code(upstream.statusCode).headers(upstream.headers).send(upstream.body);

@@ -59,6 +59,8 @@ function forwardHeaders(incoming: IncomingHttpHeaders, o: UpstreamRequest): Outg
   const dropped = new Set((incoming.connection ?? '').split(',').map((h) => h.trim().toLowerCase()));
   for (const [name, value] of Object.entries(incoming)) {
     if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name) || IDENTITY.includes(name)) continue;
+    // HTTP/2's pseudo-headers (`:method`, `:path`, …) describe the request line, which HTTP/1.1 sends itself
+    if (name.startsWith(':')) continue;
     out[name] = value;
   }
   const before = incoming['x-forwarded-for'];
