@@ -17,8 +17,8 @@ import { quietLog, startGatewayHarness, type GatewayHarness } from './harness.js
 const codec = createMessageCodec(PROTO_FILES.portcullisConfig, 'portcullis.config.v1.ApiRoute');
 const PASSWORD = 'correct horse';
 
-async function validate(doc: unknown): Promise<void> {
-  const result = await new Validator().validate(structuredClone(doc) as object);
+async function validate(doc: OpenApiDocument): Promise<void> {
+  const result = await new Validator().validate(structuredClone<OpenApiDocument>(doc));
   expect(result.errors).toBeUndefined();
   expect(result.valid).toBe(true);
 }
@@ -59,7 +59,7 @@ function requestFor(path: string, op: Operation): { url: string; body: Record<st
     if (p.in === 'path') url = url.replace(`{${p.name}}`, encodeURIComponent(pathValue(p.schema)));
     if (p.in === 'query') query.set(p.name, 'x');
   }
-  return { url: `/api${url}${query.size > 0 ? `?${query}` : ''}`, body: requiredBody(op) };
+  return { url: `/api${url}${query.size > 0 ? `?${query.toString()}` : ''}`, body: requiredBody(op) };
 }
 
 describe('gateway: the OpenAPI document of the live routes (routes module + ApiRoutes over xDS)', () => {

@@ -120,10 +120,8 @@ function operation(v: Variant, ctx: DocumentContext): Operation {
     requiredParams: required.state,
     isWrite: method !== 'get' && method !== 'head',
   };
-  const summary =
-    target.kind === 'backend'
-      ? `Forwarded to ${target.service}.${target.namespace}:${target.port}${target.path}`
-      : `Handler ${target.handler}`;
+  // no Service address or handler name: the document may be public
+  const summary = target.kind === 'backend' ? 'Forwarded to an upstream Service' : 'Answered by a handler';
   const success: Record<string, JsonObject> =
     target.kind === 'backend'
       ? { default: { description: "The upstream Service's answer: its status, headers and body as sent." } }
