@@ -55,14 +55,19 @@ function pathParameter(param: RoutePathParam, required: Required | undefined): J
   };
 }
 
-function requestBody(params: readonly Required[]): JsonObject {
-  const schema: JsonObject = {
-    type: 'object',
-    properties: Object.fromEntries(
-      params.map((p) => [p.name, { description: describeSanitizer(p).trim(), ...sanitized(p) }]),
-    ),
-    ...(params.length > 0 ? { required: params.map((p) => p.name) } : {}),
-  };
+/** A handler route's body: any JSON, form or multipart body, an object with the fields it requires. */
+function handlerBody(params: readonly Required[]): JsonObject {
+  // without required fields any body is taken: a JSON array or scalar too
+  const schema: JsonObject =
+    params.length === 0
+      ? {}
+      : {
+          type: 'object',
+          properties: Object.fromEntries(
+            params.map((p) => [p.name, { description: describeSanitizer(p).trim(), ...sanitized(p) }]),
+          ),
+          required: params.map((p) => p.name),
+        };
   return {
     required: params.length > 0,
     description:
@@ -70,6 +75,12 @@ function requestBody(params: readonly Required[]): JsonObject {
     content: Object.fromEntries(FORM_TYPES.map((t) => [t, { schema }])),
   };
 }
+
+const UPSTREAM_BODY: JsonObject = {
+  required: false,
+  description: 'Any body, streamed to the upstream Service as sent.',
+  content: { '*/*': { schema: {} } },
+};
 
 function operationId(method: OpenApiMethod, template: string): string {
   const words = template
@@ -141,7 +152,7 @@ function operation(v: Variant, ctx: DocumentContext): Operation {
     'x-route-id': route.id,
     security: route.auth && ctx.mode !== 'none' ? securityOf(ctx) : [],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(hasBody ? { requestBody: requestBody(target.kind === 'handler' ? rest : []) } : {}),
+    ...(hasBody ? { requestBody: target.kind === 'handler' ? handlerBody(rest) : UPSTREAM_BODY } : {}),
     responses: { ...success, ...errorResponses(routeErrors(shape, ctx)) },
   };
 }
