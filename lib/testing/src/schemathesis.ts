@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,19 +29,24 @@ export function schemathesisPath(): string {
 
 /**
  * Runs `st` with `args` in a fresh folder (it writes Hypothesis' and its own state where it runs), with only
- * PATH from the environment; resolves its exit code (null when killed at `timeoutMs`) and output.
+ * PATH from the environment, and `config` as its `schemathesis.toml` when given; resolves its exit code (null
+ * when killed at `timeoutMs`) and output.
  */
 export async function runSchemathesis(
   args: readonly string[],
-  timeoutMs: number,
+  o: { timeoutMs: number; config?: string },
 ): Promise<{ code: number | null; output: string }> {
   const st = schemathesisPath();
   const work = mkdtempSync(join(tmpdir(), 'schemathesis-'));
+  const timeoutMs = o.timeoutMs;
+  const config = join(work, 'schemathesis.toml');
+  if (o.config !== undefined) writeFileSync(config, o.config);
   try {
     return await new Promise((resolve) => {
       execFile(
         st,
-        [...args],
+        // a global option: before the command
+        [...(o.config === undefined ? [] : ['--config-file', config]), ...args],
         { cwd: work, env: { PATH: process.env.PATH ?? '', HOME: work, NO_COLOR: '1' }, timeout: timeoutMs },
         (err, stdout, stderr) => {
           const exit = err ? (typeof err.code === 'number' ? err.code : null) : 0;

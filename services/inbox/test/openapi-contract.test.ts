@@ -57,7 +57,7 @@ describe.each(STORE_KINDS)('the inbox against its OpenAPI document (Schemathesis
       `--header=Cookie: ${cookie}`,
       '--header=X-Inbox-CSRF: 1',
     ];
-    const { code, output } = await runSchemathesis(args, 75_000);
+    const { code, output } = await runSchemathesis(args, { timeoutMs: 75_000 });
     if (code !== 0) throw new Error(`schemathesis exited ${code} (seed ${SEED}):\n${output}`);
     expect(output).toMatch(/Test cases:\s+\d+ generated/);
   });

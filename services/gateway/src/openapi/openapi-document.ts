@@ -23,8 +23,7 @@ const FORMS = ['application/json', 'application/x-www-form-urlencoded', 'multipa
 const DESCRIPTION = `The live routes of this gateway: the routes module and the ApiRoutes received over xDS, rebuilt
 when they change. Paths are relative to the server URL (the base path). Every route also answers OPTIONS (204,
 \`Allow\`) without credentials, and HEAD where it answers GET. Any request may also be refused by the HTTP edge:
-408 \`REQUEST_TIMEOUT\`, 413 \`BODY_TOO_LARGE\`, 414 \`URI_TOO_LONG\`, 431 \`HEADERS_TOO_LARGE\`, with the same
-error body.`;
+408 \`REQUEST_TIMEOUT\`, 414 \`URI_TOO_LONG\`, 431 \`HEADERS_TOO_LARGE\`, with the same error body.`;
 
 function signInResponse(ctx: DocumentContext): JsonObject {
   switch (ctx.mode) {
