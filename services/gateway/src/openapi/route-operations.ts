@@ -1,7 +1,7 @@
 import { routePathTemplates, type HttpMethod, type RoutePathParam } from '@portcullis/config';
 import { resolveHandler } from '../handlers/registry.js';
 import type { GatewayRoute } from '../router/route-types.js';
-import { parseParameterSpecs } from '../sanitize/index.js';
+import { parseParameterSpecs, ParameterSpecError } from '../sanitize/index.js';
 import { errorResponses, routeErrors, type RouteShape } from './error-responses.js';
 import { SANITIZER_DESCRIPTIONS } from './sanitizer-descriptions.js';
 import type { DocumentContext, JsonObject, OpenApiMethod, Operation, PathItem } from './types.js';
@@ -13,7 +13,7 @@ const FORM_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'mu
 
 interface Required {
   name: string;
-  sanitizer: string | undefined;
+  sanitizer: string;
 }
 
 /** A route's required parameters as the request will check them; `invalid` when the specs cannot be used. */
@@ -23,30 +23,32 @@ function requiredOf(route: GatewayRoute): { state: RouteShape['requiredParams'];
   try {
     const specs = parseParameterSpecs(route.requiredParams);
     return { state: 'valid', params: specs.map((s) => ({ name: s.name, sanitizer: s.sanitizer })) };
-  } catch {
+  } catch (err: unknown) {
+    if (!(err instanceof ParameterSpecError)) throw err;
     // the request answers 400 PARAMETER_SPEC_INVALID before looking at them
     return { state: 'invalid', params: [] };
   }
 }
 
 function sanitized(p: Required | undefined): JsonObject {
-  if (!p?.sanitizer) return {};
-  return { 'x-sanitizer': p.sanitizer };
+  return p ? { 'x-sanitizer': p.sanitizer } : {};
 }
 
 function describeSanitizer(p: Required | undefined): string {
-  if (!p?.sanitizer) return '';
+  if (!p) return '';
   return ` Required; sanitized with \`${p.sanitizer}\` before the handler sees it: ${SANITIZER_DESCRIPTIONS[p.sanitizer] ?? ''}.`;
 }
 
 function pathParameter(param: RoutePathParam, required: Required | undefined): JsonObject {
-  const declared =
-    param.pattern === undefined ? '' : ` Matches \`${param.pattern}\` (decoded), or no route is found.`;
+  const matched =
+    param.pattern === undefined
+      ? 'One path segment, percent-decoded.'
+      : `Percent-decoded, then matched against \`${param.pattern}\`; a \`/\` it allows is sent unescaped (\`%2F\` is refused), and a value outside it finds no route.`;
   return {
     name: param.name,
     in: 'path',
     required: true,
-    description: `One path segment, percent-decoded.${declared}${describeSanitizer(required)}`.trim(),
+    description: `${matched}${describeSanitizer(required)}`,
     schema: {
       type: 'string',
       ...(param.pattern === undefined ? {} : { pattern: `^(?:${param.pattern})$` }),
