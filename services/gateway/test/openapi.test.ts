@@ -152,6 +152,20 @@ describe('gateway: the OpenAPI document of the live routes (routes module + ApiR
     expect(doc.paths).toHaveProperty(['/shop/orders/{rest}', 'patch']);
     const again = await fetch(`${g.url}/api/openapi.json`, { headers: { 'if-none-match': etag } });
     expect([again.status, again.headers.get('etag'), await again.text()]).toEqual([304, etag, '']);
+    const listed = await fetch(`${g.url}/api/openapi.json`, {
+      headers: { 'if-none-match': `"other", W/${etag}` },
+    });
+    expect(listed.status).toBe(304);
+    const head = await fetch(`${g.url}/api/openapi.json`, { method: 'HEAD' });
+    expect([head.status, head.headers.get('etag')]).toEqual([200, etag]);
+    const options = await g.request('OPTIONS', '/api/openapi.json');
+    expect([options.status, options.headers.get('allow')]).toEqual([204, 'GET, HEAD, OPTIONS']);
+    const post = await g.request('POST', '/api/openapi.json');
+    expect([post.status, post.body, post.headers.get('allow')]).toEqual([
+      405,
+      { error: 'Method not allowed', code: 'METHOD_NOT_ALLOWED' },
+      'GET, HEAD, OPTIONS',
+    ]);
   });
 
   it('is rebuilt when the ApiRoutes change: a new route appears, a removed one goes', async () => {
