@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Installs Schemathesis (PyPI), pinned, into a venv at .cache/schemathesis/<version>/ for the inbox's OpenAPI
-# contract test (services/inbox/test/openapi-contract.test.ts), which runs .cache/schemathesis/<version>/bin/st.
+# Installs Schemathesis (PyPI), pinned, into a venv at .cache/schemathesis/<version>/ for the OpenAPI contract
+# tests (services/{inbox,gateway}/test/openapi-contract.test.ts), which run .cache/schemathesis/<version>/bin/st.
 # A changed pin is a new folder, never a stale install. Idempotent: an existing install is kept.
 # Usage: hack/install-schemathesis.sh        (needs python3 ≥ 3.11 with venv; .ci/run installs python3-venv)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# the one spelling of the pin: services/inbox/test/schemathesis.ts reads this line
+# the one spelling of the pin: lib/testing/src/schemathesis.ts reads this line
 version=4.32.5
 dir=.cache/schemathesis/$version
 

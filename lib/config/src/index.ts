@@ -16,7 +16,12 @@ export { checkRateLimitConfig, parseRateLimitConfig } from './rate-limit-parse.j
 export { findDanglingReplaces, refuseDanglingReplaces } from './replace-targets.js';
 export { parseRateLimitYaml } from './rate-limit-yaml.js';
 export { YAML_ONLY_KEYS, checkXdsCompatible, findYamlOnlyKeys } from './xds-fields.js';
-export { compileRoutePath, type CompiledRoutePath } from './route-path.js';
+export {
+  compileRoutePath,
+  routePathTemplates,
+  type CompiledRoutePath,
+  type RoutePathParam,
+} from './route-path.js';
 export {
   DESCRIPTOR_SOURCES,
   HTTP_METHODS,

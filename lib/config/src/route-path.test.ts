@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileRoutePath, type CompiledRoutePath } from './route-path.js';
+import { compileRoutePath, routePathTemplates, type CompiledRoutePath } from './route-path.js';
 
 function compiled(path: string): CompiledRoutePath {
   const c = compileRoutePath(path);
@@ -53,5 +53,28 @@ describe('compileRoutePath', () => {
     ['a]', ['unbalanced "]" at offset 1']],
   ])('rejects %j', (path, problems) => {
     expect(compileRoutePath(path)).toEqual({ problems });
+  });
+});
+
+describe('routePathTemplates', () => {
+  it('spells one template per optional part, with each parameter and its declared pattern', () => {
+    expect(routePathTemplates('users[/{id:\\d{1,9}}[/{field}]]')).toEqual([
+      { template: 'users', params: [] },
+      { template: 'users/{id}', params: [{ name: 'id', pattern: '\\d{1,9}' }] },
+      {
+        template: 'users/{id}/{field}',
+        params: [
+          { name: 'id', pattern: '\\d{1,9}' },
+          { name: 'field', pattern: undefined },
+        ],
+      },
+    ]);
+  });
+
+  it('keeps literal text around a parameter and an empty template for an optional root', () => {
+    expect(routePathTemplates('files/report-{n:[0-9]+}.json')).toEqual([
+      { template: 'files/report-{n}.json', params: [{ name: 'n', pattern: '[0-9]+' }] },
+    ]);
+    expect(routePathTemplates('[{rest:.+}]').map((t) => t.template)).toEqual(['', '{rest}']);
   });
 });

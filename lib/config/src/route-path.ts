@@ -71,6 +71,41 @@ export function compileRoutePath(path: string): CompiledRoutePath | { problems: 
   };
 }
 
+/** One parameter of a path template: its name, and its pattern when the path declares one (`{id:\d+}`). */
+export interface RoutePathParam {
+  name: string;
+  pattern: string | undefined;
+}
+
+/**
+ * The plain paths a valid route path stands for, shortest first: one per optional part, parameters written
+ * `{name}` (`users[/{id:\d+}]` is `users` and `users/{id}`), as OpenAPI path templates spell them. Call it
+ * on a path `compileRoutePath` accepted.
+ */
+export function routePathTemplates(path: string): Array<{ template: string; params: RoutePathParam[] }> {
+  const out: Array<{ template: string; params: RoutePathParam[] }> = [];
+  const params: RoutePathParam[] = [];
+  let template = '';
+  for (let i = 0; i < path.length; i++) {
+    const c = path.charAt(i);
+    if (c === '{') {
+      const end = closingBrace(path, i);
+      const inner = path.slice(i + 1, end);
+      const colon = inner.indexOf(':');
+      const name = colon < 0 ? inner : inner.slice(0, colon);
+      params.push({ name, pattern: colon < 0 ? undefined : inner.slice(colon + 1) });
+      template += `{${name}}`;
+      i = end;
+    } else if (c === '[') {
+      out.push({ template, params: [...params] });
+    } else if (c !== ']') {
+      template += c;
+    }
+  }
+  out.push({ template, params });
+  return out;
+}
+
 function closingBrace(path: string, open: number): number {
   let depth = 0;
   for (let i = open; i < path.length; i++) {

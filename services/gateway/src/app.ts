@@ -37,6 +37,8 @@ import { toHttpError } from './error-mapper.js';
 import { loadKeys } from './keys.js';
 import { loadListenerTls } from './listener-tls.js';
 import { API_ROUTE_TYPE, routesFromApiRoutes } from './router/api-routes.js';
+import { documentContext } from './openapi/openapi-document.js';
+import { createOpenApiRoute } from './openapi/openapi-route.js';
 import { parseRequestPath } from './request-path.js';
 import { buildRouteTable } from './router/build-table.js';
 import { routesFromModule, type RoutesDefinition } from './router/routes-module.js';
@@ -181,6 +183,10 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
         settings.auth === 'session'
           ? { cookieName: settings.session.cookieName, allowedOrigins: settings.corsOrigins }
           : undefined,
+      openapi:
+        settings.openapi === 'off'
+          ? undefined
+          : createOpenApiRoute({ ctx: documentContext(settings, handlers), auth }),
     },
     buildRouteTable(code, []),
   );

@@ -9,6 +9,8 @@ import { resolveHandler, type HandlerClasses } from './handlers/registry.js';
 import type { HandlerMethod } from './handlers/types.js';
 import { proxyToBackend } from './proxy/proxy-route.js';
 import { enforceLimits, routeDescriptor } from './rate-limit.js';
+import { OPENAPI_PATH } from './openapi/openapi-document.js';
+import type { OpenApiRoute } from './openapi/openapi-route.js';
 import { mergeData, parseQuery, readData, toResponseBody } from './request-data.js';
 import type { RequestPath } from './request-path.js';
 import type { RouteTable } from './router/route-table.js';
@@ -25,6 +27,8 @@ export interface DispatcherOptions {
   log: Logger;
   /** Session mode only: lib/accounts' CSRF rule for every cookie-authenticated write and the sign-in. */
   csrf: CsrfPolicy | undefined;
+  /** `<base>/openapi.json`, unless `GATEWAY_OPENAPI=off`. */
+  openapi?: OpenApiRoute | undefined;
 }
 
 /**
@@ -64,6 +68,7 @@ export class Dispatcher {
     if (this.o.csrf) checkCsrf(request, this.o.csrf, { setsCookie: relPath === 'auth' });
     if (relPath === '') return { message: 'no endpoint defined' };
     if (relPath === 'auth') return this.authRoute(request, reply, search);
+    if (relPath === OPENAPI_PATH && this.o.openapi) return this.o.openapi(request, reply, table);
     if (method === 'OPTIONS') return this.options(reply, table, relPath);
     const found = table.lookup(method, relPath);
     if (found.kind === 'not-found') throw routeNotFound();

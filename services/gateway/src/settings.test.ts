@@ -173,3 +173,13 @@ describe('gateway settings: issue 20 TLS listener', () => {
     ]);
   });
 });
+
+describe('gateway settings: issue 20 OpenAPI document', () => {
+  it('serves it publicly by default, and takes only public, auth or off', () => {
+    expect(loadSettings({}).openapi).toBe('public');
+    expect(loadSettings({ GATEWAY_OPENAPI: 'off' }).openapi).toBe('off');
+    expect(problemsOf({ GATEWAY_OPENAPI: 'private' })).toEqual([
+      'GATEWAY_OPENAPI="private": expected one of public, auth, off',
+    ]);
+  });
+});

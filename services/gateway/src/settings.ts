@@ -20,6 +20,9 @@ import { GATEWAY_REDIS_ENV, readRedisConnection, type RedisConnection } from '@p
 
 export const AUTH_MODES = ['none', 'session', 'jwt'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
+/** `GATEWAY_OPENAPI`: who may read `<base>/openapi.json`, or `off` (no document; the path is a route path). */
+export const OPENAPI_ACCESS = ['public', 'auth', 'off'] as const;
+export type OpenApiAccess = (typeof OPENAPI_ACCESS)[number];
 
 export interface Settings {
   host: string;
@@ -49,6 +52,8 @@ export interface Settings {
   /** Where generated keys are kept when none are given (local mode). */
   stateDir: string;
   corsOrigins: string[];
+  /** `<base>/openapi.json`, the document of the live routes: open to anyone, to callers with credentials, or off. */
+  openapi: OpenApiAccess;
   /** Accounts, sessions and the token denylist; empty keeps them in memory (local mode). */
   /** Redis for accounts and sessions (lib/redis's `GATEWAY_REDIS_ENV` names); empty URL: memory (local mode). */
   redis: RedisConnection;
@@ -153,6 +158,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     },
     stateDir: env.str('GATEWAY_STATE_DIR', { default: '.portcullis' }),
     corsOrigins: env.list('GATEWAY_CORS_ORIGINS'),
+    openapi: env.oneOf('GATEWAY_OPENAPI', OPENAPI_ACCESS, { default: 'public' }),
     redis: readRedisConnection(env, GATEWAY_REDIS_ENV, { url: '' }),
     xds: {
       serverUrl: env.str('GATEWAY_XDS_SERVER_URL'),

@@ -1,11 +1,6 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type RedisServer } from '@portcullis/testing';
+import { runSchemathesis, startRedis, type RedisServer } from '@portcullis/testing';
 import { ADMIN_TOKEN, STORE_KINDS, startInboxHarness, type InboxHarness } from './harness.js';
-import { schemathesisPath } from './schemathesis.js';
 
 /** Fixed: a failure prints it, and the same run reproduces it. */
 const SEED = 15;
@@ -31,7 +26,6 @@ const CHECKS = [
 describe.each(STORE_KINDS)('the inbox against its OpenAPI document (Schemathesis, %s store)', (kind) => {
   let redis: RedisServer | undefined;
   let h: InboxHarness;
-  let work: string;
   beforeAll(async () => {
     if (kind === 'redis') redis = await startRedis();
     // a secrets key: without one an inbox on Redis answers a signature secret 503 (SECRETS_KEY_MISSING)
@@ -39,16 +33,13 @@ describe.each(STORE_KINDS)('the inbox against its OpenAPI document (Schemathesis
       INBOX_SECRETS_KEY: 'ab'.repeat(32),
       ...(redis ? { REDIS_URL: `redis://${redis.address}` } : {}),
     });
-    work = mkdtempSync(join(tmpdir(), 'inbox-schemathesis-'));
   });
   afterAll(async () => {
     await h.close();
     await redis?.stop();
-    rmSync(work, { recursive: true, force: true });
   });
 
   it('answers every generated request as documented', { timeout: 90_000 }, async () => {
-    const st = schemathesisPath();
     const cookie = await h.signUp('schemathesis');
     const args = [
       'run',
@@ -66,18 +57,7 @@ describe.each(STORE_KINDS)('the inbox against its OpenAPI document (Schemathesis
       `--header=Cookie: ${cookie}`,
       '--header=X-Inbox-CSRF: 1',
     ];
-    // in a folder of its own: it writes Hypothesis' and its own state where it runs
-    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      execFile(
-        st,
-        args,
-        { cwd: work, env: { PATH: process.env.PATH ?? '', HOME: work, NO_COLOR: '1' }, timeout: 75_000 },
-        (err, stdout, stderr) => {
-          const exit = err ? (typeof err.code === 'number' ? err.code : null) : 0;
-          resolve({ code: exit, output: stdout + stderr });
-        },
-      );
-    });
+    const { code, output } = await runSchemathesis(args, { timeoutMs: 75_000 });
     if (code !== 0) throw new Error(`schemathesis exited ${code} (seed ${SEED}):\n${output}`);
     expect(output).toMatch(/Test cases:\s+\d+ generated/);
   });

@@ -1,0 +1,148 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createScryptHasher } from '@portcullis/accounts';
+import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
+import { freePort, runSchemathesis } from '@portcullis/testing';
+import { createSotwServer, type SotwServer } from '@portcullis/xds';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_ROUTE_TYPE } from '../src/router/api-routes.js';
+import { quietLog, startGatewayHarness, type GatewayHarness } from './harness.js';
+
+const codec = createMessageCodec(PROTO_FILES.portcullisConfig, 'portcullis.config.v1.ApiRoute');
+/** Fixed: a failure prints it, and the same run reproduces it. */
+const SEED = 20;
+const MAX_EXAMPLES = 12;
+const CHECKS = [
+  'not_a_server_error',
+  'status_code_conformance',
+  'content_type_conformance',
+  'response_headers_conformance',
+  'response_schema_conformance',
+  'negative_data_rejection',
+];
+
+/** The value of the cookie a `Set-Cookie` header sets. */
+function cookieValue(setCookie: string | null): string {
+  const pair = (setCookie ?? '').split(';')[0] ?? '';
+  return pair.slice(pair.indexOf('=') + 1);
+}
+
+/**
+ * Schemathesis against a gateway, from the document it serves for the routes module and ApiRoutes received
+ * over xDS (handler routes with declared patterns and required parameters, a rate-limited one, an upstream
+ * one): every operation gets generated valid and invalid requests, and every answer must be documented, in
+ * its documented type and schema, and never a 5xx. A Bearer token (jwt) or a session cookie makes the
+ * guarded routes reachable; Schemathesis sends no `Origin`, so session mode's CSRF rule lets its writes pass.
+ *
+ * Left out: `DELETE /auth`, which would end those credentials.
+ */
+describe.each(['jwt', 'session'] as const)(
+  'the gateway against its OpenAPI document (Schemathesis, auth %s)',
+  (mode) => {
+    let xds: SotwServer;
+    let g: GatewayHarness;
+    let backend: Server;
+
+    beforeAll(async () => {
+      backend = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('upstream'));
+      });
+      await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+      const backendPort = (backend.address() as AddressInfo).port;
+      xds = createSotwServer({ host: '127.0.0.1', port: await freePort(), log: quietLog });
+      xds.setResources(API_ROUTE_TYPE, [
+        {
+          name: 'demo/shop',
+          value: codec.encode({
+            name: 'demo/shop',
+            prefix: 'shop',
+            createdAt: '2026-11-27T00:00:00Z',
+            routes: [
+              {
+                name: 'item',
+                method: 'GET',
+                path: 'items/{id:\\d{1,9}}[/{field}]',
+                auth: true,
+                requiredParams: ['id|int', 'lang|word'],
+                handler: 'Example.echo',
+                rateLimit: {
+                  requestsPerUnit: 5,
+                  unit: 'minute',
+                  descriptors: [{ key: 'user', from: 'user' }],
+                },
+              },
+              {
+                name: 'create',
+                method: 'POST',
+                path: 'items',
+                auth: false,
+                requiredParams: ['title|text'],
+                handler: 'Example.echo',
+              },
+              {
+                name: 'orders',
+                method: '*',
+                path: 'orders[/{rest:[a-z0-9]+}]',
+                auth: false,
+                backend: { service: 'orders', namespace: 'demo', port: backendPort, timeoutSeconds: 5 },
+              },
+            ],
+          }),
+        },
+      ]);
+      await xds.start();
+      g = await startGatewayHarness(
+        {
+          GATEWAY_AUTH: mode,
+          GATEWAY_XDS_SERVER_URL: `127.0.0.1:${xds.port}`,
+          GATEWAY_BACKEND_HOST: '127.0.0.1',
+        },
+        { passwordHasher: createScryptHasher({ ln: 10 }) },
+      );
+      await g.app.backend.accounts.createUser({ username: 'schemathesis', password: 'correct horse' });
+    });
+    afterAll(async () => {
+      await g.close();
+      await xds.close();
+      backend.close();
+    });
+
+    it('answers every generated request as documented', { timeout: 90_000 }, async () => {
+      const signIn = await g.request('POST', '/api/auth', {
+        body: { username: 'schemathesis', password: 'correct horse' },
+      });
+      // by the document's scheme names, so Schemathesis knows what it leaves out when it tests a request without
+      const config =
+        mode === 'jwt'
+          ? `[auth.openapi.bearerJwt]\nbearer = "${(signIn.body as { jwt: string }).jwt}"\n`
+          : `[auth.openapi.sessionCookie]\napi_key = "${cookieValue(signIn.headers.get('set-cookie'))}"\n`;
+      const { code, output } = await runSchemathesis(
+        [
+          'run',
+          `${g.url}/api/openapi.json`,
+          `--url=${g.url}/api`,
+          `--seed=${SEED}`,
+          `--max-examples=${MAX_EXAMPLES}`,
+          `--checks=${CHECKS.join(',')}`,
+          '--exclude-operation-id=signOut',
+          // a generation health check, not a finding: Hypothesis discards most strings it draws for the one
+          // free path parameter of GET /users/{id} (those a URL path cannot carry as they are)
+          '--suppress-health-check=filter_too_much',
+          '--workers=1',
+          '--request-timeout=5',
+          '--generation-database=none',
+          '--no-color',
+          '--output-truncate=false',
+        ],
+        { timeoutMs: 75_000, config },
+      );
+      if (code !== 0) throw new Error(`schemathesis exited ${code} (seed ${SEED}):\n${output}`);
+      expect(output).toMatch(/Test cases:\s+\d+ generated/);
+      // the credentials reached every guarded operation: only the sign-in, with made-up ones, saw nothing but 401
+      const unauthorized = /401 Unauthorized \(\d+ operations?\):\n((?: {2}- .+\n)+)/.exec(output)?.[1] ?? '';
+      const operations = unauthorized.split('\n').map((l) => l.replace(/^ {2}- /, ''));
+      expect(operations.filter((op) => op !== '' && op !== 'POST /auth')).toEqual([]);
+    });
+  },
+);
