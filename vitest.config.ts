@@ -1,7 +1,11 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // Vitest's default, one less than the cores, is a single worker on a 2-core machine; most test files
+    // wait on sockets, servers and timers, so two share two cores well.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         test: {

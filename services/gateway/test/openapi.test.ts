@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
 import { freePort, waitUntil } from '@portcullis/testing';
 import { createSotwServer, type SotwServer } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,8 +12,8 @@ import {
   type Operation,
 } from '../src/openapi/types.js';
 import { quietLog, startGatewayHarness, type GatewayHarness } from './harness.js';
+import { encodeShopApiRoute } from './shop-api-route.js';
 
-const codec = createMessageCodec(PROTO_FILES.portcullisConfig, 'portcullis.config.v1.ApiRoute');
 const PASSWORD = 'correct horse';
 
 async function validate(doc: OpenApiDocument): Promise<void> {
@@ -71,39 +70,17 @@ describe('gateway: the OpenAPI document of the live routes (routes module + ApiR
   const apiRoute = (extra: object[] = []) => [
     {
       name: 'demo/shop',
-      value: codec.encode({
-        name: 'demo/shop',
-        prefix: 'shop',
-        createdAt: '2026-11-27T00:00:00Z',
-        routes: [
-          {
-            name: 'item',
-            method: 'GET',
-            path: 'items/{id:\\d{1,9}}[/{field}]',
-            auth: true,
-            requiredParams: ['id|int', 'lang|word'],
-            handler: 'Example.echo',
-            rateLimit: { requestsPerUnit: 5, unit: 'minute', descriptors: [{ key: 'user', from: 'user' }] },
-          },
-          {
-            name: 'create',
-            method: 'POST',
-            path: 'items',
-            auth: false,
-            requiredParams: ['title|text'],
-            handler: 'Example.echo',
-          },
-          { name: 'gone', method: 'GET', path: 'gone', auth: false, handler: 'Missing.method' },
-          {
-            name: 'orders',
-            method: '*',
-            path: 'orders[/{rest:.+}]',
-            auth: false,
-            backend: { service: 'orders', namespace: 'demo', port: backendPort, timeoutSeconds: 2 },
-          },
-          ...extra,
-        ],
-      }),
+      value: encodeShopApiRoute([
+        { name: 'gone', method: 'GET', path: 'gone', auth: false, handler: 'Missing.method' },
+        {
+          name: 'orders',
+          method: '*',
+          path: 'orders[/{rest:.+}]',
+          auth: false,
+          backend: { service: 'orders', namespace: 'demo', port: backendPort, timeoutSeconds: 2 },
+        },
+        ...extra,
+      ]),
     },
   ];
 

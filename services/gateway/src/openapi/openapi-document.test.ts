@@ -1,5 +1,4 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
 import { describe, expect, it } from 'vitest';
 import { HANDLER_CLASSES } from '../handlers/registry.js';
 import { routesFromApiRoutes } from '../router/api-routes.js';
@@ -9,8 +8,7 @@ import { SANITIZERS } from '../sanitize/index.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 import { SANITIZER_DESCRIPTIONS } from './sanitizer-descriptions.js';
 import { OPENAPI_METHODS, type DocumentContext, type OpenApiDocument } from './types.js';
-
-const codec = createMessageCodec(PROTO_FILES.portcullisConfig, 'portcullis.config.v1.ApiRoute');
+import { encodeShopApiRoute } from '../../test/shop-api-route.js';
 
 const context = (over: Partial<DocumentContext> = {}): DocumentContext => ({
   basePath: 'api',
@@ -29,48 +27,26 @@ const exampleModule = routesFromModule(exampleRoutes, HANDLER_CLASSES);
 
 const apiRoutes = routesFromApiRoutes([
   {
-    value: codec.encode({
-      name: 'demo/shop',
-      prefix: 'shop',
-      createdAt: '2026-11-27T00:00:00Z',
-      routes: [
-        {
-          name: 'item',
-          method: 'GET',
-          path: 'items/{id:\\d{1,9}}[/{field}]',
-          auth: true,
-          requiredParams: ['id|int', 'lang|word'],
-          handler: 'Example.echo',
-          rateLimit: { requestsPerUnit: 5, unit: 'minute', descriptors: [{ key: 'user', from: 'user' }] },
-        },
-        {
-          name: 'create',
-          method: 'POST',
-          path: 'items',
-          auth: false,
-          requiredParams: ['title'],
-          handler: 'Example.echo',
-        },
-        { name: 'gone', method: 'GET', path: 'gone', auth: false, handler: 'Missing.method' },
-        {
-          name: 'bad-spec',
-          method: 'GET',
-          path: 'bad',
-          auth: false,
-          requiredParams: ['x|nosuch'],
-          handler: 'Example.ping',
-        },
-        {
-          name: 'orders',
-          method: '*',
-          path: 'orders[/{rest:.+}]',
-          auth: false,
-          backend: { service: 'orders', namespace: 'demo', port: 8080, path: '/internal', timeoutSeconds: 2 },
-        },
-        { name: 'orders-get', method: 'GET', path: 'orders', auth: false, handler: 'Example.ping' },
-        { name: 'options', method: 'OPTIONS', path: 'opts', auth: false, handler: 'Example.ping' },
-      ],
-    }),
+    value: encodeShopApiRoute([
+      { name: 'gone', method: 'GET', path: 'gone', auth: false, handler: 'Missing.method' },
+      {
+        name: 'bad-spec',
+        method: 'GET',
+        path: 'bad',
+        auth: false,
+        requiredParams: ['x|nosuch'],
+        handler: 'Example.ping',
+      },
+      {
+        name: 'orders',
+        method: '*',
+        path: 'orders[/{rest:.+}]',
+        auth: false,
+        backend: { service: 'orders', namespace: 'demo', port: 8080, path: '/internal', timeoutSeconds: 2 },
+      },
+      { name: 'orders-get', method: 'GET', path: 'orders', auth: false, handler: 'Example.ping' },
+      { name: 'options', method: 'OPTIONS', path: 'opts', auth: false, handler: 'Example.ping' },
+    ]),
   },
 ]);
 
