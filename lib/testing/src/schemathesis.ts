@@ -28,14 +28,33 @@ export function schemathesisPath(): string {
 }
 
 /**
- * Runs `st` with `args` in a fresh folder (it writes Hypothesis' and its own state where it runs), with only
- * PATH from the environment, and `config` as its `schemathesis.toml` when given; resolves its exit code (null
- * when killed at `timeoutMs`) and output.
+ * `st run` of the document at `schema` with a fixed `seed` (a failure names it, and the same run reproduces
+ * it), one worker, no example database and the full output, plus `args`; in a fresh folder (it writes
+ * Hypothesis' and its own state where it runs), with only PATH from the environment, and `config` as its
+ * `schemathesis.toml` when given. Resolves its exit code (null when killed at `timeoutMs`) and output.
  */
-export async function runSchemathesis(
-  args: readonly string[],
-  o: { timeoutMs: number; config?: string },
-): Promise<{ code: number | null; output: string }> {
+export async function runSchemathesis(o: {
+  schema: string;
+  seed: number;
+  maxExamples: number;
+  checks: readonly string[];
+  args: readonly string[];
+  timeoutMs: number;
+  config?: string;
+}): Promise<{ code: number | null; output: string }> {
+  const args = [
+    'run',
+    o.schema,
+    `--seed=${o.seed}`,
+    `--max-examples=${o.maxExamples}`,
+    `--checks=${o.checks.join(',')}`,
+    '--workers=1',
+    '--request-timeout=5',
+    '--generation-database=none',
+    '--no-color',
+    '--output-truncate=false',
+    ...o.args,
+  ];
   const st = schemathesisPath();
   const work = mkdtempSync(join(tmpdir(), 'schemathesis-'));
   const timeoutMs = o.timeoutMs;
