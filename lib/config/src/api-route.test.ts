@@ -31,6 +31,7 @@ describe('parseApiRoute', () => {
             method: '*',
             path: 'orders[/{rest:.+}]',
             backend: { service: 'orders', port: 8080, path: '/internal' },
+            roles: ['billing'],
             rateLimit: {
               requestsPerUnit: 100,
               unit: 'Minute',
@@ -48,6 +49,7 @@ describe('parseApiRoute', () => {
           path: 'users/{id:\\d+}',
           auth: false,
           requiredParams: ['id|int'],
+          roles: [],
           target: { kind: 'handler', handler: 'Users.get' },
           rateLimit: undefined,
         },
@@ -57,6 +59,7 @@ describe('parseApiRoute', () => {
           path: 'orders[/{rest:.+}]',
           auth: true,
           requiredParams: [],
+          roles: ['billing'],
           target: {
             kind: 'backend',
             service: 'orders',
