@@ -79,6 +79,20 @@ describe('parseApiRoute', () => {
     });
   });
 
+  it('refuses a bad role name, and roles on a route without auth', () => {
+    expect(
+      problems({
+        routes: [
+          { name: 'a', method: 'GET', path: 'a', handler: 'A.b', roles: ['ok', 'not ok'] },
+          { name: 'b', method: 'GET', path: 'b', handler: 'A.b', auth: false, roles: ['ok'] },
+        ],
+      }),
+    ).toEqual([
+      'demo/users: routes[0].roles[1]: expected 1-64 characters from A-Z a-z 0-9 _ . : -',
+      'demo/users: routes[1].roles: roles need auth: true',
+    ]);
+  });
+
   it('lists every problem with its path', () => {
     expect(
       problems({

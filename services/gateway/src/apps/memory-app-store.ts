@@ -46,7 +46,12 @@ export function createMemoryAppStore(o: { now?: Clock } = {}): AppStore {
     listKeys(appId) {
       const byId = appKeys.get(appId);
       if (!byId) return Promise.resolve(undefined);
-      return Promise.resolve([...byId.values()].flatMap((h) => (keys.has(h) ? [{ ...keys.get(h)! }] : [])));
+      return Promise.resolve(
+        [...byId.values()].flatMap((h) => {
+          const info = keys.get(h);
+          return info ? [{ ...info }] : [];
+        }),
+      );
     },
     revokeKey(appId, keyId) {
       const hash = appKeys.get(appId)?.get(keyId);
