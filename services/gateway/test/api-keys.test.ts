@@ -109,6 +109,9 @@ describe.each(['memory', 'redis'] as const)('applications and API keys (%s)', (s
     const { keys } = listed.body as { keys: Array<KeyListing & { createdAt: string }> };
     expect(keys).toEqual([{ id: created.id, appId, name: 'ci', createdAt: created.createdAt }]);
     expect(JSON.stringify(listed.body)).not.toContain(created.key);
+    const logout = await g.request('DELETE', '/api/auth', { headers: { 'x-api-key': created.key } });
+    expect(logout.status).toBe(400);
+    expect(logout.body).toMatchObject({ code: 'INVALID_ARGUMENT' });
     const apps = await g.request('GET', '/admin/apps', { headers: admin });
     const listedApps = (apps.body as { apps: Array<{ id: string }> }).apps;
     expect(listedApps.find((a) => a.id === appId)).toMatchObject({

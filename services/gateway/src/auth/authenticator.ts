@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { countRawHeader, type UnauthenticatedError } from '@portcullis/kit';
+import { countRawHeader, InvalidArgumentError, type UnauthenticatedError } from '@portcullis/kit';
 import {
   type Account,
   type AccountStore,
@@ -120,6 +120,11 @@ export class Authenticator {
   async logout(caller: Caller | undefined, reply: FastifyReply, secure: boolean): Promise<unknown> {
     if (this.o.mode === 'none') return null;
     if (!caller) throw this.missing();
+    // a key names the caller before a token or cookie is read: ending nothing must not look like a sign-out
+    if (caller.via === 'apikey')
+      throw new InvalidArgumentError(
+        'DELETE /auth ends a token or session; revoke an API key through the admin API',
+      );
     // kept while a token could still pass verification, clock tolerance included
     if (caller.token)
       await this.o.denylist.revoke(caller.token.revocationId, caller.token.exp + CLOCK_TOLERANCE_SECONDS);
