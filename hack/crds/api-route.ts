@@ -21,6 +21,11 @@ const route = obj(
       maxItems: 32,
       description: '`name` or `name|sanitizer`, checked before the handler runs.',
     }),
+    roles: list(str({ pattern: '^[A-Za-z0-9_.:-]{1,64}$' }), {
+      maxItems: 32,
+      description:
+        'The caller needs one of these roles (a user\'s or an API key\'s application\'s); else 403 FORBIDDEN. Needs auth.',
+    }),
     handler: str({
       pattern: '^[A-Za-z_$][A-Za-z0-9_$]*\\.[A-Za-z_$][A-Za-z0-9_$]*$',
       description: '`Class.method` of the gateway routes module.',

@@ -31,6 +31,7 @@ describe('parseApiRoute', () => {
             method: '*',
             path: 'orders[/{rest:.+}]',
             backend: { service: 'orders', port: 8080, path: '/internal' },
+            roles: ['billing'],
             rateLimit: {
               requestsPerUnit: 100,
               unit: 'Minute',
@@ -48,6 +49,7 @@ describe('parseApiRoute', () => {
           path: 'users/{id:\\d+}',
           auth: false,
           requiredParams: ['id|int'],
+          roles: [],
           target: { kind: 'handler', handler: 'Users.get' },
           rateLimit: undefined,
         },
@@ -57,6 +59,7 @@ describe('parseApiRoute', () => {
           path: 'orders[/{rest:.+}]',
           auth: true,
           requiredParams: [],
+          roles: ['billing'],
           target: {
             kind: 'backend',
             service: 'orders',
@@ -74,6 +77,20 @@ describe('parseApiRoute', () => {
         },
       ],
     });
+  });
+
+  it('refuses a bad role name, and roles on a route without auth', () => {
+    expect(
+      problems({
+        routes: [
+          { name: 'a', method: 'GET', path: 'a', handler: 'A.b', roles: ['ok', 'not ok'] },
+          { name: 'b', method: 'GET', path: 'b', handler: 'A.b', auth: false, roles: ['ok'] },
+        ],
+      }),
+    ).toEqual([
+      'demo/users: routes[0].roles[1]: expected 1-64 characters from A-Z a-z 0-9 _ . : -',
+      'demo/users: routes[1].roles: roles need auth: true',
+    ]);
   });
 
   it('lists every problem with its path', () => {

@@ -31,6 +31,8 @@ export interface Route {
   path: string;
   auth: boolean;
   requiredParams: string[];
+  /** Any one of them admits the caller (a user's or an application's role); empty: no role needed. */
+  roles: string[];
   target: RouteTarget;
   rateLimit: RouteRateLimit | undefined;
 }
@@ -44,6 +46,8 @@ const HANDLER = /^[A-Za-z_$][A-Za-z0-9_$]*\.[A-Za-z_$][A-Za-z0-9_$]*$/;
 const PREFIX = /^[a-z0-9-]+(\/[a-z0-9-]+)*$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const PARAM_SPEC = /^[A-Za-z_][A-Za-z0-9_]*(\|[A-Za-z]+)?$/;
+/** A role name: what `roles` on routes, users and applications hold. */
+export const ROLE_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /**
  * Validates an ApiRoute's `spec` (the custom resource's, or the same fields decoded from xDS) and returns
@@ -86,6 +90,7 @@ const ROUTE_KEYS = new Set([
   'path',
   'auth',
   'requiredParams',
+  'roles',
   'handler',
   'backend',
   'rateLimit',
@@ -108,12 +113,19 @@ function readRoute(read: Reader, v: unknown, path: ConfigPath): Route | undefine
       return read.fail([...path, 'requiredParams', i], 'expected name or name|sanitizer', []);
     return [text];
   });
+  const roles = read.list(m.roles, [...path, 'roles']).flatMap((r, i) => {
+    const text = read.str(r, [...path, 'roles', i]) ?? '';
+    if (!ROLE_NAME.test(text))
+      return read.fail([...path, 'roles', i], 'expected 1-64 characters from A-Z a-z 0-9 _ . : -', []);
+    return [text];
+  });
   const target = readTarget(read, m, path);
   const auth = m.auth === undefined || m.auth === null ? true : read.bool(m.auth, [...path, 'auth']);
   const rateLimit =
     m.rateLimit == null ? undefined : readRateLimit(read, m.rateLimit, [...path, 'rateLimit']);
   if (!method || !target) return undefined;
-  return { name, method, path: routePath, auth, requiredParams, target, rateLimit };
+  if (roles.length > 0 && !auth) read.fail([...path, 'roles'], 'roles need auth: true');
+  return { name, method, path: routePath, auth, requiredParams, roles, target, rateLimit };
 }
 
 function readTarget(read: Reader, m: Record<string, unknown>, path: ConfigPath): RouteTarget | undefined {

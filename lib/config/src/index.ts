@@ -26,6 +26,7 @@ export {
   DESCRIPTOR_SOURCES,
   HTTP_METHODS,
   parseApiRoute,
+  ROLE_NAME,
   type ApiRouteSpec,
   type DescriptorSource,
   type HttpMethod,

@@ -203,6 +203,20 @@ describe('Reconciler', () => {
   });
 });
 
+describe('ApiRoute roles', () => {
+  it("carries a route's roles to the xDS message", () => {
+    const store = new ResourceStore();
+    const spec = {
+      routes: [{ name: 'r', method: 'GET', path: 'reports', handler: 'A.b', roles: ['auditor'] }],
+    };
+    store.upsert(resource('ApiRoute', 'reports', spec));
+    const [served] = new Reconciler({ gatewayDomain: 'gateway' }).reconcile(store).ApiRoute.resources;
+    const codec = createMessageCodec(PROTO_FILES.portcullisConfig, 'portcullis.config.v1.ApiRoute');
+    const decoded = codec.decode(served?.value ?? new Uint8Array()) as { routes: Array<{ roles: string[] }> };
+    expect(decoded.routes[0]?.roles).toEqual(['auditor']);
+  });
+});
+
 describe('the gateway rate-limit domain', () => {
   it('is generated from ApiRoute rate limits and reserved against RateLimitConfigs', () => {
     const store = new ResourceStore();

@@ -73,6 +73,7 @@ const apiRoutes: KindHandler<ApiRouteSpec> = {
         path: route.path,
         auth: route.auth,
         requiredParams: route.requiredParams,
+        roles: route.roles,
         ...(route.target.kind === 'handler'
           ? { handler: route.target.handler }
           : {

@@ -31,6 +31,11 @@ import { createJwt } from './auth/jwt.js';
 import { createIdpVerifier } from './auth/idp-verifier.js';
 import { createTokenCache } from './auth/token-cache.js';
 import { createTokenVerifier, type VerifiedToken } from './auth/token-verifier.js';
+import { addAdminRoutes } from './apps/admin-routes.js';
+import { createApiKeyAuth } from './apps/api-key-auth.js';
+import type { AppStore } from './apps/app-types.js';
+import { createMemoryAppStore } from './apps/memory-app-store.js';
+import { createRedisAppStore } from './apps/redis-app-store.js';
 import { applyCors } from './cors.js';
 import { Dispatcher } from './dispatch.js';
 import { toHttpError } from './error-mapper.js';
@@ -51,6 +56,8 @@ export interface GatewayApp {
   port: number;
   dispatcher: Dispatcher;
   backend: AccountsBackend;
+  /** Applications, API keys and users' roles: in the accounts' Redis, or in memory with them. */
+  apps: AppStore;
   /** `/readyz`: Redis connected (when configured), first routes applied (xDS mode), not shutting down. */
   readiness: Readiness;
   /** Fails readiness at once, then drains the server, then closes the backends. */
@@ -133,6 +140,9 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
       this.inc(tokenCache.stats().evictions);
     },
   });
+  const apps = backend.redisPool
+    ? createRedisAppStore({ redis: backend.redisPool.next(), now })
+    : createMemoryAppStore({ now });
   const auth = new Authenticator({
     mode: settings.auth,
     jwt,
@@ -147,6 +157,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
       secure: settings.session.secureCookie,
     }),
     denylist: backend.denylist,
+    apiKeys: createApiKeyAuth({ store: apps, header: settings.apiKeyHeader, now }),
   });
   const fallback = createLocalLimiter({
     rules: signInFallbackRules(settings.ratelimit.authDomain, {
@@ -176,6 +187,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
       settings,
       auth,
       accounts: backend.accounts,
+      apps,
       ratelimit,
       handlers,
       log,
@@ -249,6 +261,13 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
   };
   app.all(base, serve);
   app.all(`${base}/*`, serve);
+  if (settings.adminToken !== '')
+    addAdminRoutes(app, {
+      store: apps,
+      token: settings.adminToken,
+      limits: settings,
+      now,
+    });
   addProbeRoutes(app, readiness);
   app.get('/metrics', async (_request, reply) =>
     reply.type(registry.contentType).send(await registry.metrics()),
@@ -301,6 +320,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     port: server?.port ?? 0,
     dispatcher,
     backend,
+    apps,
     readiness,
     close: async () => {
       readiness.shutDown();

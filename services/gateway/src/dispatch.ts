@@ -4,7 +4,9 @@ import { MethodNotAllowedError, type Logger } from '@portcullis/kit';
 import type { RateLimitClient } from '@portcullis/ratelimit-client';
 import { createAuthRoute, type AuthRoute } from './auth/auth-routes.js';
 import type { Authenticator, Caller } from './auth/authenticator.js';
-import { routeNotFound, UnknownHandlerError } from './errors.js';
+import { apiKeyError, routeNotFound, UnknownHandlerError } from './errors.js';
+import type { AppStore } from './apps/app-types.js';
+import { checkRouteRoles } from './apps/route-roles.js';
 import { resolveHandler, type HandlerClasses } from './handlers/registry.js';
 import type { HandlerMethod } from './handlers/types.js';
 import { proxyToBackend } from './proxy/proxy-route.js';
@@ -27,6 +29,8 @@ export interface DispatcherOptions {
   log: Logger;
   /** Session mode only: lib/accounts' CSRF rule for every cookie-authenticated write and the sign-in. */
   csrf: CsrfPolicy | undefined;
+  /** Applications and the roles of users, for routes with `roles`. */
+  apps: AppStore;
   /** `<base>/openapi.json`, unless `GATEWAY_OPENAPI=off`. */
   openapi?: OpenApiRoute | undefined;
 }
@@ -78,6 +82,15 @@ export class Dispatcher {
     const caller = await this.o.auth.identify(request);
     const { route } = found.match;
     if (route.auth && this.o.settings.auth !== 'none' && !caller) throw this.o.auth.missing();
+    if (route.roles.length > 0) {
+      const { auth, apiKeyHeader } = this.o.settings;
+      await checkRouteRoles(route.roles, caller, {
+        store: this.o.apps,
+        // in mode none only an application can hold a role
+        missing: () =>
+          auth === 'none' ? apiKeyError('API key required', apiKeyHeader) : this.o.auth.missing(),
+      });
+    }
     const query = parseQuery(search);
     await this.limit(request, { match: found.match, caller, query, reply });
     if (route.target.kind === 'backend') {

@@ -21,7 +21,12 @@ export function authError(
   return new UnauthenticatedError(message, { challenge, cause: o.cause });
 }
 
-/** A handler's refusal of a caller it knows: 403. */
+/** An API key that is unknown, expired or revoked, or a key header sent twice: 401. */
+export function apiKeyError(message: string, header: string): UnauthenticatedError {
+  return new UnauthenticatedError(message, { challenge: `ApiKey realm="api", header="${header}"` });
+}
+
+/** A handler's refusal of a caller it knows, or a caller without the role a route needs: 403. */
 export class ForbiddenError extends PortcullisError {
   static override readonly code = 'FORBIDDEN';
   static override readonly status = 403;

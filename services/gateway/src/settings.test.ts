@@ -183,3 +183,27 @@ describe('gateway settings: issue 20 OpenAPI document', () => {
     ]);
   });
 });
+
+describe('gateway settings: issue 20 API keys and the admin API', () => {
+  it('takes the key from x-api-key and has no admin API by default', () => {
+    const s = loadSettings({});
+    expect(s.apiKeyHeader).toBe('x-api-key');
+    expect(s.adminToken).toBe('');
+    expect(loadSettings({ GATEWAY_API_KEY_HEADER: 'X-App-Key' }).apiKeyHeader).toBe('x-app-key');
+  });
+
+  it('refuses a bad header name, a short admin token, and the admin path as base path', () => {
+    expect(
+      problemsOf({
+        GATEWAY_API_KEY_HEADER: 'Authorization',
+        GATEWAY_ADMIN_TOKEN: 'short',
+      }),
+    ).toEqual([
+      'GATEWAY_API_KEY_HEADER="authorization": expected a header name (a-z, 0-9, -), not authorization',
+      'GATEWAY_ADMIN_TOKEN: at least 32 bytes',
+    ]);
+    expect(problemsOf({ GATEWAY_ADMIN_TOKEN: 'x'.repeat(32), GATEWAY_BASE_PATH: 'admin/api' })).toEqual([
+      "GATEWAY_BASE_PATH: admin is the admin API's path while GATEWAY_ADMIN_TOKEN is set",
+    ]);
+  });
+});

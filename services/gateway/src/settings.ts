@@ -54,6 +54,10 @@ export interface Settings {
   corsOrigins: string[];
   /** `<base>/openapi.json`, the document of the live routes: open to anyone, to callers with credentials, or off. */
   openapi: OpenApiAccess;
+  /** The request header an application's API key comes in (lower case). */
+  apiKeyHeader: string;
+  /** Bearer token of the admin API (`/admin/...`: applications, keys, user roles); empty: no admin API. */
+  adminToken: string;
   /** Accounts, sessions and the token denylist; empty keeps them in memory (local mode). */
   /** Redis for accounts and sessions (lib/redis's `GATEWAY_REDIS_ENV` names); empty URL: memory (local mode). */
   redis: RedisConnection;
@@ -159,6 +163,8 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     stateDir: env.str('GATEWAY_STATE_DIR', { default: '.portcullis' }),
     corsOrigins: env.list('GATEWAY_CORS_ORIGINS'),
     openapi: env.oneOf('GATEWAY_OPENAPI', OPENAPI_ACCESS, { default: 'public' }),
+    apiKeyHeader: env.str('GATEWAY_API_KEY_HEADER', { default: 'x-api-key' }).toLowerCase(),
+    adminToken: env.str('GATEWAY_ADMIN_TOKEN'),
     redis: readRedisConnection(env, GATEWAY_REDIS_ENV, { url: '' }),
     xds: {
       serverUrl: env.str('GATEWAY_XDS_SERVER_URL'),
@@ -217,6 +223,14 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   if (settings.idp.jwksCacheMinMs > settings.idp.jwksCacheMaxMs) {
     env.problem('GATEWAY_JWKS_CACHE_MIN: longer than GATEWAY_JWKS_CACHE_MAX');
   }
+  if (!/^[a-z0-9-]{1,64}$/.test(settings.apiKeyHeader) || settings.apiKeyHeader === 'authorization')
+    env.problem(
+      `GATEWAY_API_KEY_HEADER="${settings.apiKeyHeader}": expected a header name (a-z, 0-9, -), not authorization`,
+    );
+  if (settings.adminToken !== '' && Buffer.byteLength(settings.adminToken) < 32)
+    env.problem('GATEWAY_ADMIN_TOKEN: at least 32 bytes');
+  if (settings.adminToken !== '' && basePath.split('/')[0] === 'admin')
+    env.problem("GATEWAY_BASE_PATH: admin is the admin API's path while GATEWAY_ADMIN_TOKEN is set");
   if (settings.auth === 'session' && settings.corsOrigins.includes('*')) {
     env.problem('GATEWAY_CORS_ORIGINS="*": credentialed session mode needs the allowed origins listed');
   }

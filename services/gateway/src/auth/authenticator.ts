@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { countRawHeader, type UnauthenticatedError } from '@portcullis/kit';
+import { countRawHeader, InvalidArgumentError, type UnauthenticatedError } from '@portcullis/kit';
 import {
   type Account,
   type AccountStore,
@@ -10,12 +10,17 @@ import { authError } from '../errors.js';
 import type { AuthMode } from '../settings.js';
 import { CLOCK_TOLERANCE_SECONDS, bearerToken, type Jwt } from './jwt.js';
 import type { TokenVerifier } from './token-verifier.js';
+import type { ApiKeyAuth } from '../apps/api-key-auth.js';
 
 /** Who is calling and how they proved it. */
 export interface Caller {
   /** A platform account, or the user an identity provider's token names. */
   account: CallerAccount;
-  via: 'jwt' | 'session';
+  via: 'jwt' | 'session' | 'apikey';
+  /** An application's roles (an API key's caller); a user's are read only where a route asks. */
+  roles?: readonly string[];
+  /** The application and key an API key's caller came with. */
+  app?: { id: string; keyId: string };
   /** The token's claims, for rate-limit descriptors. */
   claims?: Readonly<Record<string, unknown>>;
   /** What `DELETE /auth` revokes, and until when. */
@@ -33,6 +38,8 @@ export interface AuthenticatorOptions {
   accounts: AccountStore;
   cookies: CookieSessions;
   denylist: TokenDenylist;
+  /** Applications' API keys, in every mode; a key, when sent, names the caller and other credentials are not read. */
+  apiKeys?: ApiKeyAuth;
 }
 
 const LOGIN_FAILED = 'Login not successful';
@@ -50,6 +57,8 @@ export class Authenticator {
    * expired, revoked) are a 401 (`authError`) even on an open route: the client should know.
    */
   async identify(request: FastifyRequest): Promise<Caller | undefined> {
+    const application = await this.o.apiKeys?.(request);
+    if (application) return application;
     switch (this.o.mode) {
       case 'none':
         return undefined;
@@ -111,6 +120,11 @@ export class Authenticator {
   async logout(caller: Caller | undefined, reply: FastifyReply, secure: boolean): Promise<unknown> {
     if (this.o.mode === 'none') return null;
     if (!caller) throw this.missing();
+    // a key names the caller before a token or cookie is read: ending nothing must not look like a sign-out
+    if (caller.via === 'apikey')
+      throw new InvalidArgumentError(
+        'DELETE /auth ends a token or session; revoke an API key through the admin API',
+      );
     // kept while a token could still pass verification, clock tolerance included
     if (caller.token)
       await this.o.denylist.revoke(caller.token.revocationId, caller.token.exp + CLOCK_TOLERANCE_SECONDS);

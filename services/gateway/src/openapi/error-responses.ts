@@ -90,6 +90,8 @@ export interface RouteShape {
   /** A parameter declares a pattern, so a value outside it finds no route. */
   hasPatterns: boolean;
   rateLimited: boolean;
+  /** `roles`: a caller without one is a 403. */
+  hasRoles: boolean;
   /** Its required parameters: none, specs that parse, or specs that do not (every request is a 400). */
   requiredParams: 'none' | 'valid' | 'invalid';
   isWrite: boolean;
@@ -97,7 +99,13 @@ export interface RouteShape {
 
 /** Every error a route of this shape can answer, besides the edge's (408, 414, 431) that any request can. */
 export function routeErrors(route: RouteShape, ctx: DocumentContext): ErrorClass[] {
-  const errors: ErrorClass[] = [...credentialErrors(ctx), ...csrfErrors(ctx, route.isWrite)];
+  const errors: ErrorClass[] = [
+    ...credentialErrors(ctx),
+    // an API key is checked in every mode (a bad one is a 401 on any route), so mode none too
+    UnauthenticatedError,
+    ...csrfErrors(ctx, route.isWrite),
+  ];
+  if (route.hasRoles) errors.push(ForbiddenError);
   // fastify's router cannot decode some escapes (BAD_REQUEST); the gateway refuses escaped separators
   if (route.hasParams) errors.push(BadRequestError, BadPathError);
   if (route.hasPatterns) errors.push(NotFoundError);

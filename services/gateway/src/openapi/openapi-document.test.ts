@@ -20,6 +20,7 @@ const context = (over: Partial<DocumentContext> = {}): DocumentContext => ({
   failureMode: 'allow',
   handlers: HANDLER_CLASSES,
   access: 'public',
+  apiKeyHeader: 'x-api-key',
   ...over,
 });
 
@@ -91,7 +92,7 @@ describe('the OpenAPI document of the live routes', () => {
       ].sort(),
     );
     const user = doc.paths['/users/{id}']?.get;
-    expect(user?.security).toEqual([{ bearerJwt: [] }]);
+    expect(user?.security).toEqual([{ bearerJwt: [] }, { apiKey: [] }]);
     expect(user?.parameters).toEqual([
       expect.objectContaining({
         name: 'id',
@@ -127,9 +128,10 @@ describe('the OpenAPI document of the live routes', () => {
     expect(user?.responses['401']?.headers).toHaveProperty('WWW-Authenticate');
     expect(doc.paths['/ping']?.get?.security).toEqual([]);
     expect(doc.paths['/ping']?.get?.responses).not.toHaveProperty('429');
-    expect(Object.keys(doc.components.securitySchemes as object)).toEqual(['bearerJwt']);
+    expect(Object.keys(doc.components.securitySchemes as object)).toEqual(['bearerJwt', 'apiKey']);
     expect(doc.components.securitySchemes).toMatchObject({
       bearerJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
     });
     expect(doc.servers).toEqual([{ url: '/api' }]);
   });
@@ -209,17 +211,48 @@ describe('the OpenAPI document of the live routes', () => {
     expect(JSON.stringify(ping(false)?.['503'])).not.toContain('JWKS_UNAVAILABLE');
   });
 
-  it('names the configured session cookie, and needs no scheme in auth mode none', () => {
+  it('names the configured session cookie, and only the API key scheme in auth mode none', () => {
     const session = buildOpenApiDocument(exampleModule, context({ mode: 'session', cookieName: 'sid' }));
-    expect(Object.keys(session.components.securitySchemes as object)).toEqual(['sessionCookie']);
+    expect(Object.keys(session.components.securitySchemes as object)).toEqual(['sessionCookie', 'apiKey']);
     expect(session.components.securitySchemes).toMatchObject({
       sessionCookie: { type: 'apiKey', in: 'cookie', name: 'sid' },
     });
-    expect(session.paths['/users']?.get?.security).toEqual([{ sessionCookie: [] }]);
-    const open = buildOpenApiDocument(exampleModule, context({ mode: 'none' }));
-    expect(open.components).not.toHaveProperty('securitySchemes');
+    expect(session.paths['/users']?.get?.security).toEqual([{ sessionCookie: [] }, { apiKey: [] }]);
+    const open = buildOpenApiDocument(exampleModule, context({ mode: 'none', apiKeyHeader: 'x-key' }));
+    expect(Object.keys(open.components.securitySchemes as object)).toEqual(['apiKey']);
+    expect(open.components.securitySchemes).toMatchObject({ apiKey: { in: 'header', name: 'x-key' } });
     expect(open.paths['/users']?.get?.security).toEqual([]);
-    expect(open.paths['/users']?.get?.responses).not.toHaveProperty('401');
+    // a bad API key is refused on any route, in every mode
+    expect(JSON.stringify(open.paths['/users']?.get?.responses['401'])).toContain('UNAUTHENTICATED');
+  });
+
+  it("names a route's roles in its security and documents 403 FORBIDDEN, in mode none too", async () => {
+    const withRoles = routesFromApiRoutes([
+      {
+        value: encodeShopApiRoute([
+          {
+            name: 'audit',
+            method: 'GET',
+            path: 'audit',
+            auth: true,
+            roles: ['auditor', 'admin'],
+            backend: { service: 'audit', namespace: 'demo', port: 8080, path: '/', timeoutSeconds: 2 },
+          },
+        ]),
+      },
+    ]);
+    for (const mode of ['jwt', 'none'] as const) {
+      const doc = buildOpenApiDocument(withRoles, context({ mode }));
+      await validate(doc);
+      const audit = doc.paths['/shop/audit']?.get;
+      expect(audit?.security).toEqual([
+        ...(mode === 'jwt' ? [{ bearerJwt: ['auditor', 'admin'] }] : []),
+        { apiKey: ['auditor', 'admin'] },
+      ]);
+      expect(JSON.stringify(audit?.responses['403'])).toContain('FORBIDDEN');
+    }
+    const orders = buildOpenApiDocument(apiRoutes, context()).paths['/shop/orders']?.patch;
+    expect(orders?.responses).not.toHaveProperty('403');
   });
 
   it('leaves out its own path when off, and a route there is then documented', () => {

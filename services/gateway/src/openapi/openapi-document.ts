@@ -119,29 +119,37 @@ function documentPathItem(ctx: DocumentContext): PathItem {
 }
 
 function securitySchemes(ctx: DocumentContext): JsonObject {
+  const apiKey = {
+    type: 'apiKey',
+    in: 'header',
+    name: ctx.apiKeyHeader,
+    description: "An application's API key (admin API or `hack/create-app-key.ts`), in every auth mode.",
+  };
+  const user = userSecuritySchemes(ctx);
+  return { securitySchemes: { ...user, apiKey } };
+}
+
+/** The scheme of `GATEWAY_AUTH`'s user credentials, none in mode none. */
+function userSecuritySchemes(ctx: DocumentContext): JsonObject {
   switch (ctx.mode) {
     case 'none':
       return {};
     case 'jwt':
       return {
-        securitySchemes: {
-          bearerJwt: {
-            type: 'http',
-            scheme: 'bearer',
-            bearerFormat: 'JWT',
-            description: 'A token from `POST /auth`.',
-          },
+        bearerJwt: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'A token from `POST /auth`.',
         },
       };
     case 'session':
       return {
-        securitySchemes: {
-          sessionCookie: {
-            type: 'apiKey',
-            in: 'cookie',
-            name: ctx.cookieName,
-            description: 'The session cookie `POST /auth` sets (shared with the inbox web app).',
-          },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: ctx.cookieName,
+          description: 'The session cookie `POST /auth` sets (shared with the inbox web app).',
         },
       };
     default: {
@@ -163,6 +171,7 @@ export function documentContext(settings: Readonly<Settings>, handlers: HandlerC
     failureMode: settings.ratelimit.failureMode,
     handlers,
     access: settings.openapi,
+    apiKeyHeader: settings.apiKeyHeader,
   };
 }
 

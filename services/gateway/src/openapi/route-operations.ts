@@ -130,6 +130,7 @@ function operation(v: Variant, ctx: DocumentContext): Operation {
     hasParams: v.params.length > 0,
     hasPatterns: v.params.some((p) => p.pattern !== undefined),
     rateLimited: route.rateLimit !== undefined,
+    hasRoles: route.roles.length > 0,
     requiredParams: required.state,
     isWrite: method !== 'get' && method !== 'head',
   };
@@ -152,11 +153,22 @@ function operation(v: Variant, ctx: DocumentContext): Operation {
     summary,
     description: `Route \`${route.id}\` (${route.method} \`${route.path}\`).${route.method === '*' ? ' Any method.' : ''}`,
     'x-route-id': route.id,
-    security: route.auth && ctx.mode !== 'none' ? securityOf(ctx) : [],
+    security: routeSecurity(route, ctx),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(hasBody ? { requestBody: target.kind === 'handler' ? handlerBody(rest) : UPSTREAM_BODY } : {}),
     responses: { ...success, ...errorResponses(routeErrors(shape, ctx)) },
   };
+}
+
+/**
+ * A route that needs a caller takes a user's credentials or an application's key (alternatives); a route
+ * with roles names them as the requirement's roles, in mode none too (only a key can hold them there).
+ */
+function routeSecurity(route: GatewayRoute, ctx: DocumentContext): JsonObject[] {
+  if (route.roles.length === 0 && !(route.auth && ctx.mode !== 'none')) return [];
+  return [...securityOf(ctx), { apiKey: [] }].map((req) =>
+    Object.fromEntries(Object.keys(req).map((scheme) => [scheme, [...route.roles]])),
+  );
 }
 
 /** The security requirement of a route that needs a caller, in the configured auth mode. */

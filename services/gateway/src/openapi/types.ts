@@ -15,6 +15,8 @@ export interface DocumentContext {
   failureMode: 'allow' | 'deny';
   handlers: HandlerClasses;
   access: OpenApiAccess;
+  /** `GATEWAY_API_KEY_HEADER`: an application's key is taken in every mode. */
+  apiKeyHeader: string;
 }
 
 /** A JSON Schema or OpenAPI object, as the document holds it. */

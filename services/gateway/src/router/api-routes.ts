@@ -16,6 +16,7 @@ interface ApiRouteMessage {
     path?: string;
     auth?: boolean;
     requiredParams?: string[];
+    roles?: string[];
     handler?: string;
     backend?: { service?: string; namespace?: string; port?: number; path?: string; timeoutSeconds?: number };
     rateLimit?: {
@@ -48,6 +49,7 @@ export function routesFromApiRoutes(resources: ReadonlyArray<{ value: Uint8Array
         path: r.path,
         auth: r.auth ?? false,
         requiredParams: r.requiredParams,
+        roles: r.roles,
         handler: r.handler,
         backend: r.backend,
         rateLimit: r.rateLimit,
@@ -60,6 +62,7 @@ export function routesFromApiRoutes(resources: ReadonlyArray<{ value: Uint8Array
       path: [spec.prefix, route.path].filter((p) => p !== '').join('/'),
       auth: route.auth,
       requiredParams: route.requiredParams,
+      roles: route.roles,
       target: route.target,
       rateLimit: route.rateLimit,
     }));

@@ -11,6 +11,8 @@ export interface GatewayRoute {
   path: string;
   auth: boolean;
   requiredParams: readonly string[];
+  /** One of them is needed (a user's or an application's role); empty: any caller `auth` admits. */
+  roles: readonly string[];
   target: RouteTarget;
   rateLimit: RouteRateLimit | undefined;
 }

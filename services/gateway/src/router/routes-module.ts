@@ -6,6 +6,8 @@ export interface RouteOptions {
   auth?: boolean;
   /** `name` or `name|sanitizer`, checked before the handler runs. */
   requiredParams?: string[];
+  /** The caller needs one of them; implies `auth`. */
+  roles?: string[];
 }
 
 export type RouteEntry = [
@@ -30,6 +32,8 @@ export function routesFromModule(definition: RoutesDefinition, classes: HandlerC
       throw new Error(`routes: ${method} ${path}: ${className}.${methodName} is not a static method`);
     }
     if (!HTTP_METHODS.includes(method)) throw new Error(`routes: unknown method ${method}`);
+    if ((options.roles ?? []).length > 0 && options.auth === false)
+      throw new Error(`routes: ${method} ${path}: roles need auth`);
     const full = [prefix, path.replace(/^\/+|\/+$/g, '')].filter((p) => p !== '').join('/');
     out.push({
       id: `code:${method} ${full}`,
@@ -38,6 +42,7 @@ export function routesFromModule(definition: RoutesDefinition, classes: HandlerC
       path: full,
       auth: options.auth ?? true,
       requiredParams: options.requiredParams ?? [],
+      roles: options.roles ?? [],
       target: { kind: 'handler', handler: `${className}.${methodName}` },
       rateLimit: undefined,
     });

@@ -1,0 +1,110 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { InvalidArgumentError, NotFoundError, UnauthenticatedError, type HttpApp } from '@portcullis/kit';
+import { ROLE_NAME } from '@portcullis/config';
+import { readData } from '../request-data.js';
+import type { AppStore } from './app-types.js';
+
+export const ADMIN_PATH = '/admin';
+
+export interface AdminRoutesOptions {
+  store: AppStore;
+  /** `GATEWAY_ADMIN_TOKEN`: the Bearer token every admin request carries. */
+  token: string;
+  limits: { maxBodyBytes: number; maxBodyDepth: number };
+  now?: () => number;
+}
+
+const NAME = /^[^\p{Cc}]{1,100}$/u;
+
+/**
+ * The admin API, beside the base path (so no route can shadow it): applications, their keys and users'
+ * roles. Every request needs `Authorization: Bearer <GATEWAY_ADMIN_TOKEN>`.
+ *
+ * POST /admin/apps {name, roles?} → 201 the application; GET /admin/apps → {apps};
+ * POST /admin/apps/{id}/keys {name, expiresAt?} → 201 {key, ...listing}: the key, shown this once;
+ * GET /admin/apps/{id}/keys → {keys} (never a key); DELETE /admin/apps/{id}/keys/{keyId} → 204;
+ * PUT /admin/users/{id}/roles {roles} → 200 {id, roles}.
+ */
+export function addAdminRoutes(app: HttpApp, o: AdminRoutesOptions): void {
+  const now = o.now ?? Date.now;
+  const expected = digest(o.token);
+  const body = (request: FastifyRequest) => readData(request.raw, o.limits);
+  app.register(
+    (admin, _opts, done) => {
+      admin.addHook('onRequest', (request, _reply, next) => {
+        const header = request.headers.authorization ?? '';
+        const token = /^Bearer +(\S+)$/i.exec(header)?.[1] ?? '';
+        // digests of equal length: the comparison takes the same time whatever was sent
+        if (timingSafeEqual(digest(token), expected)) next();
+        else next(new UnauthenticatedError('admin token required', { challenge: 'Bearer realm="admin"' }));
+      });
+      admin.post('/apps', async (request, reply) => {
+        const data = await body(request);
+        const created = await o.store.createApp({
+          name: nameOf(data.name),
+          roles: rolesOf(data.roles ?? []),
+        });
+        return reply.code(201).send(created);
+      });
+      admin.get('/apps', async () => ({ apps: await o.store.listApps() }));
+      admin.post<{ Params: { id: string } }>('/apps/:id/keys', async (request, reply) => {
+        const data = await body(request);
+        const expiresAt = expiryOf(data.expiresAt, now());
+        const created = await o.store.createKey(request.params.id, {
+          name: nameOf(data.name),
+          ...(expiresAt ? { expiresAt } : {}),
+        });
+        if (!created) throw new NotFoundError('application not found');
+        return reply.code(201).send({ key: created.key, ...created.info });
+      });
+      admin.get<{ Params: { id: string } }>('/apps/:id/keys', async (request) => {
+        const keys = await o.store.listKeys(request.params.id);
+        if (!keys) throw new NotFoundError('application not found');
+        return { keys };
+      });
+      admin.delete<{ Params: { id: string; keyId: string } }>(
+        '/apps/:id/keys/:keyId',
+        async (request, reply) => {
+          if (!(await o.store.revokeKey(request.params.id, request.params.keyId)))
+            throw new NotFoundError('API key not found');
+          return reply.code(204).send();
+        },
+      );
+      admin.put<{ Params: { id: string } }>('/users/:id/roles', async (request) => {
+        const roles = rolesOf((await body(request)).roles);
+        await o.store.setUserRoles(request.params.id, roles);
+        return { id: request.params.id, roles };
+      });
+      done();
+    },
+    { prefix: ADMIN_PATH },
+  );
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+export function nameOf(v: unknown): string {
+  if (typeof v !== 'string' || !NAME.test(v))
+    throw new InvalidArgumentError('name: 1-100 printable characters');
+  return v;
+}
+
+export function rolesOf(v: unknown): string[] {
+  if (!Array.isArray(v) || v.length > 32 || !v.every((r) => typeof r === 'string' && ROLE_NAME.test(r)))
+    throw new InvalidArgumentError(
+      'roles: a list of at most 32 names of 1-64 characters from A-Z a-z 0-9 _ . : -',
+    );
+  return [...new Set(v as string[])];
+}
+
+/** An ISO 8601 time in the future, or undefined for a key that does not expire. */
+export function expiryOf(v: unknown, nowMs: number): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  const ms = typeof v === 'string' ? Date.parse(v) : NaN;
+  if (Number.isNaN(ms) || ms <= nowMs)
+    throw new InvalidArgumentError('expiresAt: an ISO 8601 time in the future');
+  return new Date(ms).toISOString();
+}

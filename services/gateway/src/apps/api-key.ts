@@ -1,0 +1,21 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Keys start with it, so a leaked one is recognisable (secret scanners) and a typo is not mistaken for one. */
+export const API_KEY_PREFIX = 'pck_';
+
+/** A new key: 32 random bytes, base64url, after the prefix. */
+export function generateApiKey(): string {
+  return `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * What is stored and looked up: SHA-256, hex. A key has 256 bits of entropy, so a fast hash is enough (no
+ * dictionary to try), and a lookup costs no key derivation.
+ */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export function newRecordId(): string {
+  return randomBytes(12).toString('base64url');
+}
