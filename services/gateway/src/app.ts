@@ -26,9 +26,13 @@ import {
   type RateLimitClient,
 } from '@portcullis/ratelimit-client';
 import { createXdsSubscription, type XdsSubscription } from '@portcullis/xds';
+import { createAdminSessionsRoute } from './auth/admin-sessions-route.js';
 import { Authenticator } from './auth/authenticator.js';
 import { createJwt } from './auth/jwt.js';
 import { createIdpVerifier } from './auth/idp-verifier.js';
+import { createMemoryRefreshStore } from './auth/refresh-store.js';
+import { createRedisRefreshStore } from './auth/refresh-store-redis.js';
+import { RefreshTokens } from './auth/refresh-tokens.js';
 import { createTokenCache } from './auth/token-cache.js';
 import { createTokenVerifier, type VerifiedToken } from './auth/token-verifier.js';
 import { applyCors } from './cors.js';
@@ -133,6 +137,21 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
       this.inc(tokenCache.stats().evictions);
     },
   });
+  const redis = backend.redisPool?.next();
+  const refresh =
+    settings.refresh.mode === 'off'
+      ? undefined
+      : new RefreshTokens({
+          mode: settings.refresh.mode,
+          ttlSeconds: settings.refresh.ttlSeconds,
+          accessTtlSeconds: settings.jwt.ttlSeconds,
+          jwt,
+          store: redis ? createRedisRefreshStore({ redis, now }) : createMemoryRefreshStore(now),
+          denylist: backend.denylist,
+          cookiePath: `/${settings.basePath}/auth`,
+          secureCookie: settings.session.secureCookie,
+          now,
+        });
   const auth = new Authenticator({
     mode: settings.auth,
     jwt,
@@ -147,6 +166,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
       secure: settings.session.secureCookie,
     }),
     denylist: backend.denylist,
+    ...(refresh ? { refresh } : {}),
   });
   const fallback = createLocalLimiter({
     rules: signInFallbackRules(settings.ratelimit.authDomain, {
@@ -187,6 +207,10 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
         settings.openapi === 'off'
           ? undefined
           : createOpenApiRoute({ ctx: documentContext(settings, handlers), auth }),
+      adminSessions:
+        refresh && settings.adminToken !== ''
+          ? createAdminSessionsRoute({ adminToken: settings.adminToken, refresh })
+          : undefined,
     },
     buildRouteTable(code, []),
   );

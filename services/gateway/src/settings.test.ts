@@ -183,3 +183,29 @@ describe('gateway settings: issue 20 OpenAPI document', () => {
     ]);
   });
 });
+
+describe('gateway settings: refresh tokens and the admin token', () => {
+  it('refuses refresh tokens outside jwt mode, a refresh lifetime not above the access one, a short admin token', () => {
+    expect(
+      problemsOf({
+        GATEWAY_REFRESH_TOKENS: 'cookie',
+        GATEWAY_JWT_TTL: '2h',
+        GATEWAY_REFRESH_TTL: '1h',
+        GATEWAY_ADMIN_TOKEN: 'short',
+      }),
+    ).toEqual([
+      'GATEWAY_REFRESH_TOKENS: on, but GATEWAY_AUTH is not jwt',
+      'GATEWAY_REFRESH_TTL: not longer than GATEWAY_JWT_TTL',
+      'GATEWAY_ADMIN_TOKEN: at least 32 characters',
+    ]);
+    expect(problemsOf({ GATEWAY_REFRESH_TOKENS: 'header', GATEWAY_REFRESH_TTL: '3000h' })).toEqual([
+      'GATEWAY_REFRESH_TOKENS="header": expected one of off, body, cookie',
+      'GATEWAY_REFRESH_TTL="3000h": expected a duration ≥ 1m ≤ 2160h',
+    ]);
+  });
+
+  it('is off by default, 720h when on', () => {
+    expect(loadSettings({}).refresh).toEqual({ mode: 'off', ttlSeconds: 720 * 3600 });
+    expect(loadSettings({ GATEWAY_AUTH: 'jwt', GATEWAY_REFRESH_TOKENS: 'body' }).refresh.mode).toBe('body');
+  });
+});
