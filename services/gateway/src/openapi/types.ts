@@ -15,6 +15,8 @@ export interface DocumentContext {
   failureMode: 'allow' | 'deny';
   handlers: HandlerClasses;
   access: OpenApiAccess;
+  /** jwt mode's refresh tokens (`GATEWAY_REFRESH_TOKENS`), and whether the admin API serves; absent: off. */
+  refresh?: { mode: 'body' | 'cookie'; admin: boolean };
 }
 
 /** A JSON Schema or OpenAPI object, as the document holds it. */
