@@ -134,6 +134,30 @@ describe.each(['memory', 'redis'] as const)('refresh tokens, body mode (%s store
     expect((await admin('GET', '')).status).toBe(400);
   });
 
+  it.runIf(store === 'redis')(
+    'a token spent on one replica and reused on another revokes the family on both',
+    async () => {
+      const other = await startGatewayHarness({
+        ...BASE_ENV,
+        GATEWAY_REFRESH_TOKENS: 'body',
+        GATEWAY_REFRESH_TTL: '1h',
+        REDIS_URL: `redis://${redis?.address ?? ''}`,
+      });
+      try {
+        const first = await signIn();
+        const second = (await refresh(first.refresh_token)).body as Issued;
+        const reused = await other.request('POST', '/api/auth', {
+          body: { grant_type: 'refresh_token', refresh_token: first.refresh_token },
+        });
+        expect(reused.body).toMatchObject({ code: 'REFRESH_TOKEN_REUSED' });
+        expect(await whoAmI(second.jwt)).toBe(401);
+        expect((await refresh(second.refresh_token)).body).toMatchObject({ code: 'REFRESH_TOKEN_INVALID' });
+      } finally {
+        await other.close();
+      }
+    },
+  );
+
   it.runIf(store === 'redis')('keeps only the hash of a refresh token in Redis', async () => {
     const issued = await signIn();
     const [, familyId = '', secret = ''] = (issued.refresh_token ?? '').split('.');
