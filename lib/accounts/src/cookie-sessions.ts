@@ -81,9 +81,14 @@ export class CookieSessions {
   }
 
   private cookie(value: string, maxAge: number, https: boolean): string {
-    const secure = this.o.secure === 'always' || (this.o.secure === 'auto' && https);
+    const secure = isSecureCookie(this.o.secure, https);
     return `${this.o.cookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
   }
+}
+
+/** Whether a cookie set in answer to a request (`https`: it came over TLS) is marked `Secure`. */
+export function isSecureCookie(mode: SecureCookieMode, https: boolean): boolean {
+  return mode === 'always' || (mode === 'auto' && https);
 }
 
 /** The first cookie of that name in a `Cookie` header, percent-decoded; undefined when absent. */

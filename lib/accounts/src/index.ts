@@ -37,6 +37,7 @@ export { signValue, unsignValue, MIN_SIGNING_KEY_CHARS } from './signed-value.js
 export {
   CookieSessions,
   DEFAULT_SESSION_COOKIE,
+  isSecureCookie,
   readCookie,
   type CookieSession,
   type CookieSessionOptions,

@@ -26,9 +26,13 @@ import {
   type RateLimitClient,
 } from '@portcullis/ratelimit-client';
 import { createXdsSubscription, type XdsSubscription } from '@portcullis/xds';
+import { createAdminSessionsRoute } from './auth/admin-sessions-route.js';
 import { Authenticator } from './auth/authenticator.js';
 import { createJwt } from './auth/jwt.js';
 import { createIdpVerifier } from './auth/idp-verifier.js';
+import { createMemoryRefreshStore } from './auth/refresh-store.js';
+import { createRedisRefreshStore } from './auth/refresh-store-redis.js';
+import { RefreshTokens } from './auth/refresh-tokens.js';
 import { createTokenCache } from './auth/token-cache.js';
 import { createTokenVerifier, type VerifiedToken } from './auth/token-verifier.js';
 import { addAdminRoutes } from './apps/admin-routes.js';
@@ -140,9 +144,22 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
       this.inc(tokenCache.stats().evictions);
     },
   });
-  const apps = backend.redisPool
-    ? createRedisAppStore({ redis: backend.redisPool.next(), now })
-    : createMemoryAppStore({ now });
+  const redis = backend.redisPool?.next();
+  const apps = redis ? createRedisAppStore({ redis, now }) : createMemoryAppStore({ now });
+  const refresh =
+    settings.refresh.mode === 'off'
+      ? undefined
+      : new RefreshTokens({
+          mode: settings.refresh.mode,
+          ttlSeconds: settings.refresh.ttlSeconds,
+          accessTtlSeconds: settings.jwt.ttlSeconds,
+          jwt,
+          store: redis ? createRedisRefreshStore({ redis, now }) : createMemoryRefreshStore(now),
+          denylist: backend.denylist,
+          cookiePath: `/${settings.basePath}/auth`,
+          secureCookie: settings.session.secureCookie,
+          now,
+        });
   const auth = new Authenticator({
     mode: settings.auth,
     jwt,
@@ -158,6 +175,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     }),
     denylist: backend.denylist,
     apiKeys: createApiKeyAuth({ store: apps, header: settings.apiKeyHeader, now }),
+    ...(refresh ? { refresh } : {}),
   });
   const fallback = createLocalLimiter({
     rules: signInFallbackRules(settings.ratelimit.authDomain, {
@@ -199,6 +217,10 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
         settings.openapi === 'off'
           ? undefined
           : createOpenApiRoute({ ctx: documentContext(settings, handlers), auth }),
+      adminSessions:
+        refresh && settings.adminToken !== ''
+          ? createAdminSessionsRoute({ adminToken: settings.adminToken, refresh })
+          : undefined,
     },
     buildRouteTable(code, []),
   );

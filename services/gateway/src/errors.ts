@@ -139,6 +139,34 @@ export class JwksUnavailableError extends PortcullisError {
   }
 }
 
+/**
+ * A refresh token that is not a live one: malformed, unknown, expired, or of an ended family: 401. Sign
+ * in again.
+ */
+export class RefreshTokenInvalidError extends PortcullisError {
+  static override readonly code = 'REFRESH_TOKEN_INVALID';
+  static override readonly status = 401;
+  override readonly headers = { 'www-authenticate': 'Bearer realm="api", error="invalid_grant"' };
+
+  constructor() {
+    super('Invalid refresh token');
+  }
+}
+
+/**
+ * A refresh token that was already spent: someone holds a copy. Its whole family (every refresh token of
+ * that sign-in and the access tokens issued from them) is revoked: 401.
+ */
+export class RefreshTokenReusedError extends PortcullisError {
+  static override readonly code = 'REFRESH_TOKEN_REUSED';
+  static override readonly status = 401;
+  override readonly headers = { 'www-authenticate': 'Bearer realm="api", error="invalid_grant"' };
+
+  constructor() {
+    super('Refresh token reused: every token of its sign-in is revoked');
+  }
+}
+
 /** This service's registry: each class with its code and status. */
 export const GATEWAY_ERRORS: readonly ErrorClass[] = [
   ForbiddenError,
@@ -152,4 +180,6 @@ export const GATEWAY_ERRORS: readonly ErrorClass[] = [
   ParameterSpecError,
   MissingParametersError,
   JwksUnavailableError,
+  RefreshTokenInvalidError,
+  RefreshTokenReusedError,
 ];

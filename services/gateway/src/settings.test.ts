@@ -200,10 +200,36 @@ describe('gateway settings: issue 20 API keys and the admin API', () => {
       }),
     ).toEqual([
       'GATEWAY_API_KEY_HEADER="authorization": expected a header name (a-z, 0-9, -), not authorization',
-      'GATEWAY_ADMIN_TOKEN: at least 32 bytes',
+      'GATEWAY_ADMIN_TOKEN: at least 32 characters',
     ]);
     expect(problemsOf({ GATEWAY_ADMIN_TOKEN: 'x'.repeat(32), GATEWAY_BASE_PATH: 'admin/api' })).toEqual([
       "GATEWAY_BASE_PATH: admin is the admin API's path while GATEWAY_ADMIN_TOKEN is set",
     ]);
+  });
+});
+
+describe('gateway settings: refresh tokens and the admin token', () => {
+  it('refuses refresh tokens outside jwt mode, a refresh lifetime not above the access one, a short admin token', () => {
+    expect(
+      problemsOf({
+        GATEWAY_REFRESH_TOKENS: 'cookie',
+        GATEWAY_JWT_TTL: '2h',
+        GATEWAY_REFRESH_TTL: '1h',
+        GATEWAY_ADMIN_TOKEN: 'short',
+      }),
+    ).toEqual([
+      'GATEWAY_REFRESH_TOKENS: on, but GATEWAY_AUTH is not jwt',
+      'GATEWAY_REFRESH_TTL: not longer than GATEWAY_JWT_TTL',
+      'GATEWAY_ADMIN_TOKEN: at least 32 characters',
+    ]);
+    expect(problemsOf({ GATEWAY_REFRESH_TOKENS: 'header', GATEWAY_REFRESH_TTL: '3000h' })).toEqual([
+      'GATEWAY_REFRESH_TOKENS="header": expected one of off, body, cookie',
+      'GATEWAY_REFRESH_TTL="3000h": expected a duration ≥ 1m ≤ 2160h',
+    ]);
+  });
+
+  it('is off by default, 720h when on', () => {
+    expect(loadSettings({}).refresh).toEqual({ mode: 'off', ttlSeconds: 720 * 3600 });
+    expect(loadSettings({ GATEWAY_AUTH: 'jwt', GATEWAY_REFRESH_TOKENS: 'body' }).refresh.mode).toBe('body');
   });
 });

@@ -16,8 +16,11 @@ import {
 import { readRateLimitTls, type RateLimitTlsNames } from '@portcullis/ratelimit-client';
 import type { ClientTlsOptions } from '@portcullis/xds';
 import { parseIdpIssuers, type IdpIssuer } from './auth/idp-issuers.js';
+import { REFRESH_MODES, type RefreshMode } from './auth/refresh-tokens.js';
 import { GATEWAY_REDIS_ENV, readRedisConnection, type RedisConnection } from '@portcullis/redis';
 
+/** As the inbox's `INBOX_ADMIN_TOKEN`. */
+export const MIN_ADMIN_TOKEN_CHARS = 32;
 export const AUTH_MODES = ['none', 'session', 'jwt'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 /** `GATEWAY_OPENAPI`: who may read `<base>/openapi.json`, or `off` (no document; the path is a route path). */
@@ -43,6 +46,8 @@ export interface Settings {
   };
   /** Verified tokens kept (by hash, until their `exp`) so each is checked once; 0 keeps none. */
   tokenCacheSize: number;
+  /** jwt mode: refresh tokens with sign-in (`off`, in the body, or in a cookie) and how long each lives. */
+  refresh: { mode: RefreshMode; ttlSeconds: number };
   session: {
     keys: string[];
     ttlSeconds: number;
@@ -56,7 +61,10 @@ export interface Settings {
   openapi: OpenApiAccess;
   /** The request header an application's API key comes in (lower case). */
   apiKeyHeader: string;
-  /** Bearer token of the admin API (`/admin/...`: applications, keys, user roles); empty: no admin API. */
+  /**
+   * `GATEWAY_ADMIN_TOKEN`, the Bearer token of the admin API: `/admin/...` (applications, keys, user roles)
+   * and `<base>/auth/sessions` (refresh-token families); empty: no admin API.
+   */
   adminToken: string;
   /** Accounts, sessions and the token denylist; empty keeps them in memory (local mode). */
   /** Redis for accounts and sessions (lib/redis's `GATEWAY_REDIS_ENV` names); empty URL: memory (local mode). */
@@ -152,6 +160,12 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       }),
     },
     tokenCacheSize: env.int('GATEWAY_JWT_CACHE_SIZE', { default: 10_000, min: 0, max: 1_000_000 }),
+    refresh: {
+      mode: env.oneOf('GATEWAY_REFRESH_TOKENS', REFRESH_MODES, { default: 'off' }),
+      ttlSeconds: Math.round(
+        env.durationMs('GATEWAY_REFRESH_TTL', { default: '720h', min: '1m', max: '2160h' }) / 1000,
+      ),
+    },
     session: {
       keys: env.list('GATEWAY_SESSION_KEYS'),
       ttlSeconds: Math.round(
@@ -220,6 +234,12 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   };
   if (settings.idp.issuers.length > 0 && settings.auth !== 'jwt')
     env.problem('GATEWAY_JWT_ISSUERS: set, but GATEWAY_AUTH is not jwt');
+  if (settings.refresh.mode !== 'off' && settings.auth !== 'jwt')
+    env.problem('GATEWAY_REFRESH_TOKENS: on, but GATEWAY_AUTH is not jwt');
+  if (settings.refresh.mode !== 'off' && settings.refresh.ttlSeconds <= settings.jwt.ttlSeconds)
+    env.problem('GATEWAY_REFRESH_TTL: not longer than GATEWAY_JWT_TTL');
+  if (settings.adminToken !== '' && settings.adminToken.length < MIN_ADMIN_TOKEN_CHARS)
+    env.problem(`GATEWAY_ADMIN_TOKEN: at least ${MIN_ADMIN_TOKEN_CHARS} characters`);
   if (settings.idp.jwksCacheMinMs > settings.idp.jwksCacheMaxMs) {
     env.problem('GATEWAY_JWKS_CACHE_MIN: longer than GATEWAY_JWKS_CACHE_MAX');
   }
@@ -227,8 +247,6 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     env.problem(
       `GATEWAY_API_KEY_HEADER="${settings.apiKeyHeader}": expected a header name (a-z, 0-9, -), not authorization`,
     );
-  if (settings.adminToken !== '' && Buffer.byteLength(settings.adminToken) < 32)
-    env.problem('GATEWAY_ADMIN_TOKEN: at least 32 bytes');
   if (settings.adminToken !== '' && basePath.split('/')[0] === 'admin')
     env.problem("GATEWAY_BASE_PATH: admin is the admin API's path while GATEWAY_ADMIN_TOKEN is set");
   if (settings.auth === 'session' && settings.corsOrigins.includes('*')) {

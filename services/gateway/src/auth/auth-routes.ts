@@ -37,7 +37,12 @@ export function createAuthRoute(o: AuthRouteOptions): AuthRoute {
           domain: o.settings.ratelimit.authDomain,
           descriptors: signInDescriptors(request.ip, username),
         });
-        return o.auth.login(params, reply, { secure, cookie: request.headers.cookie });
+        return o.auth.login(params, reply, {
+          secure,
+          cookie: request.headers.cookie,
+          userAgent: request.headers['user-agent'] ?? '',
+          address: request.ip,
+        });
       }
       case 'DELETE':
         return o.auth.logout(await o.auth.identify(request), reply, secure);

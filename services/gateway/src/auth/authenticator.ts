@@ -9,6 +9,7 @@ import {
 import { authError } from '../errors.js';
 import type { AuthMode } from '../settings.js';
 import { CLOCK_TOLERANCE_SECONDS, bearerToken, type Jwt } from './jwt.js';
+import type { RefreshTokens } from './refresh-tokens.js';
 import type { TokenVerifier } from './token-verifier.js';
 import type { ApiKeyAuth } from '../apps/api-key-auth.js';
 
@@ -24,7 +25,7 @@ export interface Caller {
   /** The token's claims, for rate-limit descriptors. */
   claims?: Readonly<Record<string, unknown>>;
   /** What `DELETE /auth` revokes, and until when. */
-  token?: { revocationId: string; exp: number };
+  token?: { revocationId: string; exp: number; family?: string };
   sessionId?: string;
 }
 
@@ -40,6 +41,16 @@ export interface AuthenticatorOptions {
   denylist: TokenDenylist;
   /** Applications' API keys, in every mode; a key, when sent, names the caller and other credentials are not read. */
   apiKeys?: ApiKeyAuth;
+  /** jwt mode with `GATEWAY_REFRESH_TOKENS` on: sign-ins start refresh-token families. */
+  refresh?: RefreshTokens;
+}
+
+/** The request `POST /auth` answers, as `login` needs it. */
+export interface LoginRequest {
+  secure: boolean;
+  cookie: string | undefined;
+  userAgent: string;
+  address: string;
 }
 
 const LOGIN_FAILED = 'Login not successful';
@@ -84,21 +95,35 @@ export class Authenticator {
 
   /**
    * `POST /auth` with `username` and `password` (JSON or form). In session mode the session named by the
-   * request's `cookie` ends: a new sign-in replaces it (no fixation).
+   * request's `cookie` ends: a new sign-in replaces it (no fixation). With refresh tokens on,
+   * `grant_type=refresh_token` exchanges a refresh token instead (refresh-tokens.ts).
    */
-  async login(
-    params: Record<string, unknown>,
-    reply: FastifyReply,
-    request: { secure: boolean; cookie: string | undefined },
-  ): Promise<unknown> {
+  async login(params: Record<string, unknown>, reply: FastifyReply, request: LoginRequest): Promise<unknown> {
+    const { refresh } = this.o;
+    if (refresh && this.o.mode === 'jwt' && params.grant_type === 'refresh_token') {
+      const client = { userAgent: request.userAgent, address: request.address, https: request.secure };
+      const { tokens } = await refresh.refresh(refresh.tokenOf(params, request.cookie), client, (id) =>
+        this.o.accounts.getById(id),
+      );
+      if (tokens.setCookie) void reply.header('set-cookie', tokens.setCookie);
+      return tokens.body;
+    }
     const username = typeof params.username === 'string' ? params.username : '';
     const password = typeof params.password === 'string' ? params.password : '';
     const account =
       username && password ? await this.o.accounts.verifyCredentials(username, password) : undefined;
     if (!account) throw authError(LOGIN_FAILED, { scheme: this.o.mode === 'session' ? 'Cookie' : 'Bearer' });
     switch (this.o.mode) {
-      case 'jwt':
-        return { jwt: (await this.o.jwt.sign(account)).token };
+      case 'jwt': {
+        if (!refresh) return { jwt: (await this.o.jwt.sign(account)).token };
+        const tokens = await refresh.start(account, {
+          userAgent: request.userAgent,
+          address: request.address,
+          https: request.secure,
+        });
+        if (tokens.setCookie) void reply.header('set-cookie', tokens.setCookie);
+        return tokens.body;
+      }
       case 'session': {
         const { setCookie } = await this.o.cookies.start(account.id, {
           https: request.secure,
@@ -128,6 +153,11 @@ export class Authenticator {
     // kept while a token could still pass verification, clock tolerance included
     if (caller.token)
       await this.o.denylist.revoke(caller.token.revocationId, caller.token.exp + CLOCK_TOLERANCE_SECONDS);
+    if (caller.token?.family !== undefined && this.o.refresh) {
+      await this.o.refresh.end(caller.token.family);
+      const clear = this.o.refresh.clearCookie(secure);
+      if (clear) void reply.header('set-cookie', clear);
+    }
     if (caller.sessionId !== undefined) {
       void reply.header('set-cookie', await this.o.cookies.end(caller.sessionId, { https: secure }));
     }
@@ -148,7 +178,9 @@ export class Authenticator {
     ]);
     if (revoked) throw authError('Token revoked', { scheme: 'Bearer', detail: 'invalid_token' });
     if (!account) throw authError('Invalid token', { scheme: 'Bearer', detail: 'invalid_token' });
-    return { account, via: 'jwt', claims, token: { revocationId, exp } };
+    // an identity provider's token may carry any claims: only ours name a family
+    const family = !verified.external && typeof claims.fam === 'string' ? claims.fam : undefined;
+    return { account, via: 'jwt', claims, token: { revocationId, exp, ...(family ? { family } : {}) } };
   }
 
   private async fromCookie(header: string | undefined): Promise<Caller | undefined> {

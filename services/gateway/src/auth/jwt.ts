@@ -16,6 +16,8 @@ export interface TokenClaims {
   jti: string;
   exp: number;
   username: string;
+  /** The refresh-token family the token was issued in (`fam`), revoked with it. */
+  fam?: string;
 }
 
 const ALGORITHM = 'HS256';
@@ -34,11 +36,14 @@ export const CLOCK_TOLERANCE_SECONDS = 30;
 export function createJwt(o: JwtOptions) {
   const key = new TextEncoder().encode(o.secret);
   return {
-    async sign(account: { id: string; username: string }): Promise<{ token: string; claims: TokenClaims }> {
+    async sign(
+      account: { id: string; username: string },
+      family?: string,
+    ): Promise<{ token: string; claims: TokenClaims }> {
       const jti = randomUUID();
       const now = Math.floor(Date.now() / 1000);
       const exp = now + o.ttlSeconds;
-      const token = await new SignJWT({ username: account.username })
+      const token = await new SignJWT({ username: account.username, ...(family ? { fam: family } : {}) })
         .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
         .setSubject(account.id)
         .setJti(jti)
@@ -47,7 +52,8 @@ export function createJwt(o: JwtOptions) {
         .setIssuer(o.issuer)
         .setAudience(o.audience)
         .sign(key);
-      return { token, claims: { sub: account.id, jti, exp, username: account.username } };
+      const claims: TokenClaims = { sub: account.id, jti, exp, username: account.username };
+      return { token, claims: family ? { ...claims, fam: family } : claims };
     },
 
     /** @throws UnauthenticatedError (401) for anything but a valid, unexpired token of ours. */
@@ -68,6 +74,7 @@ export function createJwt(o: JwtOptions) {
           jti: String(payload.jti),
           exp: Number(payload.exp),
           username: typeof payload.username === 'string' ? payload.username : '',
+          ...(typeof payload.fam === 'string' ? { fam: payload.fam } : {}),
         };
       } catch (err: unknown) {
         throw toTokenError(err);

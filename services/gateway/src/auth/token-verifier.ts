@@ -9,7 +9,10 @@ export interface VerifiedToken {
   /** The subject: our token's platform account id, or an identity provider's user. */
   sub: string;
   exp: number;
-  /** What `DELETE /auth` revokes and each request asks about: our `jti`, or an issuer's token's SHA-256. */
+  /**
+   * What `DELETE /auth` revokes and each request asks about: our `jti` (the refresh-token family's id for a
+   * token issued in one, so revoking the family refuses all its tokens), or an issuer's token's SHA-256.
+   */
   revocationId: string;
   /** What rate-limit `claim` descriptors read: ours `sub`, `jti`, `exp`, `username`; an issuer's, all. */
   claims: Readonly<Record<string, unknown>>;
@@ -57,7 +60,7 @@ export function createTokenVerifier(o: TokenVerifierOptions): TokenVerifier {
       const verified: VerifiedToken = deepFreeze({
         sub: claims.sub,
         exp: claims.exp,
-        revocationId: claims.jti,
+        revocationId: claims.fam ?? claims.jti,
         claims: { ...claims },
       });
       o.cache.set(hash, verified, claims.exp * 1000);

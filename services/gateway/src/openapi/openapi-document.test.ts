@@ -280,3 +280,32 @@ describe('the OpenAPI document of the live routes', () => {
     expect(Object.keys(SANITIZER_DESCRIPTIONS).sort()).toEqual(Object.keys(SANITIZERS).sort());
   });
 });
+
+describe('the OpenAPI document with refresh tokens (issue 20)', () => {
+  it.each(['body', 'cookie'] as const)(
+    'is valid in %s mode: the refresh grant on POST /auth, its 401 codes, and the admin API when it serves',
+    async (mode) => {
+      const doc = buildOpenApiDocument(exampleModule, context({ refresh: { mode, admin: true } }));
+      await validate(doc);
+      const post = doc.paths['/auth']?.post;
+      const body = JSON.stringify(post?.requestBody);
+      expect(body).toContain('"grant_type":{"const":"refresh_token"}');
+      expect(JSON.stringify(post?.responses['401'])).toContain('REFRESH_TOKEN_REUSED');
+      expect(JSON.stringify(post?.responses['401'])).toContain('REFRESH_TOKEN_INVALID');
+      expect(JSON.stringify(post?.responses['200'])).toContain(
+        mode === 'cookie' ? 'Set-Cookie' : 'refresh_token',
+      );
+      expect(Object.keys(doc.paths['/auth/sessions'] ?? {})).toEqual(['get', 'delete']);
+      expect(doc.components.securitySchemes).toHaveProperty('adminToken');
+    },
+  );
+
+  it('leaves /auth as it was and has no admin path while refresh tokens are off or the admin token empty', () => {
+    const off = buildOpenApiDocument(exampleModule, context());
+    expect(JSON.stringify(off.paths['/auth'])).not.toContain('refresh_token');
+    expect(off.paths).not.toHaveProperty('/auth/sessions');
+    const noAdmin = buildOpenApiDocument(exampleModule, context({ refresh: { mode: 'body', admin: false } }));
+    expect(noAdmin.paths).not.toHaveProperty('/auth/sessions');
+    expect(noAdmin.components.securitySchemes).not.toHaveProperty('adminToken');
+  });
+});

@@ -9,6 +9,8 @@ import {
   errorResponses,
   signInErrors,
 } from './error-responses.js';
+import { ADMIN_SESSIONS_PATH } from '../auth/admin-sessions-route.js';
+import { ADMIN_TOKEN_SCHEME, adminSessionsPathItem, withRefreshTokens } from './refresh-operations.js';
 import { routePathItems, securityOf } from './route-operations.js';
 import type { DocumentContext, JsonObject, OpenApiDocument, PathItem } from './types.js';
 
@@ -159,6 +161,12 @@ function userSecuritySchemes(ctx: DocumentContext): JsonObject {
   }
 }
 
+function withAdminScheme(schemes: JsonObject, admin: boolean): JsonObject {
+  if (!admin) return schemes;
+  const own = (schemes.securitySchemes ?? {}) as JsonObject;
+  return { securitySchemes: { ...own, ...ADMIN_TOKEN_SCHEME } };
+}
+
 /** What the document takes from the settings and the handler classes. */
 export function documentContext(settings: Readonly<Settings>, handlers: HandlerClasses): DocumentContext {
   return {
@@ -172,6 +180,9 @@ export function documentContext(settings: Readonly<Settings>, handlers: HandlerC
     handlers,
     access: settings.openapi,
     apiKeyHeader: settings.apiKeyHeader,
+    ...(settings.refresh.mode === 'off'
+      ? {}
+      : { refresh: { mode: settings.refresh.mode, admin: settings.adminToken !== '' } }),
   };
 }
 
@@ -180,9 +191,15 @@ export function documentContext(settings: Readonly<Settings>, handlers: HandlerC
  * `info.version` names the routes: it changes when they do.
  */
 export function buildOpenApiDocument(routes: readonly GatewayRoute[], ctx: DocumentContext): OpenApiDocument {
-  const own: Record<string, PathItem> = { [`/${AUTH_PATH}`]: authPathItem(ctx) };
+  const own: Record<string, PathItem> = { [`/${AUTH_PATH}`]: withRefreshTokens(authPathItem(ctx), ctx) };
   if (ctx.access !== 'off') own[`/${OPENAPI_PATH}`] = documentPathItem(ctx);
-  const reserved = new Set([AUTH_PATH, ...(ctx.access === 'off' ? [] : [OPENAPI_PATH])]);
+  const admin = ctx.refresh?.admin === true;
+  if (admin) own[`/${ADMIN_SESSIONS_PATH}`] = adminSessionsPathItem(ctx);
+  const reserved = new Set([
+    AUTH_PATH,
+    ...(ctx.access === 'off' ? [] : [OPENAPI_PATH]),
+    ...(admin ? [ADMIN_SESSIONS_PATH] : []),
+  ]);
   const paths = { ...own, ...routePathItems(routes, ctx, reserved) };
   const version = createHash('sha256').update(JSON.stringify(paths)).digest('hex').slice(0, 12);
   return {
@@ -190,6 +207,6 @@ export function buildOpenApiDocument(routes: readonly GatewayRoute[], ctx: Docum
     info: { title: 'Portcullis gateway', version: `routes-${version}`, description: DESCRIPTION },
     servers: [{ url: `/${ctx.basePath}` }],
     paths,
-    components: { schemas: { Error: ERROR_SCHEMA }, ...securitySchemes(ctx) },
+    components: { schemas: { Error: ERROR_SCHEMA }, ...withAdminScheme(securitySchemes(ctx), admin) },
   };
 }

@@ -17,6 +17,8 @@ export interface DocumentContext {
   access: OpenApiAccess;
   /** `GATEWAY_API_KEY_HEADER`: an application's key is taken in every mode. */
   apiKeyHeader: string;
+  /** jwt mode's refresh tokens (`GATEWAY_REFRESH_TOKENS`), and whether the admin API serves; absent: off. */
+  refresh?: { mode: 'body' | 'cookie'; admin: boolean };
 }
 
 /** A JSON Schema or OpenAPI object, as the document holds it. */
