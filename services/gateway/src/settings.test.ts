@@ -199,8 +199,8 @@ describe('gateway settings: issue 20 API keys and the admin API', () => {
         GATEWAY_ADMIN_TOKEN: 'short',
       }),
     ).toEqual([
-      'GATEWAY_API_KEY_HEADER="authorization": expected a header name (a-z, 0-9, -), not authorization',
       'GATEWAY_ADMIN_TOKEN: at least 32 characters',
+      'GATEWAY_API_KEY_HEADER="authorization": expected a header name (a-z, 0-9, -), not authorization',
     ]);
     expect(problemsOf({ GATEWAY_ADMIN_TOKEN: 'x'.repeat(32), GATEWAY_BASE_PATH: 'admin/api' })).toEqual([
       "GATEWAY_BASE_PATH: admin is the admin API's path while GATEWAY_ADMIN_TOKEN is set",
