@@ -1,36 +1,10 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { createAccountsBackend } from '@portcullis/accounts';
-import { startRedis, type RedisServer } from '@portcullis/testing';
+import { runHackScript, startRedis, type RedisServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestHasher } from './behaviour-suite.js';
 
-const root = join(import.meta.dirname, '../../..');
-const tsx = join(root, 'node_modules/.bin/tsx');
-const script = join(root, 'hack/create-user.ts');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the script with only the variables given (plus PATH), stdin not a terminal. */
-function runCreateUser(args: string[], env: Record<string, string>): Promise<Run> {
-  const child = spawn(tsx, [script, ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runCreateUser = (args: string[], env: Record<string, string>) =>
+  runHackScript('create-user.ts', args, env);
 
 describe('hack/create-user.ts', () => {
   let redis: RedisServer;

@@ -29,6 +29,7 @@ export {
   recordEnvNames,
   type SettingsDocsOptions,
 } from './settings-docs.js';
+export { runHackScript } from './hack-script.js';
 export { runSchemathesis, schemathesisPath, schemathesisVersion } from './schemathesis.js';
 export { settingsProblems } from './settings-problems.js';
 export {

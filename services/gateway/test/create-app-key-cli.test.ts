@@ -1,31 +1,10 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { redisCli, startRedis, type RedisServer } from '@portcullis/testing';
+import { redisCli, runHackScript, startRedis, type RedisServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/apps/api-key.js';
 import { Example } from '../src/handlers/example.js';
 import { startGatewayHarness } from './harness.js';
 
-const root = join(import.meta.dirname, '../../..');
-const tsx = join(root, 'node_modules/.bin/tsx');
-const script = join(root, 'hack/create-app-key.ts');
-
-/** Runs the script with only the variables given (plus PATH). */
-function run(args: string[], env: Record<string, string>) {
-  const child = spawn(tsx, [script, ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (args: string[], env: Record<string, string>) => runHackScript('create-app-key.ts', args, env);
 
 describe('hack/create-app-key.ts', () => {
   let redis: RedisServer;

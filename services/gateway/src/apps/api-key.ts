@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { ApiKeyInfo, NewApiKey } from './app-types.js';
 
 /** Keys start with it, so a leaked one is recognisable (secret scanners) and a typo is not mistaken for one. */
 export const API_KEY_PREFIX = 'pck_';
@@ -18,4 +19,24 @@ export function hashApiKey(key: string): string {
 
 export function newRecordId(): string {
   return randomBytes(12).toString('base64url');
+}
+
+/** A new key of `appId`, with the hash the stores keep and the record they show; `now` in milliseconds. */
+export function newApiKey(
+  appId: string,
+  input: NewApiKey,
+  now: number,
+): { key: string; hash: string; info: ApiKeyInfo } {
+  const key = generateApiKey();
+  return {
+    key,
+    hash: hashApiKey(key),
+    info: {
+      id: newRecordId(),
+      appId,
+      name: input.name,
+      createdAt: new Date(now).toISOString(),
+      ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
+    },
+  };
 }

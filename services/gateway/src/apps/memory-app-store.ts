@@ -1,5 +1,5 @@
 import type { Clock } from '@portcullis/accounts';
-import { generateApiKey, hashApiKey, newRecordId } from './api-key.js';
+import { newApiKey, newRecordId } from './api-key.js';
 import type { ApiKeyInfo, Application, AppStore } from './app-types.js';
 
 /** Applications, keys and user roles in this process (local mode): gone when it exits. */
@@ -30,15 +30,7 @@ export function createMemoryAppStore(o: { now?: Clock } = {}): AppStore {
     createKey(appId, input) {
       const byId = appKeys.get(appId);
       if (!byId) return Promise.resolve(undefined);
-      const key = generateApiKey();
-      const hash = hashApiKey(key);
-      const info: ApiKeyInfo = {
-        id: newRecordId(),
-        appId,
-        name: input.name,
-        createdAt: iso(now()),
-        ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
-      };
+      const { key, hash, info } = newApiKey(appId, input, now());
       keys.set(hash, info);
       byId.set(info.id, hash);
       return Promise.resolve({ key, info: { ...info } });

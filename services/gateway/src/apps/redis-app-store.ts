@@ -1,6 +1,6 @@
 import { AccountsBackendError, type Clock } from '@portcullis/accounts';
 import { createRedisCaller, type RedisClient } from '@portcullis/redis';
-import { generateApiKey, hashApiKey, newRecordId } from './api-key.js';
+import { newApiKey, newRecordId } from './api-key.js';
 import type { ApiKeyInfo, Application, AppStore } from './app-types.js';
 
 // the accounts' Redis, so its outage is theirs: 503 ACCOUNTS_BACKEND_UNAVAILABLE
@@ -57,15 +57,7 @@ export function createRedisAppStore(o: { redis: RedisClient; now?: Clock }): App
     },
     async createKey(appId, input) {
       if (!(await getApp(appId))) return undefined;
-      const key = generateApiKey();
-      const hash = hashApiKey(key);
-      const info: ApiKeyInfo = {
-        id: newRecordId(),
-        appId,
-        name: input.name,
-        createdAt: iso(now()),
-        ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
-      };
+      const { key, hash, info } = newApiKey(appId, input, now());
       await exec(
         'MULTI',
         redis
