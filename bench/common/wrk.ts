@@ -8,9 +8,9 @@ export interface WrkOptions {
   port: number;
   path: string;
   method: string;
-  /** The request body, sent with every request. */
-  body: string;
-  contentType: string;
+  /** The request body and its type, sent with every request; none when left out. */
+  body?: { text: string; contentType: string };
+  headers?: Readonly<Record<string, string>>;
   /** Keep-alive HTTP/1.1 connections, one request in flight on each. */
   connections: number;
 }
@@ -35,8 +35,7 @@ interface WrkFigures {
 }
 
 const script = (o: WrkOptions): string => `wrk.method = ${luaString(o.method)}
-wrk.body = ${luaString(o.body)}
-wrk.headers["Content-Type"] = ${luaString(o.contentType)}
+${requestLines(o).join('\n')}
 
 function done(summary, latency, requests)
   local e = summary.errors
@@ -46,6 +45,16 @@ function done(summary, latency, requests)
     e.connect, e.read, e.write, e.status, e.timeout))
 end
 `;
+
+function requestLines(o: WrkOptions): string[] {
+  const headers = { ...o.headers, ...(o.body ? { 'Content-Type': o.body.contentType } : {}) };
+  return [
+    ...(o.body ? [`wrk.body = ${luaString(o.body.text)}`] : []),
+    ...Object.entries(headers).map(
+      ([name, value]) => `wrk.headers[ ${luaString(name)} ] = ${luaString(value)}`,
+    ),
+  ];
+}
 
 /** A Lua long string: no escape sequences to get wrong. */
 function luaString(text: string): string {
@@ -60,7 +69,7 @@ export function wrkSeconds(durationMs: number): number {
 }
 
 /**
- * `wrk` to 127.0.0.1:`port`, one thread; a Lua script sets method, body and content type, and its `done`
+ * `wrk` to 127.0.0.1:`port`, one thread; a Lua script sets method, headers and body, and its `done`
  * hook prints the count, duration, p50, p99 (from wrk's own latency histogram) and errors as JSON.
  */
 export async function createWrk(o: WrkOptions): Promise<Wrk> {

@@ -1,8 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatProfileSummary, nowUs, readCpuProfile, summarizeCpuProfile } from '../common/cpu-profile.js';
-import { drive } from '../common/drive.js';
-import type { Load } from '../common/measure.js';
+import type { ToolLoad } from '../common/tool-load.js';
 import type { GatewayProcess } from './processes.js';
 
 const TOP_FRAMES = 15;
@@ -10,12 +9,11 @@ const TOP_FRAMES = 15;
 export interface ProfileRunOptions {
   /** Starts a gateway writing a CPU profile into the directory given, on exit. */
   start: (cpuProfDir: string) => Promise<GatewayProcess>;
-  load: (port: number) => Load;
+  load: (port: number) => Promise<ToolLoad>;
   /** A fresh directory for the profile is made in it. */
   parentDir: string;
   warmupMs: number;
   durationMs: number;
-  concurrency: number;
 }
 
 /**
@@ -25,17 +23,20 @@ export interface ProfileRunOptions {
 export async function profileGateway(o: ProfileRunOptions): Promise<string[]> {
   const dir = await mkdtemp(join(o.parentDir, 'gateway-cpu-prof-'));
   const gateway = await o.start(dir);
-  const load = o.load(gateway.port);
   let served: number;
   let window: { fromUs: number; toUs: number };
   try {
-    await drive({ call: load.call, concurrency: o.concurrency, durationMs: o.warmupMs });
-    const fromUs = nowUs();
-    const result = await drive({ call: load.call, concurrency: o.concurrency, durationMs: o.durationMs });
-    window = { fromUs, toUs: nowUs() };
-    served = (result.latenciesMs.length * 1000) / result.durationMs;
+    const load = await o.load(gateway.port);
+    try {
+      await load.run(o.warmupMs).result;
+      const fromUs = nowUs();
+      const result = await load.run(o.durationMs).result;
+      window = { fromUs, toUs: nowUs() };
+      served = result.summary.perSecond;
+    } finally {
+      await load.close();
+    }
   } finally {
-    load.close();
     await gateway.child.stop();
   }
   const { file, profile } = await readCpuProfile(dir);

@@ -10,15 +10,23 @@ import { join } from 'node:path';
 import { startRedis } from '@portcullis/testing';
 import { readBenchSettings } from '../common/bench-settings.js';
 import { describeMachine, today } from '../common/machine.js';
-import { formatErrors, measure, type Measurement } from '../common/measure.js';
+import { formatErrors, type Measurement } from '../common/measure.js';
 import { spawnPortsChild } from '../common/ports-child.js';
 import { startRateLimitService } from '../common/ratelimit-service.js';
 import { formatMarkdown, formatTable, ratioOf, type Row } from '../common/report.js';
 import { runBench, type OnCleanup } from '../common/run-bench.js';
+import { measureWithTool } from '../common/tool-measure.js';
+import { requireLoadTools } from '../common/load-tools.js';
 import { GATEWAY_RULES_YAML } from './api-route.js';
 import { profileGateway } from './profile.js';
 import { createUser, logIn, startGateway } from './processes.js';
-import { buildScenarios, createTargetLoad, SCENARIO_KEYS, type ScenarioKey } from './scenarios.js';
+import {
+  buildScenarios,
+  createTargetLoad,
+  SCENARIO_KEYS,
+  type ScenarioKey,
+  type Target,
+} from './scenarios.js';
 
 const WARMUP_MS = 1000;
 const CONCURRENCY = 64;
@@ -49,6 +57,7 @@ function readProfileSettings(env: NodeJS.ProcessEnv): ProfileSettings {
 const out = (text: string): boolean => process.stdout.write(`${text}\n`);
 
 async function main(onCleanup: OnCleanup): Promise<void> {
+  requireLoadTools();
   const settings = readBenchSettings(process.env);
   const profiling = readProfileSettings(process.env);
   const tmp = await mkdtemp(join(tmpdir(), 'portcullis-bench-gateway-'));
@@ -118,15 +127,20 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   const ratios = new Map<ScenarioKey, number>();
   for (const s of scenarios) {
     const [c, ours] = [s.ceiling, s.ours];
-    const o = { warmupMs: WARMUP_MS, durationMs: settings.durationMs, concurrency: CONCURRENCY, watched };
-    const top = await measure(c.label, createTargetLoad(c, { maxSockets: CONCURRENCY }), {
+    const o = { warmupMs: WARMUP_MS, durationMs: settings.durationMs, watched };
+    const pids = (t: Target) => t.servers.map((child) => child.pid);
+    const top = await measureWithTool(c.label, await createTargetLoad(c, { connections: CONCURRENCY }), {
       ...o,
-      servers: c.servers,
+      servers: pids(c),
     });
-    const got = await measure(ours.label, createTargetLoad(ours, { maxSockets: CONCURRENCY }), {
-      ...o,
-      servers: ours.servers,
-    });
+    const got = await measureWithTool(
+      ours.label,
+      await createTargetLoad(ours, { connections: CONCURRENCY }),
+      {
+        ...o,
+        servers: pids(ours),
+      },
+    );
     const row: Row = { ...got, ceiling: top.summary };
     measured.push(top, got);
     rows.push(top, row);
@@ -139,7 +153,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   out('');
   out(`${date}, ${machine}`);
   out(
-    `${CONCURRENCY} requests in flight over keep-alive connections, ${WARMUP_MS} ms warm-up, ` +
+    `wrk, ${CONCURRENCY} keep-alive connections with one request in flight on each, ${WARMUP_MS} ms warm-up, ` +
       `${settings.durationMs} ms measured per scenario; errors (non-2xx or another body) count warm-up ` +
       'too; CPU 100% = one core; server CPU is the gateway plus the ratelimit service or the backend; ' +
       'other CPU = machine - client - server (Redis, anything else running).',
@@ -169,11 +183,10 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     await mkdir(parentDir, { recursive: true });
     const lines = await profileGateway({
       start: (dir) => gatewayAt('gateway profiled', s.ours.gatewayEnv, dir),
-      load: (port) => createTargetLoad(s.ours, { port, maxSockets: CONCURRENCY }),
+      load: (port) => createTargetLoad(s.ours, { port, connections: CONCURRENCY }),
       parentDir,
       warmupMs: WARMUP_MS,
       durationMs: settings.durationMs,
-      concurrency: CONCURRENCY,
     });
     for (const line of lines) out(line);
     if (!settings.cpuProfDir) out('(the profile is deleted on exit: set BENCH_CPU_PROF_DIR to keep it)');

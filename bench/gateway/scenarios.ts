@@ -1,6 +1,7 @@
 import type { Child } from '../common/child-process.js';
-import { createHttpLoad, isExactly } from '../common/http-load.js';
-import type { Load } from '../common/measure.js';
+import { checkSample } from '../common/sample-check.js';
+import type { ToolLoad } from '../common/tool-load.js';
+import { createWrk } from '../common/wrk.js';
 import { PONG_BODY, ROUTE_PREFIX } from './api-route.js';
 
 export const SCENARIO_KEYS = ['handler', 'jwt', 'limited', 'upstream'] as const;
@@ -106,16 +107,32 @@ export function buildScenarios(s: ScenarioServers): Scenario[] {
 }
 
 /**
- * `GET` of `target.path` over at most `maxSockets` keep-alive connections, to `target.port` or to another
- * server of the same kind on `port`.
+ * `GET` of `target.path` driven by wrk over `connections` keep-alive connections, to `target.port` or to
+ * another server of the same kind on `port`. Before each run a few `fetch` calls check what wrk does not
+ * read: status 200 and exactly the expected body.
  */
-export function createTargetLoad(target: Target, o: { port?: number; maxSockets: number }): Load {
-  return createHttpLoad({
-    port: o.port ?? target.port,
-    method: 'GET',
+export async function createTargetLoad(
+  target: Target,
+  o: { port?: number; connections: number },
+): Promise<ToolLoad> {
+  const port = o.port ?? target.port;
+  const wrk = await createWrk({
+    port,
     path: target.path,
+    method: 'GET',
     ...(target.headers ? { headers: target.headers } : {}),
-    check: isExactly(target.body),
-    maxSockets: o.maxSockets,
+    connections: o.connections,
   });
+  return {
+    run: (durationMs) => wrk.run(durationMs),
+    checkSample: () => checkSample(() => getOnce(port, target)),
+    close: () => wrk.close(),
+  };
+}
+
+async function getOnce(port: number, target: Target): Promise<string | undefined> {
+  const res = await fetch(`http://127.0.0.1:${port}${target.path}`, { headers: target.headers ?? {} });
+  const text = await res.text();
+  if (res.status !== 200) return `HTTP ${res.status} ${text.slice(0, 60)}`;
+  return text === target.body ? undefined : `unexpected body ${text.slice(0, 60)}`;
 }

@@ -13,8 +13,7 @@ export async function createHttpLoad(port: number, connections: number): Promise
     port,
     path: '/json',
     method: 'POST',
-    body,
-    contentType: 'application/json',
+    body: { text: body, contentType: 'application/json' },
     connections,
   });
   return {

@@ -31,6 +31,7 @@ export {
 } from './error-mapper.js';
 export { GRPC_STATUS, type GrpcStatus } from './grpc-status.js';
 export { parseDurationMs } from './duration.js';
+export { batchPerTurn } from './turn-batch.js';
 export { createEnvReader, parseBoolean, type EnvReader, type EnvSource } from './env.js';
 export { deepFreeze } from './deep-freeze.js';
 export {

@@ -1,4 +1,5 @@
 import { withSpan } from '@portcullis/kit';
+import { createCallBatcher } from './call-batcher.js';
 import { RateLimitClientClosedError, RateLimitClientOptionsError } from './errors.js';
 import { createFailureTracker, toFailureReason } from './failure-tracker.js';
 import {
@@ -36,7 +37,7 @@ export function createRateLimitClient(o: RateLimitClientOptions): RateLimitClien
   const tracker = createFailureTracker(o.failureMode, log);
   let closed = false;
 
-  const call = (request: GrpcRateLimitRequest): Promise<GrpcRateLimitResponse> =>
+  const callOnce = (request: GrpcRateLimitRequest): Promise<GrpcRateLimitResponse> =>
     new Promise((resolve, reject) => {
       channel.makeUnaryRequest(
         method.path,
@@ -47,6 +48,10 @@ export function createRateLimitClient(o: RateLimitClientOptions): RateLimitClien
         (err, response) => (err ? reject(err) : resolve(response ?? {})),
       );
     });
+  const call =
+    o.batch === false
+      ? async (request: GrpcRateLimitRequest) => ({ response: await callOnce(request), batchSize: 1 })
+      : createCallBatcher(callOnce);
 
   return {
     async decide(request) {
@@ -61,7 +66,9 @@ export function createRateLimitClient(o: RateLimitClientOptions): RateLimitClien
             'ratelimit.descriptors': request.descriptors.length,
           });
           try {
-            const d = toDecision(await call(toGrpcRequest(request)), request.domain);
+            const { response, batchSize } = await call(toGrpcRequest(request));
+            span.setAttribute('ratelimit.batch_size', batchSize);
+            const d = toDecision(response, request.domain);
             span.setAttribute('ratelimit.over_limit', d.overLimit);
             return d;
           } catch (err: unknown) {

@@ -15,6 +15,11 @@ export interface RateLimitClientOptions {
   tls?: ClientTlsOptions | undefined;
   /** Deadline of each call, in milliseconds. */
   timeoutMs: number;
+  /**
+   * Requests made in one event-loop turn for the same domain share one `ShouldRateLimit` call (see the
+   * README's "Batching"); `false` sends each alone. On unless `false`.
+   */
+  batch?: boolean;
   /** What `decide()` answers when the service cannot be reached, errors or cannot decide. */
   failureMode: 'allow' | 'deny';
   /**

@@ -250,10 +250,14 @@ describe('a service that goes away and comes back', () => {
       await waitUntil(async () => !(await ask()).failedOpen, 15_000);
       expect(client.stats()).toMatchObject({ failedOpen: client.stats().failures, failedClosed: 0 });
       expect(client.stats().failures).toBeGreaterThanOrEqual(2);
-      expect(lines.map((l) => [l.level, l['@message']])).toEqual([
-        ['warn', 'ratelimit calls failing, answering by failure mode'],
-        ['info', 'ratelimit calls succeed again'],
-      ]);
+      // one line per change of reason, not per call: the first failure can be CANCELLED (the connection
+      // closing under it) before the later ones are UNAVAILABLE
+      const logged = lines.map((l) => [l.level, l['@message']]);
+      expect(logged.at(-1)).toEqual(['info', 'ratelimit calls succeed again']);
+      expect(new Set(logged.slice(0, -1).map((l) => l.join(' ')))).toEqual(
+        new Set(['warn ratelimit calls failing, answering by failure mode']),
+      );
+      expect(logged.length).toBeLessThanOrEqual(3);
     } finally {
       client.close();
       rls.stop();

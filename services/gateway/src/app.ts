@@ -195,6 +195,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
             : {}),
           timeoutMs: settings.ratelimit.timeoutMs,
           failureMode: settings.ratelimit.failureMode,
+          batch: settings.ratelimit.batch,
           fallback,
           tls: settings.ratelimit.tls,
           log,

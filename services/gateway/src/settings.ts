@@ -78,6 +78,8 @@ export interface Settings {
     /** Sign-in (`POST /auth`) is asked of this domain, which the operator does not generate: a RateLimitConfig sets its limits. */
     authDomain: string;
     failureMode: 'allow' | 'deny';
+    /** Requests of one event-loop turn share a call (the client's `batch`). */
+    batch: boolean;
     timeoutMs: number;
     /** `GATEWAY_RATELIMIT_TLS*`: TLS (or mTLS) to the service; plaintext when undefined. */
     tls: ClientTlsOptions | undefined;
@@ -196,6 +198,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       domain: env.str('GATEWAY_RATELIMIT_DOMAIN', { default: 'gateway' }),
       authDomain: env.str('GATEWAY_RATELIMIT_AUTH_DOMAIN', { default: 'gateway-auth' }),
       failureMode: env.oneOf('GATEWAY_RATELIMIT_FAILURE_MODE', ['allow', 'deny'], { default: 'allow' }),
+      batch: env.bool('GATEWAY_RATELIMIT_BATCH', { default: true }),
       timeoutMs: env.durationMs('GATEWAY_RATELIMIT_TIMEOUT', { default: '200ms', min: '1ms', max: '1m' }),
       tls: readRateLimitTls(env, RATELIMIT_TLS_NAMES),
       // examples/resources/ratelimit-gateway-auth.yaml's limits, so falling back changes nothing per replica

@@ -55,6 +55,7 @@ export function createInboxRateLimiter(
           target: s.url,
           timeoutMs: s.timeoutMs,
           failureMode: s.failureMode,
+          batch: s.batch,
           fallback,
           tls: s.tls,
           log: deps.log,

@@ -58,6 +58,8 @@ export interface Settings {
     domain: string;
     /** What to answer when the service cannot be asked: serve (`allow`) or 503 (`deny`). */
     failureMode: 'allow' | 'deny';
+    /** Requests of one event-loop turn share a call (the client's `batch`). */
+    batch: boolean;
     timeoutMs: number;
     /** `INBOX_RATELIMIT_TLS*`: TLS (or mTLS) to the service; plaintext when undefined. */
     tls: ClientTlsOptions | undefined;
@@ -196,6 +198,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       url: env.str('INBOX_RATELIMIT_URL'),
       domain: env.str('INBOX_RATELIMIT_DOMAIN', { default: 'inbox' }),
       failureMode: env.oneOf('INBOX_RATELIMIT_FAILURE_MODE', ['allow', 'deny'], { default: 'allow' }),
+      batch: env.bool('INBOX_RATELIMIT_BATCH', { default: true }),
       timeoutMs: env.durationMs('INBOX_RATELIMIT_TIMEOUT', { default: '200ms', min: '1ms', max: '1m' }),
       tls: readRateLimitTls(env, RATELIMIT_TLS_NAMES),
       // examples/resources/ratelimit-inbox.yaml's limits, so falling back changes nothing per replica

@@ -1,11 +1,10 @@
 import { Cluster } from 'ioredis';
-import { withSpan, type Logger } from '@portcullis/kit';
+import { batchPerTurn, withSpan, type Logger } from '@portcullis/kit';
 import type { KvstoreConnection } from './backend-settings.js';
 import { BackendError } from '../errors.js';
 import { createRedisPool, NO_QUEUE_POLICY, type RedisClient, type RedisPool } from '@portcullis/redis';
 import { BUCKET_TAKE, COUNTERS, queueBucketTake, sendBucketTake } from './redis-scripts.js';
 import type { Stats } from '../stats/stats.js';
-import { batchPerTurn } from '../turn-batch.js';
 import type { BucketTake, CounterOp, CounterStore } from './types.js';
 
 export interface RedisStoreOptions {

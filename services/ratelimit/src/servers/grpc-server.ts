@@ -10,6 +10,7 @@ import {
 } from 'node:http2';
 import type { GrpcObject, ServiceClientConstructor } from '@grpc/grpc-js';
 import {
+  batchPerTurn,
   GRPC_STATUS,
   withCallerContext,
   type Health,
@@ -21,7 +22,6 @@ import type { RateLimitService } from '../service.js';
 import type { Settings } from '../settings.js';
 import type { CallStats } from '../stats/call-stats.js';
 import type { Stats } from '../stats/stats.js';
-import { batchPerTurn } from '../turn-batch.js';
 import type { RateLimitRequest } from '../types.js';
 import { toGrpcStatus } from './error-mapper.js';
 import { GrpcCall, UNDECODABLE, respondStatus, type RequestHandler } from './grpc/grpc-call.js';
