@@ -13,15 +13,20 @@ export interface H2loadOptions {
   headers: Readonly<Record<string, string>>;
   connections: number;
   streamsPerConnection: number;
+  /** `h1`: HTTP/1.1 (`--h1`), one request in flight per connection; HTTP/2 cleartext otherwise. */
+  protocol?: 'h2c' | 'h1';
 }
 
 export interface H2load {
   run(durationMs: number): ToolRun;
+  /** Exactly `requests` requests (`-n`), however long they take. */
+  runCount(requests: number): ToolRun;
   close(): Promise<void>;
 }
 
 /**
- * `h2load` over HTTP/2 cleartext (prior knowledge) to 127.0.0.1:`port`, one thread. Requests/s and the
+ * `h2load` over HTTP/2 cleartext (prior knowledge), or HTTP/1.1 with `protocol: 'h1'`, to 127.0.0.1:`port`,
+ * one thread. Requests/s and the
  * error counts come from its summary, p50 and p99 from its per-request log (`--log-file`). It sees HTTP
  * statuses only: a 2xx answer with a failing grpc-status trailer counts as a success.
  */
@@ -30,18 +35,24 @@ export async function createH2load(o: H2loadOptions): Promise<H2load> {
   const bodyFile = join(dir, 'body');
   await writeFile(bodyFile, o.body);
   let runs = 0;
-  const run = (durationMs: number): ToolRun => {
+  const start = (extent: readonly string[]): ToolRun => {
     const logFile = join(dir, `requests-${runs++}.tsv`);
     const tool = spawnTool('h2load', [
       ...['-c', String(o.connections), '-m', String(o.streamsPerConnection), '-t', '1'],
-      ...['-D', `${durationMs}ms`, '-d', bodyFile, `--log-file=${logFile}`],
+      ...(o.protocol === 'h1' ? ['--h1'] : []),
+      ...extent,
+      ...['-d', bodyFile, `--log-file=${logFile}`],
       ...Object.entries(o.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
       `http://127.0.0.1:${o.port}${o.path}`,
     ]);
     const result = tool.stdout.then(async (stdout) => parseH2load(stdout, await readFile(logFile, 'utf8')));
     return { pid: tool.pid, result };
   };
-  return { run, close: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    run: (durationMs) => start(['-D', `${durationMs}ms`]),
+    runCount: (requests) => start(['-n', String(requests)]),
+    close: () => rm(dir, { recursive: true, force: true }),
+  };
 }
 
 function parseH2load(stdout: string, log: string): ToolResult {

@@ -1,19 +1,17 @@
 import { performance } from 'node:perf_hooks';
 import type { Child } from '../common/child-process.js';
 import { startCpuMeter } from '../common/cpu-meter.js';
-import { driveCalls } from '../common/drive.js';
-import type { Load, Measurement } from '../common/measure.js';
+import type { H2load } from '../common/h2load.js';
+import type { Measurement } from '../common/measure.js';
 import { readProcessesRssBytes } from '../common/process-group.js';
 
 export interface ForwardingOptions {
-  /** Captures on the endpoint whose forward target is `targetUrl`. */
-  capture: Load;
+  /** h2load set up to capture on the endpoint whose forward target is `targetUrl`. */
+  capture: H2load;
   /** The target server (`target-server.ts`), asked how many requests it has received. */
   targetUrl: string;
   warmupCaptures: number;
   captures: number;
-  /** Captures in flight at any time. */
-  concurrency: number;
   /** The longest wait for the target to have received every capture of a round. */
   timeoutMs: number;
   /** The processes whose CPU is reported as the server's. */
@@ -37,8 +35,8 @@ interface Round {
 }
 
 /**
- * Forwarded requests/s end to end: after a warm-up round, `captures` captures are sent `concurrency` at a
- * time while the worker forwards them; the time runs from the first capture sent to the target having
+ * Forwarded requests/s end to end: after a warm-up round, `captures` captures are sent by h2load (as many at
+ * a time as it has connections) while the worker forwards them; the time runs from the first capture sent to the target having
  * received every stored one. No latency percentiles: under a burst they would measure the queue. Closes
  * `capture` once measured.
  */
@@ -50,9 +48,10 @@ export async function measureForwarding(
   try {
     const warmup = await forwardRound(o, o.warmupCaptures);
     const servers = o.servers.map((c) => c.pid);
-    const meter = startCpuMeter(servers);
+    // h2load has exited by the end of the round, so its CPU cannot be read: the client's share stays empty
+    const meter = startCpuMeter(servers, []);
     const round = await forwardRound(o, o.captures);
-    const cpu = meter.stop();
+    const cpu = { ...meter.stop(), client: undefined };
     const serverRssBytes = readProcessesRssBytes(servers);
     const dead = o.watched.find((c) => c.isExited());
     if (dead) throw new Error(`${dead.name} exited during "${scenario}":\n${dead.outputTail()}`);
@@ -74,22 +73,23 @@ export async function measureForwarding(
       deliveredMs: round.durationMs,
     };
   } finally {
-    o.capture.close();
+    await o.capture.close();
   }
 }
 
 async function forwardRound(o: ForwardingOptions, captures: number): Promise<Round> {
   const before = await waitForReceived(o, 0);
   const startedAt = performance.now();
-  const sent = await driveCalls({ call: o.capture.call, concurrency: o.concurrency, calls: captures });
+  const sent = await o.capture.runCount(captures).result;
+  const capturedMs = performance.now() - startedAt;
   // a refused capture is not stored, so never forwarded
-  const stored = captures - [...sent.errors.values()].reduce((a, b) => a + b, 0);
+  const stored = captures - [...sent.errorsByLabel.values()].reduce((a, b) => a + b, 0);
   await waitForReceived(o, before + stored);
   return {
     forwarded: stored,
     durationMs: performance.now() - startedAt,
-    capturedMs: sent.durationMs,
-    errors: sent.errors,
+    capturedMs,
+    errors: sent.errorsByLabel,
   };
 }
 

@@ -5,16 +5,19 @@
 import { startRedis } from '@portcullis/testing';
 import { readBenchSettings } from '../common/bench-settings.js';
 import { spawnNode } from '../common/child-process.js';
-import { createHttpLoad, isExactly } from '../common/http-load.js';
 import { describeMachine, today } from '../common/machine.js';
-import { formatErrors, measure } from '../common/measure.js';
+import { requireLoadTools } from '../common/load-tools.js';
+import { formatErrors } from '../common/measure.js';
+import { createH2load } from '../common/h2load.js';
 import { distinctFreePorts } from '../common/ports.js';
 import { spawnPortsChild } from '../common/ports-child.js';
 import { formatMarkdown, formatTable, ratioOf, type Row } from '../common/report.js';
 import { runBench, type OnCleanup } from '../common/run-bench.js';
+import { measureWithTool } from '../common/tool-measure.js';
 import { waitForHttpOk } from '../common/wait-for-http.js';
 import { FORWARDING_ENDPOINT_ID, serveForwardingEndpoint } from './forwarding-endpoint.js';
 import { measureForwarding } from './forwarding.js';
+import { createPostLoad } from './post-load.js';
 import { measureSseLatency } from './sse-latency.js';
 
 const WARMUP_MS = 1000;
@@ -33,10 +36,13 @@ const FORWARD_REPORT = { rateLabel: 'requests/s' };
 const BODY = Buffer.from(JSON.stringify({ event: 'order.created', id: 42, amount: '9.99' }));
 const isCaptured = (body: string): string | undefined =>
   body.startsWith('{"ok":true') ? undefined : `unexpected body ${body.slice(0, 60)}`;
+const isEmpty = (body: string): string | undefined =>
+  body === '' ? undefined : `unexpected body ${body.slice(0, 60)}`;
 
 const out = (text: string): boolean => process.stdout.write(`${text}\n`);
 
 async function main(onCleanup: OnCleanup): Promise<void> {
+  requireLoadTools();
   const settings = readBenchSettings(process.env);
   const redis = await startRedis();
   onCleanup(() => redis.stop());
@@ -79,24 +85,16 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   const endpoint = (await created.json()) as { id: string; token: string };
 
   const watched = [ceiling.child, inbox];
-  const o = { warmupMs: WARMUP_MS, durationMs: settings.durationMs, concurrency: CONCURRENCY, watched };
+  const o = { warmupMs: WARMUP_MS, durationMs: settings.durationMs, watched };
   const load = (p: number, path: string) =>
-    createHttpLoad({
-      port: p,
-      method: 'POST',
-      path,
-      headers: { 'content-type': 'application/json' },
-      bodies: [BODY],
-      check: isCaptured,
-      maxSockets: CONCURRENCY,
-    });
-  const top = await measure('bare fastify POST', load(ceiling.ports.port, '/api/hook/x'), {
+    createPostLoad({ port: p, path, body: BODY, connections: CONCURRENCY, check: isCaptured });
+  const top = await measureWithTool('bare fastify POST', await load(ceiling.ports.port, '/api/hook/x'), {
     ...o,
-    servers: [ceiling.child],
+    servers: [ceiling.child.pid],
   });
-  const got = await measure('inbox capture (Redis)', load(port, `/api/hook/${endpoint.id}`), {
+  const got = await measureWithTool('inbox capture (Redis)', await load(port, `/api/hook/${endpoint.id}`), {
     ...o,
-    servers: [inbox],
+    servers: [inbox.pid],
   });
   const row: Row = { ...got, ceiling: top.summary };
   const rows = [top, row];
@@ -121,25 +119,30 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   });
   onCleanup(() => worker.stop());
   const forwardWatched = [target.child, inbox, worker];
-  const direct = await measure(
+  const direct = await measureWithTool(
     'target hit directly (ceiling)',
-    createHttpLoad({
+    await createPostLoad({
       port: target.ports.port,
-      method: 'POST',
       path: '/hooks',
-      headers: { 'content-type': 'application/json' },
-      bodies: [BODY],
-      check: isExactly(''),
-      maxSockets: FORWARD_IN_FLIGHT,
+      body: BODY,
+      connections: FORWARD_IN_FLIGHT,
+      check: isEmpty,
     }),
-    { ...o, concurrency: FORWARD_IN_FLIGHT, servers: [target.child], watched: forwardWatched },
+    { ...o, servers: [target.child.pid], watched: forwardWatched },
   );
   const forwarded = await measureForwarding('forwarded by the worker (end to end)', {
-    capture: load(port, `/api/hook/${FORWARDING_ENDPOINT_ID}`),
+    capture: await createH2load({
+      port,
+      path: `/api/hook/${FORWARDING_ENDPOINT_ID}`,
+      body: BODY,
+      headers: { 'content-type': 'application/json' },
+      connections: CONCURRENCY,
+      streamsPerConnection: 1,
+      protocol: 'h1',
+    }),
     targetUrl,
     warmupCaptures: FORWARD_WARMUP_CAPTURES,
     captures: FORWARD_CAPTURES,
-    concurrency: CONCURRENCY,
     timeoutMs: FORWARD_TIMEOUT_MS,
     servers: [worker],
     watched: forwardWatched,
@@ -153,7 +156,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   out('');
   out(`${date}, ${machine}`);
   out(
-    `${CONCURRENCY} requests in flight over keep-alive connections, ${WARMUP_MS} ms warm-up, ` +
+    `wrk, ${CONCURRENCY} keep-alive connections with one request in flight on each, ${WARMUP_MS} ms warm-up, ` +
       `${settings.durationMs} ms measured; a ${BODY.length}-byte JSON body; CPU 100% = one core; ` +
       'other CPU = machine - client - server (Redis, anything else running).',
   );
@@ -172,7 +175,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   out('');
   out(
     `forwarding: ${FORWARD_CAPTURES} captures sent ${CONCURRENCY} at a time (after ${FORWARD_WARMUP_CAPTURES} ` +
-      `to warm up), the worker forwarding up to ${FORWARD_IN_FLIGHT} at once over kept connections; ` +
+      `to warm up, by h2load over HTTP/1.1), the worker forwarding up to ${FORWARD_IN_FLIGHT} at once over kept connections; ` +
       `the ceiling sends the same body over ${FORWARD_IN_FLIGHT} keep-alive connections. ` +
       'Server CPU = the target (ceiling) or the worker (forwarded); the inbox and Redis count as other.',
   );
