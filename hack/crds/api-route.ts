@@ -1,4 +1,9 @@
-import { DESCRIPTOR_SOURCES, HTTP_METHODS, RATE_LIMIT_UNITS } from '@portcullis/config';
+import {
+  DESCRIPTOR_SOURCES,
+  HTTP_METHODS,
+  RATE_LIMIT_UNITS,
+  UNNAMED_DESCRIPTOR_SOURCES,
+} from '@portcullis/config';
 import { bool, int, list, obj, rule, str, unitSpellings, type CrdSource } from './schema.js';
 
 
@@ -59,7 +64,7 @@ const route = obj(
               required: ['key', 'from'],
               'x-kubernetes-validations': [
                 rule(
-                  "self.from in ['remoteAddress', 'user'] || has(self.name)",
+                  `self.from in [${UNNAMED_DESCRIPTOR_SOURCES.map((s) => `'${s}'`).join(', ')}] || has(self.name)`,
                   'name is required for header, claim, pathParam and query sources',
                 ),
               ],

@@ -93,6 +93,52 @@ describe('parseApiRoute', () => {
     ]);
   });
 
+  it("reads app and role descriptors without a name; a role one needs the route's roles", () => {
+    const limited = (roles: string[]) => ({
+      routes: [
+        {
+          name: 'a',
+          method: 'GET',
+          path: 'a',
+          handler: 'A.b',
+          roles,
+          rateLimit: {
+            requestsPerUnit: 1,
+            unit: 'second',
+            descriptors: [
+              { key: 'tier', from: 'role' },
+              { key: 'application', from: 'app' },
+            ],
+          },
+        },
+      ],
+    });
+    expect(
+      parseApiRoute('demo/users', limited(['gold', 'silver'])).routes[0]?.rateLimit?.descriptors,
+    ).toEqual([
+      { key: 'tier', from: 'role', name: '' },
+      { key: 'application', from: 'app', name: '' },
+    ]);
+    expect(problems(limited([]))).toEqual([
+      "demo/users: routes[0].rateLimit.descriptors: 'tier': a role source needs the route's roles",
+    ]);
+    expect(
+      problems({
+        routes: [
+          {
+            name: 'a',
+            method: 'GET',
+            path: 'a',
+            handler: 'A.b',
+            rateLimit: { requestsPerUnit: 1, unit: 'second', descriptors: [{ key: 'k', from: 'scope' }] },
+          },
+        ],
+      }),
+    ).toEqual([
+      'demo/users: routes[0].rateLimit.descriptors[0].from: expected one of remoteAddress, header, claim, pathParam, query, user, app, role',
+    ]);
+  });
+
   it('lists every problem with its path', () => {
     expect(
       problems({

@@ -4,7 +4,23 @@ import { compileRoutePath } from './route-path.js';
 
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', '*'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
-export const DESCRIPTOR_SOURCES = ['remoteAddress', 'header', 'claim', 'pathParam', 'query', 'user'] as const;
+export const DESCRIPTOR_SOURCES = [
+  'remoteAddress',
+  'header',
+  'claim',
+  'pathParam',
+  'query',
+  'user',
+  'app',
+  'role',
+] as const;
+/** The sources that take no `name`: the value is the request's or the caller's own. */
+export const UNNAMED_DESCRIPTOR_SOURCES: readonly DescriptorSource[] = [
+  'remoteAddress',
+  'user',
+  'app',
+  'role',
+];
 export type DescriptorSource = (typeof DESCRIPTOR_SOURCES)[number];
 
 export type RouteTarget =
@@ -125,6 +141,10 @@ function readRoute(read: Reader, v: unknown, path: ConfigPath): Route | undefine
     m.rateLimit == null ? undefined : readRateLimit(read, m.rateLimit, [...path, 'rateLimit']);
   if (!method || !target) return undefined;
   if (roles.length > 0 && !auth) read.fail([...path, 'roles'], 'roles need auth: true');
+  // the value is the first of the route's roles the caller holds: without them there is none to take
+  for (const d of rateLimit?.descriptors ?? [])
+    if (d.from === 'role' && roles.length === 0)
+      read.fail([...path, 'rateLimit', 'descriptors'], `'${d.key}': a role source needs the route's roles`);
   return { name, method, path: routePath, auth, requiredParams, roles, target, rateLimit };
 }
 
@@ -172,7 +192,7 @@ function readRateLimit(read: Reader, v: unknown, path: ConfigPath): RouteRateLim
     const from = DESCRIPTOR_SOURCES.find((s) => s === fromText);
     if (!from) return read.fail([...at, 'from'], `expected one of ${DESCRIPTOR_SOURCES.join(', ')}`, []);
     const name = read.str(dm.name, [...at, 'name']) ?? '';
-    if (name === '' && from !== 'remoteAddress' && from !== 'user')
+    if (name === '' && !UNNAMED_DESCRIPTOR_SOURCES.includes(from))
       read.fail([...at, 'name'], `a ${from} source needs a name`);
     return [{ key, from, name }];
   });

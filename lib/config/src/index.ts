@@ -24,6 +24,7 @@ export {
 } from './route-path.js';
 export {
   DESCRIPTOR_SOURCES,
+  UNNAMED_DESCRIPTOR_SOURCES,
   HTTP_METHODS,
   parseApiRoute,
   ROLE_NAME,

@@ -248,7 +248,9 @@ function createSecureApp(common: CommonOptions, http1: Http1Limits, tls: ServerT
     done();
   });
   // Node's compatibility API gives HTTP/2 streams the request and response of HTTP/1 (method, url, headers,
-  // a readable body, writeHead/end), which is what the apps use; their routes keep one type for both
+  // a readable body, writeHead/end), which is what the apps use; their routes keep one type for both. Typed as
+  // the union of both instances instead, fastify's route and hook methods are not callable (their generic
+  // signatures do not unify): some 230 errors across every service, or a server type parameter on each route
   return app as unknown as PlainApp;
 }
 

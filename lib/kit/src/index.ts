@@ -44,6 +44,7 @@ export {
   type LogOptions,
 } from './log.js';
 export { createMetricsRegistry } from './metrics.js';
+export { hashToken, isTokenHashMatch } from './token-hash.js';
 export { createHealth, type Health } from './health.js';
 export {
   addProbeRoutes,

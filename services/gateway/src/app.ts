@@ -41,6 +41,7 @@ import type { AppStore } from './apps/app-types.js';
 import { createMemoryAppStore } from './apps/memory-app-store.js';
 import { createRedisAppStore } from './apps/redis-app-store.js';
 import { applyCors } from './cors.js';
+import { createCredentialMetrics } from './credential-metrics.js';
 import { Dispatcher } from './dispatch.js';
 import { toHttpError } from './error-mapper.js';
 import { loadKeys } from './keys.js';
@@ -144,6 +145,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
       this.inc(tokenCache.stats().evictions);
     },
   });
+  const credentials = createCredentialMetrics(registry);
   const redis = backend.redisPool?.next();
   const apps = redis ? createRedisAppStore({ redis, now }) : createMemoryAppStore({ now });
   const refresh =
@@ -159,6 +161,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
           cookiePath: `/${settings.basePath}/auth`,
           secureCookie: settings.session.secureCookie,
           now,
+          onRefresh: credentials.refresh,
         });
   const auth = new Authenticator({
     mode: settings.auth,
@@ -174,7 +177,12 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
       secure: settings.session.secureCookie,
     }),
     denylist: backend.denylist,
-    apiKeys: createApiKeyAuth({ store: apps, header: settings.apiKeyHeader, now }),
+    apiKeys: createApiKeyAuth({
+      store: apps,
+      header: settings.apiKeyHeader,
+      now,
+      onResult: credentials.apiKey,
+    }),
     ...(refresh ? { refresh } : {}),
   });
   const fallback = createLocalLimiter({

@@ -87,9 +87,10 @@ export class Dispatcher {
     const caller = await this.o.auth.identify(request);
     const { route } = found.match;
     if (route.auth && this.o.settings.auth !== 'none' && !caller) throw this.o.auth.missing();
+    let role: string | undefined;
     if (route.roles.length > 0) {
       const { auth, apiKeyHeader } = this.o.settings;
-      await checkRouteRoles(route.roles, caller, {
+      role = await checkRouteRoles(route.roles, caller, {
         store: this.o.apps,
         // in mode none only an application can hold a role
         missing: () =>
@@ -97,7 +98,7 @@ export class Dispatcher {
       });
     }
     const query = parseQuery(search);
-    await this.limit(request, { match: found.match, caller, query, reply });
+    await this.limit(request, { match: found.match, caller, role, query, reply });
     if (route.target.kind === 'backend') {
       const hostTemplate = this.o.settings.backendHostTemplate;
       return proxyToBackend(request, reply, { route, backend: route.target, caller, path, hostTemplate });
@@ -130,6 +131,7 @@ export class Dispatcher {
     at: {
       match: RouteMatch;
       caller: Caller | undefined;
+      role: string | undefined;
       query: Record<string, unknown>;
       reply: FastifyReply;
     },
@@ -143,6 +145,8 @@ export class Dispatcher {
       query: at.query,
       userId: at.caller?.account.id,
       claims: at.caller?.claims ? { ...at.caller.claims } : undefined,
+      appId: at.caller?.app?.id,
+      role: at.role,
     });
     await enforceLimits(this.o.ratelimit, at.reply, {
       domain: this.o.settings.ratelimit.domain,

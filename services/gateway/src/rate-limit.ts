@@ -34,6 +34,10 @@ export interface DescriptorSources {
   /** The caller's account id and token claims, when authenticated. */
   userId: string | undefined;
   claims: Record<string, unknown> | undefined;
+  /** The API key's application id; undefined for any other caller. */
+  appId: string | undefined;
+  /** The first of the route's roles the caller holds (`checkRouteRoles`); undefined on a route without roles. */
+  role: string | undefined;
 }
 
 /**
@@ -73,6 +77,10 @@ function valueOf(d: RouteRateLimit['descriptors'][number], from: DescriptorSourc
       const v = from.claims?.[d.name];
       return typeof v === 'string' || typeof v === 'number' ? String(v) : '';
     }
+    case 'app':
+      return from.appId ?? '';
+    case 'role':
+      return from.role ?? '';
     default: {
       const unknown: never = d.from;
       throw new Error(`unknown descriptor source ${String(unknown)}`);

@@ -1,6 +1,6 @@
+import { hashToken } from '@portcullis/kit';
 import { startRedis, type RedisServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken } from '../src/api/endpoint-credentials.js';
 import { MAX_SHARES_PER_ENDPOINT } from '../src/api/share-routes.js';
 import {
   ADMIN_TOKEN,

@@ -17,6 +17,11 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
+/** A record's time as the stores keep and show it: ISO 8601 UTC, from milliseconds. */
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
 export function newRecordId(): string {
   return randomBytes(12).toString('base64url');
 }
@@ -35,7 +40,7 @@ export function newApiKey(
       id: newRecordId(),
       appId,
       name: input.name,
-      createdAt: new Date(now).toISOString(),
+      createdAt: isoTime(now),
       ...(input.expiresAt ? { expiresAt: input.expiresAt } : {}),
     },
   };

@@ -1,5 +1,5 @@
 import type { Clock } from '@portcullis/accounts';
-import { newApiKey, newRecordId } from './api-key.js';
+import { isoTime, newApiKey, newRecordId } from './api-key.js';
 import type { ApiKeyInfo, Application, AppStore } from './app-types.js';
 
 /** Applications, keys and user roles in this process (local mode): gone when it exits. */
@@ -15,7 +15,7 @@ export function createMemoryAppStore(o: { now?: Clock } = {}): AppStore {
 
   return {
     createApp(input) {
-      const app = { id: newRecordId(), name: input.name, roles: [...input.roles], createdAt: iso(now()) };
+      const app = { id: newRecordId(), name: input.name, roles: [...input.roles], createdAt: isoTime(now()) };
       apps.set(app.id, app);
       appKeys.set(app.id, new Map());
       return Promise.resolve(copyApp(app));
@@ -49,7 +49,7 @@ export function createMemoryAppStore(o: { now?: Clock } = {}): AppStore {
       const hash = appKeys.get(appId)?.get(keyId);
       const info = hash === undefined ? undefined : keys.get(hash);
       if (!info) return Promise.resolve(false);
-      info.revokedAt ??= iso(now());
+      info.revokedAt ??= isoTime(now());
       return Promise.resolve(true);
     },
     findByKeyHash(hash) {
@@ -65,8 +65,4 @@ export function createMemoryAppStore(o: { now?: Clock } = {}): AppStore {
       return Promise.resolve([...(userRoles.get(accountId) ?? [])]);
     },
   };
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }

@@ -1,6 +1,6 @@
 import { AccountsBackendError, type Clock } from '@portcullis/accounts';
 import { createRedisCaller, type RedisClient } from '@portcullis/redis';
-import { newApiKey, newRecordId } from './api-key.js';
+import { isoTime, newApiKey, newRecordId } from './api-key.js';
 import type { ApiKeyInfo, Application, AppStore } from './app-types.js';
 
 // the accounts' Redis, so its outage is theirs: 503 ACCOUNTS_BACKEND_UNAVAILABLE
@@ -38,7 +38,7 @@ export function createRedisAppStore(o: { redis: RedisClient; now?: Clock }): App
         id: newRecordId(),
         name: input.name,
         roles: [...input.roles],
-        createdAt: iso(now()),
+        createdAt: isoTime(now()),
       };
       await exec(
         'MULTI',
@@ -77,7 +77,7 @@ export function createRedisAppStore(o: { redis: RedisClient; now?: Clock }): App
       const hash = await call('HGET', () => redis.hget(appKeysKey(appId), keyId));
       if (hash === null) return false;
       // HSETNX: revoking twice keeps the first time
-      await call('HSETNX', () => redis.hsetnx(keyKey(hash), 'revokedAt', iso(now())));
+      await call('HSETNX', () => redis.hsetnx(keyKey(hash), 'revokedAt', isoTime(now())));
       return true;
     },
     async findByKeyHash(hash) {
@@ -115,8 +115,4 @@ function toKey(h: Record<string, string>): ApiKeyInfo | undefined {
     ...(h.expiresAt ? { expiresAt: h.expiresAt } : {}),
     ...(h.revokedAt ? { revokedAt: h.revokedAt } : {}),
   };
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }

@@ -1,6 +1,12 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { countRawHeader, InvalidArgumentError, MethodNotAllowedError, NotFoundError } from '@portcullis/kit';
+import {
+  countRawHeader,
+  hashToken,
+  InvalidArgumentError,
+  isTokenHashMatch,
+  MethodNotAllowedError,
+  NotFoundError,
+} from '@portcullis/kit';
 import { authError } from '../errors.js';
 import { parseQuery } from '../request-data.js';
 import { bearerToken } from './jwt.js';
@@ -26,14 +32,13 @@ export function createAdminSessionsRoute(o: {
   adminToken: string;
   refresh: RefreshTokens;
 }): AdminSessionsRoute {
-  const adminHash = sha256(o.adminToken);
+  const adminHash = hashToken(o.adminToken);
   const checkAdmin = (request: FastifyRequest): void => {
     if (countRawHeader(request.raw.rawHeaders, 'authorization') > 1)
       throw authError('Invalid Authorization header', { scheme: 'Bearer', detail: 'invalid_request' });
     const token = bearerToken(request.headers.authorization);
     if (token === undefined) throw authError('Admin token required', { scheme: 'Bearer' });
-    // compared by hash: equal lengths, and no early exit on the first differing byte
-    if (!timingSafeEqual(sha256(token), adminHash))
+    if (!isTokenHashMatch(token, adminHash))
       throw authError('Invalid token', { scheme: 'Bearer', detail: 'invalid_token' });
   };
   return async (request, reply, search) => {
@@ -63,8 +68,4 @@ function toView(f: RefreshFamily) {
     userAgent: f.userAgent,
     address: f.address,
   };
-}
-
-function sha256(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
 }

@@ -9,6 +9,13 @@ export const REFRESH_MODES = ['off', 'body', 'cookie'] as const;
 export type RefreshMode = (typeof REFRESH_MODES)[number];
 export const REFRESH_COOKIE = 'portcullis_refresh';
 
+/**
+ * What a refresh came to: a new token (`rotated`), a spent one presented again (`reused`: the family is
+ * revoked), or one that is malformed, unknown, expired, ended or of an account that is gone (`invalid`).
+ */
+export const REFRESH_RESULTS = ['rotated', 'reused', 'invalid'] as const;
+export type RefreshResult = (typeof REFRESH_RESULTS)[number];
+
 /** `rt.<family id>.<secret>`: the family is found by id, the secret checked by its hash. */
 const TOKEN_FORM = /^rt\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([\w-]{43})$/;
 
@@ -24,6 +31,8 @@ export interface RefreshTokensOptions {
   cookiePath: string;
   secureCookie: SecureCookieMode;
   now: () => number;
+  /** Told each refresh's result (the metrics). */
+  onRefresh?: (result: RefreshResult) => void;
 }
 
 /** Who is signing in or refreshing: kept with the family for the admin API. */
@@ -68,6 +77,22 @@ export class RefreshTokens {
    * @throws RefreshTokenInvalidError, RefreshTokenReusedError (the family is revoked first).
    */
   async refresh(
+    token: string | undefined,
+    client: RefreshClient,
+    accountOf: (userId: string) => Promise<{ id: string; username: string } | undefined>,
+  ): Promise<{ tokens: IssuedTokens; userId: string }> {
+    try {
+      const rotated = await this.rotate(token, client, accountOf);
+      this.o.onRefresh?.('rotated');
+      return rotated;
+    } catch (e: unknown) {
+      if (e instanceof RefreshTokenReusedError) this.o.onRefresh?.('reused');
+      else if (e instanceof RefreshTokenInvalidError) this.o.onRefresh?.('invalid');
+      throw e;
+    }
+  }
+
+  private async rotate(
     token: string | undefined,
     client: RefreshClient,
     accountOf: (userId: string) => Promise<{ id: string; username: string } | undefined>,

@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ENDPOINT_ID } from '@portcullis/config';
-import { countRawHeader, NotFoundError } from '@portcullis/kit';
+import { countRawHeader, hashToken, isTokenHashMatch, NotFoundError } from '@portcullis/kit';
 import type { WebSessions } from '../accounts/web-sessions.js';
-import { hashToken, isTokenMatch } from './endpoint-credentials.js';
 import { AdminDisabledError, authError, ShareReadOnlyError } from '../errors.js';
 import type { EndpointRecord, InboxStore } from '../store/types.js';
 
@@ -59,16 +58,16 @@ export function createAuthorize(o: {
     const token = bearerToken(header);
     if (token === undefined) throw authError('invalid_request');
     const endpoint = await find(endpointId);
-    if (isTokenMatch(token, adminSha256)) {
+    if (isTokenHashMatch(token, adminSha256)) {
       if (!endpoint) throw new NotFoundError('no such endpoint');
       return { endpoint };
     }
     // compared even when there is nothing to compare with: the same work either way
-    const own = isTokenMatch(token, endpoint?.kind === 'anonymous' ? endpoint.tokenSha256 : '');
+    const own = isTokenHashMatch(token, endpoint?.kind === 'anonymous' ? endpoint.tokenSha256 : '');
     if (endpoint && own) return { endpoint };
     // read whether or not the endpoint exists, for the same reason
     const shares = ENDPOINT_ID.test(endpointId) ? await o.store.listShares(endpointId) : [];
-    const share = shares.find((s) => isTokenMatch(token, s.tokenSha256));
+    const share = shares.find((s) => isTokenHashMatch(token, s.tokenSha256));
     if (!endpoint || !share) throw authError('invalid_token');
     if (access === 'manage') throw new ShareReadOnlyError();
     return { endpoint, shareId: share.id };
@@ -89,7 +88,7 @@ export function createAdminCheck(adminToken: string): (request: FastifyRequest) 
     if (countRawHeader(request.raw.rawHeaders, 'authorization') > 1) throw authError('invalid_request');
     const token = bearerToken(request.headers.authorization ?? '');
     if (token === undefined) throw authError('admin');
-    if (!isTokenMatch(token, adminSha256)) throw authError('invalid_token');
+    if (!isTokenHashMatch(token, adminSha256)) throw authError('invalid_token');
   };
 }
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 /** 128 random bits as 22 base64url characters: matches lib/config's `ENDPOINT_ID`. */
 export function createEndpointId(): string {
@@ -19,21 +19,4 @@ function randomText(bytes: number): string {
     const text = randomBytes(bytes).toString('base64url');
     if (!text.startsWith('-')) return text;
   }
-}
-
-/** Hex SHA-256: all the store keeps of a token. A token has 256 bits, so no slow hash is needed. */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
-
-const NO_HASH = Buffer.alloc(32);
-
-/**
- * Whether `token` hashes to `tokenSha256`, in time independent of where they differ. An empty hash
- * (no token, or no endpoint) never matches but costs the same.
- */
-export function isTokenMatch(token: string, tokenSha256: string): boolean {
-  const expected = /^[0-9a-f]{64}$/.test(tokenSha256) ? Buffer.from(tokenSha256, 'hex') : NO_HASH;
-  const equal = timingSafeEqual(createHash('sha256').update(token).digest(), expected);
-  return equal && expected !== NO_HASH;
 }

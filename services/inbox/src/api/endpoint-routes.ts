@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type HttpApp, InvalidArgumentError, NotFoundError, withSpan } from '@portcullis/kit';
+import { hashToken, type HttpApp, InvalidArgumentError, NotFoundError, withSpan } from '@portcullis/kit';
 import type { WebSessions } from '../accounts/web-sessions.js';
 import { receiveUrl, type InboxContext } from '../context.js';
-import { createEndpointId, createEndpointToken, hashToken } from './endpoint-credentials.js';
+import { createEndpointId, createEndpointToken } from './endpoint-credentials.js';
 import { authError, EndpointManagedError } from '../errors.js';
 import { isStreamId } from '../store/stream-id.js';
 import type { InboxRateLimiter } from '../rate-limit.js';

@@ -1,10 +1,10 @@
-import { type HttpApp, NotFoundError, withSpan } from '@portcullis/kit';
+import { hashToken, type HttpApp, NotFoundError, withSpan } from '@portcullis/kit';
 import type { InboxContext } from '../context.js';
 import { ShareLimitError } from '../errors.js';
 import type { ShareStreams } from '../live/share-streams.js';
 import type { Settings } from '../settings.js';
 import type { Authorize } from './access.js';
-import { createEndpointId, createEndpointToken, hashToken } from './endpoint-credentials.js';
+import { createEndpointId, createEndpointToken } from './endpoint-credentials.js';
 
 /** Share links one endpoint may have at once: each is a standing credential, so they stay few. */
 export const MAX_SHARES_PER_ENDPOINT = 10;
