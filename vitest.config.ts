@@ -16,6 +16,7 @@ export default defineConfig({
             'services/*/web/src/**/*.test.ts',
             'operator/src/**/*.test.ts',
             'bench/**/*.test.ts',
+            'hack/**/*.test.ts',
           ],
         },
       },

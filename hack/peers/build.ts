@@ -1,6 +1,6 @@
 // `npm run peers`: builds the real peers the tests run (kube-apiserver, etcd, the upstream Envoy rate-limit
-// service and its client, an xDS control plane on go-control-plane) from the pinned Go modules beside this
-// file, into .cache/peers/<key>/. Builds only what is missing; prints progress while it builds and the
+// service and its client, an xDS control plane on go-control-plane, actionlint) from the pinned Go modules
+// beside this file, into .cache/peers/<key>/. Builds only what is missing; prints progress while it builds and the
 // folder's absolute path as its last line. Needs Go 1.26 or newer.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -35,6 +35,7 @@ const RECIPES: Record<PeerName, Recipe> = {
     pkg: 'github.com/envoyproxy/ratelimit/src/client_cmd',
   },
   'xds-control-plane': { module: 'xds-control-plane', pkg: '.' },
+  actionlint: { module: 'actionlint', pkg: 'github.com/rhysd/actionlint/cmd/actionlint' },
 };
 
 /** The version ldflags Kubernetes' own build sets, so /version and `kubectl version` tell the real version. */

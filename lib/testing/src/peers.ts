@@ -12,6 +12,7 @@ export const PEER_NAMES = [
   'ratelimit-upstream',
   'ratelimit-upstream-client',
   'xds-control-plane',
+  'actionlint',
 ] as const;
 export type PeerName = (typeof PEER_NAMES)[number];
 
