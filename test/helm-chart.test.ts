@@ -226,6 +226,45 @@ describe('Helm chart', () => {
     expect(env.find((e) => e.name === 'RATELIMIT_WORKERS')?.value).toBe('3');
   });
 
+  it('gives every component the TRACING_* settings of the tracing values, its pod name as instance id', async () => {
+    const manifests = await render(
+      ...['--set', 'tracing.enabled=true', '--set', 'tracing.endpoint=http://otel-collector:4317'],
+      ...['--set', 'tracing.protocol=grpc', '--set-json', 'tracing.samplingRate=0.25'],
+      ...['--set', 'tracing.serviceNamespace=shop'],
+    );
+    const traced = deployments(manifests).map((d) => {
+      const env = new Map(podSpecOf(d).containers[0]!.env!.map((e) => [e.name, e]));
+      return {
+        name: d.metadata.name,
+        enabled: env.get('TRACING_ENABLED')?.value,
+        protocol: env.get('TRACING_EXPORTER_PROTOCOL')?.value,
+        rate: env.get('TRACING_SAMPLING_RATE')?.value,
+        namespace: env.get('TRACING_SERVICE_NAMESPACE')?.value,
+        instance: env.get('TRACING_SERVICE_INSTANCE_ID')?.valueFrom,
+        endpoint: env.get('OTEL_EXPORTER_OTLP_ENDPOINT')?.value,
+      };
+    });
+    const expected = {
+      enabled: 'true',
+      protocol: 'grpc',
+      rate: '0.25',
+      namespace: 'shop',
+      instance: { fieldRef: { fieldPath: 'metadata.name' } },
+      endpoint: 'http://otel-collector:4317',
+    };
+    expect(traced).toEqual(
+      [
+        'portcullis-gateway',
+        'portcullis-inbox',
+        'portcullis-inbox-worker',
+        'portcullis-operator',
+        'portcullis-ratelimit',
+      ].map((name) => ({ name, ...expected })),
+    );
+    const names = deployments(byDefault).flatMap((d) => podSpecOf(d).containers[0]!.env!.map((e) => e.name));
+    expect(names.filter((n) => n.startsWith('TRACING_') || n.startsWith('OTEL_'))).toEqual([]);
+  });
+
   it('gives the gateway GATEWAY_JWT_ISSUERS from gateway.jwtIssuers, as JSON, and checks the entries', async () => {
     const issuers = [
       {

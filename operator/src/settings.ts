@@ -3,10 +3,12 @@ import {
   createEnvReader,
   deepFreeze,
   readLogOptions,
+  readTracingSettings,
   type EnvReader,
   type EnvSource,
   type LogFormat,
   type LogLevel,
+  type TracingSettings,
 } from '@portcullis/kit';
 
 export interface Settings {
@@ -45,6 +47,8 @@ export interface Settings {
     services: Readonly<Record<string, { service: string; portName: string }>>;
   };
   log: { level: LogLevel; format: LogFormat };
+  /** `TRACING_*`: the OpenTelemetry SDK `main.ts` registers. */
+  tracing: TracingSettings;
 }
 
 /** Just the log settings, bad values replaced by defaults: how to report that the other settings are bad. */
@@ -109,6 +113,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       ),
     },
     log: readLogOptions(env, 'info'),
+    tracing: readTracingSettings(env, { serviceName: 'portcullis-operator' }),
   };
   const le = settings.leaderElection;
   if (le.renewDeadlineMs >= le.leaseDurationMs)

@@ -121,6 +121,28 @@ service; .names maps type, auth, sentinelAuth, tls, tlsCaCert, tlsClientCert, tl
   valueFrom:
     fieldRef:
       fieldPath: metadata.namespace
+{{- include "portcullis.tracingEnv" . }}
+{{- end -}}
+
+{{/* The TRACING_* settings from the tracing values, the same for every component but its service name. */}}
+{{- define "portcullis.tracingEnv" -}}
+{{- with .Values.tracing }}
+{{- if .enabled }}
+- { name: TRACING_ENABLED, value: "true" }
+- { name: TRACING_EXPORTER_PROTOCOL, value: {{ .protocol | quote }} }
+- { name: TRACING_SAMPLING_RATE, value: {{ .samplingRate | toString | quote }} }
+{{- with .serviceNamespace }}
+- { name: TRACING_SERVICE_NAMESPACE, value: {{ . | quote }} }
+{{- end }}
+- name: TRACING_SERVICE_INSTANCE_ID
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+{{- with .endpoint }}
+- { name: OTEL_EXPORTER_OTLP_ENDPOINT, value: {{ . | quote }} }
+{{- end }}
+{{- end }}
+{{- end }}
 {{- end -}}
 
 {{/*

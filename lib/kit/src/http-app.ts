@@ -17,6 +17,7 @@ import { checkJsonDepth } from './json-depth.js';
 import type { Logger } from './log.js';
 import { readBody } from './read-body.js';
 import type { ServerTls } from './server-tls.js';
+import { withCallerContext } from './tracing.js';
 import type { TrustProxy } from './trust-proxy.js';
 
 /** A listening server: the port it bound (useful when asked for port 0) and how to stop it. */
@@ -83,7 +84,8 @@ export interface DirectAnswer {
  * `request.ip` come from `X-Forwarded-*` only when the peer is one `trustProxy` names (see `readTrustProxy`).
  * A client slower than `timeouts` gets 408 (logged at debug) or, idle, a closed connection; a JSON body
  * deeper than `maxJsonDepth` gets 400 `BODY_TOO_DEEP`. Answers sent after `close()` began end their
- * connection, so the close waits for requests in flight, not for their idle connections.
+ * connection, so the close waits for requests in flight, not for their idle connections. Route handlers
+ * run in the trace context the caller sent (`withCallerContext`).
  */
 export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppOptions = {}) {
   const answerOf = (err: unknown, req: IncomingMessage, requestLog: FastifyBaseLogger) => {
@@ -157,6 +159,13 @@ export function createHttpApp(log: Logger, toHttpError: ErrorMapper, o: HttpAppO
     }
   }
   app.setErrorHandler(answerError);
+  // every route handler runs in the trace a caller sent (`traceparent`), so the service's spans continue it
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    route.handler = function (request, reply) {
+      return withCallerContext(request.headers, () => handler.call(this, request, reply));
+    };
+  });
   // close() ends idle connections only: one busy at that moment would otherwise stay open, once answered,
   // until the idle timeout, and hold the close back that long
   app.addHook('preClose', (done) => {

@@ -63,6 +63,7 @@ export {
   type Running,
 } from './lifecycle.js';
 export { withCallerContext, withSpan } from './tracing.js';
+export { readTracingSettings, startTracing, type Tracing, type TracingSettings } from './tracing-setup.js';
 export { readTrustProxy, type TrustProxy } from './trust-proxy.js';
 export {
   loadServerTls,

@@ -14,6 +14,13 @@ export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { PEER_NAMES, peerPath, type PeerName } from './peers.js';
 export { spawnLogged, type LoggedProcess } from './logged-process.js';
+export { startEntryPoint } from './entry-point-process.js';
+export {
+  hasExported,
+  startOtlpGrpcReceiver,
+  startOtlpHttpReceiver,
+  type OtlpReceiver,
+} from './otlp-receiver.js';
 export {
   startUpstreamRateLimit,
   type UpstreamLogLine,

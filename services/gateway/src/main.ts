@@ -1,10 +1,21 @@
-import { runMain } from '@portcullis/kit';
+import { runMain, startTracing } from '@portcullis/kit';
 import { startGateway } from './app.js';
 import { loadLogSettings, loadSettings } from './settings.js';
 
 await runMain({
   loadSettings: () => loadSettings(),
   loadLogSettings: () => loadLogSettings(),
-  start: (settings, log) => startGateway(settings, { log }),
+  start: async (settings, log) => {
+    const tracing = startTracing(settings.tracing);
+    const app = await startGateway(settings, { log });
+    return {
+      readiness: app.readiness,
+      close: async () => {
+        await app.close();
+        // last, so the spans of requests drained at shutdown are exported too
+        await tracing?.close();
+      },
+    };
+  },
   onSignal: (app, signal) => app.readiness.stopTraffic(signal),
 });

@@ -5,12 +5,14 @@ import {
   DEFAULT_MAX_JSON_DEPTH,
   readHttpTimeouts,
   readLogOptions,
+  readTracingSettings,
   readTrustProxy,
   type EnvReader,
   type EnvSource,
   type HttpTimeouts,
   type LogFormat,
   type LogLevel,
+  type TracingSettings,
   type TrustProxy,
 } from '@portcullis/kit';
 import { readRateLimitTls, type RateLimitTlsNames } from '@portcullis/ratelimit-client';
@@ -104,6 +106,8 @@ export interface Settings {
   /** `GATEWAY_TLS_*`: HTTPS (HTTP/2, and HTTP/1.1 for clients without it) on the port; plain HTTP when undefined. */
   tls: ListenerTls | undefined;
   log: { level: LogLevel; format: LogFormat };
+  /** `TRACING_*`: the OpenTelemetry SDK `main.ts` registers. */
+  tracing: TracingSettings;
 }
 
 export interface ListenerTls {
@@ -234,6 +238,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     trustProxy: readTrustProxy(env, 'GATEWAY_TRUST_PROXY'),
     tls: readListenerTls(env),
     log: readLogOptions(env, 'info'),
+    tracing: readTracingSettings(env, { serviceName: 'portcullis-gateway' }),
   };
   if (settings.idp.issuers.length > 0 && settings.auth !== 'jwt')
     env.problem('GATEWAY_JWT_ISSUERS: set, but GATEWAY_AUTH is not jwt');

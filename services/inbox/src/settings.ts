@@ -8,11 +8,13 @@ import {
   DEFAULT_MAX_JSON_DEPTH,
   readHttpTimeouts,
   readLogOptions,
+  readTracingSettings,
   readTrustProxy,
   type EnvSource,
   type HttpTimeouts,
   type LogFormat,
   type LogLevel,
+  type TracingSettings,
   type TrustProxy,
 } from '@portcullis/kit';
 import { readRateLimitTls, type RateLimitTlsNames } from '@portcullis/ratelimit-client';
@@ -122,6 +124,8 @@ export interface Settings {
   /** The built inspector (`npm run build:web`): index.html and hashed assets. */
   webDir: string;
   log: { level: LogLevel; format: LogFormat };
+  /** `TRACING_*`: the OpenTelemetry SDK each entry point registers. */
+  tracing: TracingSettings;
 }
 
 export const MIN_ADMIN_TOKEN_CHARS = 32;
@@ -134,8 +138,21 @@ const RATELIMIT_TLS_NAMES: RateLimitTlsNames = {
   serverNameOverride: 'INBOX_RATELIMIT_TLS_SAN',
 };
 
-/** Reads every setting once; a bad value, or one out of its range, stops start-up naming the variable. */
-export function loadSettings(source: EnvSource = process.env): Readonly<Settings> {
+/** Each inbox process's default `TRACING_SERVICE_NAME`: the HTTP server and the forwarding worker. */
+export const TRACING_SERVICE_NAMES = {
+  inbox: 'portcullis-inbox',
+  worker: 'portcullis-inbox-worker',
+} as const;
+export type InboxProcess = keyof typeof TRACING_SERVICE_NAMES;
+
+/**
+ * Reads every setting once, for the HTTP server or the forwarding worker (`role`); a bad value, or one out
+ * of its range, stops start-up naming the variable.
+ */
+export function loadSettings(
+  source: EnvSource = process.env,
+  role: InboxProcess = 'inbox',
+): Readonly<Settings> {
   const env = createEnvReader(source);
   const publicUrl = env.str('INBOX_PUBLIC_URL', { default: 'http://localhost:8089' }).replace(/\/+$/, '');
   if (!isHttpUrl(publicUrl)) {
@@ -278,6 +295,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     },
     webDir: env.str('INBOX_WEB_DIR', { default: fileURLToPath(new URL('../web/dist', import.meta.url)) }),
     log: readLogOptions(env, 'info'),
+    tracing: readTracingSettings(env, { serviceName: TRACING_SERVICE_NAMES[role] }),
   };
   // a live stream is quiet between heartbeats: closed as idle if they are further apart
   if (settings.sse.heartbeatMs >= settings.timeouts.idleMs) {
@@ -290,6 +308,11 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   }
   env.finish();
   return deepFreeze(settings);
+}
+
+/** The settings of the forwarding worker's process (`worker-main.ts`). */
+export function loadWorkerSettings(source: EnvSource = process.env): Readonly<Settings> {
+  return loadSettings(source, 'worker');
 }
 
 /** Just the log settings, bad values replaced by defaults: how to report that the other settings are bad. */

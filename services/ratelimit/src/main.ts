@@ -1,8 +1,7 @@
 import cluster from 'node:cluster';
-import { runMain, type Logger } from '@portcullis/kit';
+import { runMain, startTracing, type Logger } from '@portcullis/kit';
 import { startRateLimit } from './app.js';
 import { loadLogSettings, loadSettings, type Settings } from './settings.js';
-import { startTracing } from './tracing-setup.js';
 import { startPrimary } from './workers/primary.js';
 import { resolveWorkerCount } from './workers/worker-count.js';
 import { answerPrimary, listenForShutdown, onPrimaryShutdown, reportFinal } from './workers/worker-link.js';

@@ -1,15 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import {
   createEnvReader,
   deepFreeze,
   DEFAULT_MAX_JSON_DEPTH,
   readHttpTimeouts,
   readLogOptions,
+  readTracingSettings,
   type EnvReader,
   type EnvSource,
   type HttpTimeouts,
   type LogFormat,
   type LogLevel,
+  type TracingSettings,
 } from '@portcullis/kit';
 import {
   readKvstore,
@@ -107,16 +108,7 @@ export interface Settings {
     /** Most statistics names made from request values; hits beyond go to `<domain>.stats_overflow`. */
     maxDynamicKeys: number;
   };
-  tracing: {
-    enabled: boolean;
-    /** The OTLP exporter; its endpoint and headers come from the standard `OTEL_EXPORTER_OTLP_*` variables. */
-    exporterProtocol: 'http' | 'grpc';
-    serviceName: string;
-    serviceNamespace: string;
-    serviceInstanceId: string;
-    /** Share of traces sampled, 0 to 1. */
-    samplingRate: number;
-  };
+  tracing: TracingSettings;
 }
 
 /**
@@ -224,14 +216,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
         max: 1_000_000,
       }),
     },
-    tracing: {
-      enabled: env.bool('TRACING_ENABLED', { default: false }),
-      exporterProtocol: env.oneOf('TRACING_EXPORTER_PROTOCOL', ['http', 'grpc'], { default: 'http' }),
-      serviceName: env.str('TRACING_SERVICE_NAME', { default: 'RateLimit' }),
-      serviceNamespace: env.str('TRACING_SERVICE_NAMESPACE'),
-      serviceInstanceId: env.str('TRACING_SERVICE_INSTANCE_ID', { default: randomUUID() }),
-      samplingRate: env.num('TRACING_SAMPLING_RATE', { default: 1, min: 0, max: 1 }),
-    },
+    tracing: readTracingSettings(env, { serviceName: 'RateLimit' }),
   };
   for (const key of Object.keys(settings.stats.extraTags)) {
     // they are Prometheus labels too
