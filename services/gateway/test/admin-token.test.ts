@@ -144,6 +144,41 @@ describe('the admin token check (GATEWAY_ADMIN_TOKEN), one for every admin path'
     expect(JSON.stringify(collected.lines)).not.toContain(ADMIN);
   });
 
+  it('lists the admin API in <base>/openapi.json only to a reader presenting the token', async () => {
+    const adminPaths = (body: unknown) =>
+      Object.keys((body as { paths: Record<string, unknown> }).paths).filter((p) => p.startsWith('/admin/'));
+    const admin = await g.request('GET', '/api/openapi.json', {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    expect(admin.status).toBe(200);
+    expect(adminPaths(admin.body)).toHaveLength(6);
+    expect(admin.headers.get('cache-control')).toBe('private, no-cache');
+    expect(admin.headers.get('vary')).toBe('Authorization');
+    for (const headers of [{}, { authorization: `Bearer ${userJwt}` }] as Array<Record<string, string>>) {
+      const other = await g.request('GET', '/api/openapi.json', { headers });
+      expect([other.status, adminPaths(other.body)]).toEqual([200, []]);
+      expect(other.headers.get('cache-control')).toBe('no-cache');
+      expect(other.headers.get('etag')).not.toBe(admin.headers.get('etag'));
+    }
+    const wrong = await g.request('GET', '/api/openapi.json', { headers: { authorization: 'Bearer nope' } });
+    expect(wrong.status).toBe(401);
+    // GATEWAY_OPENAPI=auth: the admin token opens the document without a user's credentials
+    const restricted = await startGatewayHarness({
+      GATEWAY_AUTH: 'jwt',
+      GATEWAY_ADMIN_TOKEN: ADMIN,
+      GATEWAY_OPENAPI: 'auth',
+    });
+    try {
+      expect((await restricted.request('GET', '/api/openapi.json')).status).toBe(401);
+      const r = await restricted.request('GET', '/api/openapi.json', {
+        headers: { authorization: `Bearer ${ADMIN}` },
+      });
+      expect([r.status, adminPaths(r.body)]).toEqual([200, expect.arrayContaining(['/admin/apps'])]);
+    } finally {
+      await restricted.close();
+    }
+  });
+
   it('serves no sessions path while refresh tokens are off', async () => {
     const plain = await startGatewayHarness({ GATEWAY_AUTH: 'jwt', GATEWAY_ADMIN_TOKEN: ADMIN });
     try {

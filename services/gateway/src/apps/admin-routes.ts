@@ -54,7 +54,7 @@ export function addAdminRoutes(app: HttpApp, o: AdminRoutesOptions): void {
         const data = await body(request);
         const created = await o.store.createApp({
           name: nameOf(data.name),
-          roles: rolesOf(data.roles ?? []),
+          roles: data.roles === undefined ? [] : rolesOf(data.roles),
         });
         return reply.code(201).send(created);
       });
@@ -108,9 +108,9 @@ export function rolesOf(v: unknown): string[] {
   return [...new Set(v as string[])];
 }
 
-/** An ISO 8601 time in the future, or undefined for a key that does not expire. */
+/** An ISO 8601 time in the future, or undefined (absent) for a key that does not expire; null is refused. */
 export function expiryOf(v: unknown, nowMs: number): string | undefined {
-  if (v === undefined || v === null) return undefined;
+  if (v === undefined) return undefined;
   const ms = typeof v === 'string' ? Date.parse(v) : NaN;
   if (Number.isNaN(ms) || ms <= nowMs)
     throw new InvalidArgumentError('expiresAt: an ISO 8601 time in the future');
