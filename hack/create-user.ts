@@ -1,9 +1,14 @@
-// `npx tsx hack/create-user.ts <username>`: creates a platform account in the Redis at REDIS_URL (the one
-// the gateway and the inbox use, default key prefix `acct:`) and prints its id. The password comes from
-// PORTCULLIS_PASSWORD or, on a terminal, from a prompt that does not echo.
+// `npx tsx hack/create-user.ts <username> [--roles a,b]`: creates a platform account in the Redis at REDIS_URL
+// (the one the gateway and the inbox use, default key prefix `acct:`) and prints its id. The password comes
+// from PORTCULLIS_PASSWORD or, on a terminal, from a prompt that does not echo. `--roles` gives the user
+// gateway roles, through the gateway's app store, as `PUT /admin/users/{id}/roles` does.
 // Exit codes: 0 created, 1 refused (name taken, weak password) or Redis failed, 2 usage, 130 interrupted.
+import { parseArgs } from 'node:util';
 import { PortcullisError } from '@portcullis/kit';
 import { createAccountsBackend, isValidUsername, MIN_PASSWORD_CHARS } from '@portcullis/accounts';
+import { createRedisClient, FAIL_FAST_POLICY, toSingleConnection } from '@portcullis/redis';
+import { rolesOf } from '../services/gateway/src/apps/admin-routes.js';
+import { createRedisAppStore } from '../services/gateway/src/apps/redis-app-store.js';
 
 class Interrupted extends Error {}
 
@@ -57,9 +62,26 @@ async function readPassword(): Promise<string> {
   return first;
 }
 
-const [username, ...extra] = process.argv.slice(2);
-if (username === undefined || extra.length > 0) fail('usage: npx tsx hack/create-user.ts <username>', 2);
+const USAGE = 'usage: npx tsx hack/create-user.ts <username> [--roles a,b]';
+let parsed: ReturnType<typeof parse>;
+function parse() {
+  return parseArgs({ allowPositionals: true, options: { roles: { type: 'string' } } });
+}
+try {
+  parsed = parse();
+} catch (err: unknown) {
+  fail(`${(err as Error).message}\n${USAGE}`, 2);
+}
+const [username, ...extra] = parsed.positionals;
+if (username === undefined || extra.length > 0) fail(USAGE, 2);
 if (!isValidUsername(username)) fail('user name must be 1-64 characters from A-Z a-z 0-9 _ . @ -', 2);
+let roles: string[];
+try {
+  const listed = parsed.values.roles;
+  roles = rolesOf(listed === undefined || listed === '' ? [] : listed.split(','));
+} catch (err: unknown) {
+  fail((err as Error).message, 2);
+}
 const redisUrl = process.env.REDIS_URL ?? '';
 if (redisUrl === '') {
   fail(
@@ -78,8 +100,11 @@ try {
 }
 
 const backend = createAccountsBackend({ redisUrl });
+const redis =
+  roles.length > 0 ? createRedisClient(toSingleConnection(redisUrl), FAIL_FAST_POLICY) : undefined;
 try {
   const account = await backend.accounts.createUser({ username, password });
+  if (redis) await createRedisAppStore({ redis }).setUserRoles(account.id, roles);
   process.stdout.write(`${account.id}\n`);
 } catch (err: unknown) {
   if (!(err instanceof PortcullisError)) throw err;
@@ -87,5 +112,6 @@ try {
   process.stderr.write(`${err.code}: ${err.message}${cause}\n`);
   process.exitCode = 1;
 } finally {
+  redis?.disconnect();
   await backend.close();
 }

@@ -59,7 +59,7 @@ describe('hack/create-user.ts', () => {
     expect(noName).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'usage: npx tsx hack/create-user.ts <username>\n',
+      stderr: 'usage: npx tsx hack/create-user.ts <username> [--roles a,b]\n',
     });
     expect(badName.code).toBe(2);
     expect(noPassword).toEqual({

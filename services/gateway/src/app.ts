@@ -26,7 +26,6 @@ import {
   type RateLimitClient,
 } from '@portcullis/ratelimit-client';
 import { createXdsSubscription, type XdsSubscription } from '@portcullis/xds';
-import { createAdminSessionsRoute } from './auth/admin-sessions-route.js';
 import { Authenticator } from './auth/authenticator.js';
 import { createJwt } from './auth/jwt.js';
 import { createIdpVerifier } from './auth/idp-verifier.js';
@@ -35,6 +34,7 @@ import { createRedisRefreshStore } from './auth/refresh-store-redis.js';
 import { RefreshTokens } from './auth/refresh-tokens.js';
 import { createTokenCache } from './auth/token-cache.js';
 import { createTokenVerifier, type VerifiedToken } from './auth/token-verifier.js';
+import { createAdminToken } from './admin-token.js';
 import { addAdminRoutes } from './apps/admin-routes.js';
 import { createApiKeyAuth } from './apps/api-key-auth.js';
 import type { AppStore } from './apps/app-types.js';
@@ -209,6 +209,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
           log,
         });
   const code = routesFromModule(deps.routes ?? codeRoutes, handlers);
+  const adminToken = createAdminToken(settings.adminToken, log.child({ component: 'admin' }));
   const dispatcher = new Dispatcher(
     {
       settings,
@@ -225,11 +226,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
       openapi:
         settings.openapi === 'off'
           ? undefined
-          : createOpenApiRoute({ ctx: documentContext(settings, handlers), auth }),
-      adminSessions:
-        refresh && settings.adminToken !== ''
-          ? createAdminSessionsRoute({ adminToken: settings.adminToken, refresh })
-          : undefined,
+          : createOpenApiRoute({ ctx: documentContext(settings, handlers), auth, adminToken }),
     },
     buildRouteTable(code, []),
   );
@@ -292,10 +289,12 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
   };
   app.all(base, serve);
   app.all(`${base}/*`, serve);
-  if (settings.adminToken !== '')
+  // off, /admin answers ADMIN_DISABLED, unless the base path is there (allowed only while the token is empty)
+  if (settings.adminToken !== '' || settings.basePath.split('/')[0] !== 'admin')
     addAdminRoutes(app, {
       store: apps,
-      token: settings.adminToken,
+      adminToken,
+      ...(refresh ? { refresh } : {}),
       limits: settings,
       now,
     });

@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkCsrf, type AccountStore, type CsrfPolicy } from '@portcullis/accounts';
 import { MethodNotAllowedError, type Logger } from '@portcullis/kit';
 import type { RateLimitClient } from '@portcullis/ratelimit-client';
-import { ADMIN_SESSIONS_PATH, type AdminSessionsRoute } from './auth/admin-sessions-route.js';
 import { createAuthRoute, type AuthRoute } from './auth/auth-routes.js';
 import type { Authenticator, Caller } from './auth/authenticator.js';
 import { apiKeyError, routeNotFound, UnknownHandlerError } from './errors.js';
@@ -34,8 +33,6 @@ export interface DispatcherOptions {
   apps: AppStore;
   /** `<base>/openapi.json`, unless `GATEWAY_OPENAPI=off`. */
   openapi?: OpenApiRoute | undefined;
-  /** `<base>/auth/sessions`, while `GATEWAY_ADMIN_TOKEN` is set and refresh tokens are on. */
-  adminSessions?: AdminSessionsRoute | undefined;
 }
 
 /**
@@ -75,8 +72,6 @@ export class Dispatcher {
     if (this.o.csrf) checkCsrf(request, this.o.csrf, { setsCookie: relPath === 'auth' });
     if (relPath === '') return { message: 'no endpoint defined' };
     if (relPath === 'auth') return this.authRoute(request, reply, search);
-    if (relPath === ADMIN_SESSIONS_PATH && this.o.adminSessions)
-      return this.o.adminSessions(request, reply, search);
     if (relPath === OPENAPI_PATH && this.o.openapi) return this.o.openapi(request, reply, table);
     if (method === 'OPTIONS') return this.options(reply, table, relPath);
     const found = table.lookup(method, relPath);

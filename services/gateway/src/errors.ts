@@ -167,6 +167,19 @@ export class RefreshTokenReusedError extends PortcullisError {
   }
 }
 
+/**
+ * The admin API while `GATEWAY_ADMIN_TOKEN` is empty: 404, there is no admin (as the inbox's
+ * `INBOX_ADMIN_TOKEN`).
+ */
+export class AdminDisabledError extends PortcullisError {
+  static override readonly code = 'ADMIN_DISABLED';
+  static override readonly status = 404;
+
+  constructor() {
+    super('the admin API is off: GATEWAY_ADMIN_TOKEN is not set');
+  }
+}
+
 /** This service's registry: each class with its code and status. */
 export const GATEWAY_ERRORS: readonly ErrorClass[] = [
   ForbiddenError,
@@ -182,4 +195,5 @@ export const GATEWAY_ERRORS: readonly ErrorClass[] = [
   JwksUnavailableError,
   RefreshTokenInvalidError,
   RefreshTokenReusedError,
+  AdminDisabledError,
 ];

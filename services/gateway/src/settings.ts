@@ -64,8 +64,8 @@ export interface Settings {
   /** The request header an application's API key comes in (lower case). */
   apiKeyHeader: string;
   /**
-   * `GATEWAY_ADMIN_TOKEN`, the Bearer token of the admin API: `/admin/...` (applications, keys, user roles)
-   * and `<base>/auth/sessions` (refresh-token families); empty: no admin API.
+   * `GATEWAY_ADMIN_TOKEN`, the Bearer token of the admin API: `/admin/...` (applications, keys, user roles,
+   * users' sessions); empty: no admin API (`404 ADMIN_DISABLED`).
    */
   adminToken: string;
   /** Accounts, sessions and the token denylist; empty keeps them in memory (local mode). */

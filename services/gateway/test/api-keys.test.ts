@@ -162,6 +162,21 @@ describe.each(['memory', 'redis'] as const)('applications and API keys (%s)', (s
     expect(past.status).toBe(400);
   });
 
+  it("refuses null where a field may only be absent: roles of an application, a key's expiry", async () => {
+    // found by Schemathesis against the admin API's document: both were taken as absent
+    const app = await g.request('POST', '/admin/apps', { body: { name: 'n', roles: null }, headers: admin });
+    expect([app.status, app.body]).toMatchObject([400, { code: 'INVALID_ARGUMENT' }]);
+    const appId = await createApp('null-bot', []);
+    const key = await g.request('POST', `/admin/apps/${appId}/keys`, {
+      body: { name: 'k', expiresAt: null },
+      headers: admin,
+    });
+    expect([key.status, key.body]).toEqual([
+      400,
+      { error: 'expiresAt: an ISO 8601 time in the future', code: 'INVALID_ARGUMENT' },
+    ]);
+  });
+
   it('admits to a role route only callers with one of its roles: applications and users', async () => {
     const reporter = await createKey(await createApp('reporter-bot', ['reporter']), { name: 'k' });
     const plain = await createKey(await createApp('plain-bot', ['other']), { name: 'k' });

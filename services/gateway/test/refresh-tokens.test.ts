@@ -52,8 +52,8 @@ describe.each(['memory', 'redis'] as const)('refresh tokens, body mode (%s store
     g.request('POST', '/api/auth', { body: { grant_type: 'refresh_token', refresh_token: token } });
   const whoAmI = async (jwt: string) =>
     (await g.request('GET', '/api/test', { headers: { authorization: `Bearer ${jwt}` } })).status;
-  const admin = (method: string, query: string, token = ADMIN) =>
-    g.request(method, `/api/auth/sessions?${query}`, { headers: { authorization: `Bearer ${token}` } });
+  const admin = (method: string, path: string, token = ADMIN) =>
+    g.request(method, `/admin/users/${path}`, { headers: { authorization: `Bearer ${token}` } });
 
   it('signs in with an access token and a refresh token; a refresh rotates both', async () => {
     const first = await signIn();
@@ -108,30 +108,40 @@ describe.each(['memory', 'redis'] as const)('refresh tokens, body mode (%s store
     expect((await refresh(second.refresh_token)).body).toMatchObject({ code: 'REFRESH_TOKEN_INVALID' });
   });
 
-  it('admin: lists a user’s sign-ins and revokes one or all of them', async () => {
-    await admin('DELETE', `user=${userId}`);
+  it('admin: lists a user’s sign-ins and revokes one or all of them (/admin/users/{id}/sessions)', async () => {
+    await admin('DELETE', `${userId}/sessions`);
     const a = await signIn('agent-a');
     const b = await signIn('agent-b');
-    expect((await g.request('GET', `/api/auth/sessions?user=${userId}`)).status).toBe(401);
-    expect((await admin('GET', `user=${userId}`, 'x'.repeat(45))).status).toBe(401);
-    const listed = await admin('GET', `user=${userId}`);
+    expect((await g.request('GET', `/admin/users/${userId}/sessions`)).status).toBe(401);
+    expect((await admin('GET', `${userId}/sessions`, 'x'.repeat(45))).status).toBe(401);
+    const listed = await admin('GET', `${userId}/sessions`);
     expect(listed.status).toBe(200);
     const families = (listed.body as { families: Array<Record<string, string>> }).families;
     expect(families.map((f) => f.userAgent)).toEqual(['agent-a', 'agent-b']);
     expect(families[0]).toMatchObject({ address: '127.0.0.1', id: a.refresh_token?.split('.')[1] });
     expect(Date.parse(families[0]?.createdAt ?? '')).not.toBeNaN();
 
-    const one = await admin('DELETE', `user=${userId}&family=${families[0]?.id ?? ''}`);
-    expect(one.body).toEqual({ user: userId, revoked: 1 });
+    const first = families[0]?.id ?? '';
+    const one = await admin('DELETE', `${userId}/sessions/${first}`);
+    expect([one.status, one.body]).toEqual([204, undefined]);
     expect(await whoAmI(a.jwt)).toBe(401);
     expect(await whoAmI(b.jwt)).toBe(200);
-    expect((await admin('DELETE', `user=${userId}&family=${families[0]?.id ?? ''}`)).status).toBe(404);
-    expect((await admin('DELETE', `user=someone-else&family=${families[1]?.id ?? ''}`)).status).toBe(404);
-    expect((await admin('DELETE', `user=${userId}`)).body).toEqual({ user: userId, revoked: 1 });
+    const again = await admin('DELETE', `${userId}/sessions/${first}`);
+    expect([again.status, again.body]).toEqual([404, { error: 'No such session', code: 'NOT_FOUND' }]);
+    // another user's id with this user's family: not theirs to end
+    expect((await admin('DELETE', `someone-else/sessions/${families[1]?.id ?? ''}`)).status).toBe(404);
+    expect(await whoAmI(b.jwt)).toBe(200);
+    expect((await admin('DELETE', `${userId}/sessions`)).body).toEqual({ user: userId, revoked: 1 });
     expect(await whoAmI(b.jwt)).toBe(401);
     expect((await refresh(b.refresh_token)).body).toMatchObject({ code: 'REFRESH_TOKEN_INVALID' });
-    expect((await admin('GET', `user=${userId}`)).body).toEqual({ user: userId, families: [] });
-    expect((await admin('GET', '')).status).toBe(400);
+    expect((await admin('GET', `${userId}/sessions`)).body).toEqual({ user: userId, families: [] });
+  });
+
+  it('serves no sessions below the base path any more: <base>/auth/sessions is a route path', async () => {
+    const r = await g.request('GET', `/api/auth/sessions?user=${userId}`, {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    expect([r.status, r.body]).toEqual([404, { error: 'Route not found', code: 'NOT_FOUND' }]);
   });
 
   it.runIf(store === 'redis')(

@@ -1,13 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import {
-  hashToken,
-  InvalidArgumentError,
-  isTokenHashMatch,
-  NotFoundError,
-  UnauthenticatedError,
-  type HttpApp,
-} from '@portcullis/kit';
+import { InvalidArgumentError, NotFoundError, type HttpApp } from '@portcullis/kit';
 import { ROLE_NAME } from '@portcullis/config';
+import type { AdminToken } from '../admin-token.js';
+import { addAdminSessionsRoutes } from '../auth/admin-sessions-routes.js';
+import type { RefreshTokens } from '../auth/refresh-tokens.js';
+import { routeNotFound } from '../errors.js';
 import { readData } from '../request-data.js';
 import type { AppStore } from './app-types.js';
 
@@ -15,8 +12,10 @@ export const ADMIN_PATH = '/admin';
 
 export interface AdminRoutesOptions {
   store: AppStore;
-  /** `GATEWAY_ADMIN_TOKEN`: the Bearer token every admin request carries. */
-  token: string;
+  /** `GATEWAY_ADMIN_TOKEN`'s check: every admin request passes it. */
+  adminToken: AdminToken;
+  /** Refresh tokens, when on: their families are the users' sessions the admin lists and revokes. */
+  refresh?: RefreshTokens;
   limits: { maxBodyBytes: number; maxBodyDepth: number };
   now?: () => number;
 }
@@ -25,30 +24,37 @@ const NAME = /^[^\p{Cc}]{1,100}$/u;
 
 /**
  * The admin API, beside the base path (so no route can shadow it): applications, their keys and users'
- * roles. Every request needs `Authorization: Bearer <GATEWAY_ADMIN_TOKEN>`.
+ * roles and sessions. Every request, to an unknown path under /admin too, passes `checkAdminToken` first:
+ * `404 ADMIN_DISABLED` while the token is empty, else 401 without `Authorization: Bearer <GATEWAY_ADMIN_TOKEN>`.
  *
  * POST /admin/apps {name, roles?} → 201 the application; GET /admin/apps → {apps};
  * POST /admin/apps/{id}/keys {name, expiresAt?} → 201 {key, ...listing}: the key, shown this once;
  * GET /admin/apps/{id}/keys → {keys} (never a key); DELETE /admin/apps/{id}/keys/{keyId} → 204;
- * PUT /admin/users/{id}/roles {roles} → 200 {id, roles}.
+ * PUT /admin/users/{id}/roles {roles} → 200 {id, roles}; with refresh tokens on, the user's sessions
+ * (`addAdminSessionsRoutes`).
  */
 export function addAdminRoutes(app: HttpApp, o: AdminRoutesOptions): void {
   const now = o.now ?? Date.now;
-  const expected = hashToken(o.token);
   const body = (request: FastifyRequest) => readData(request.raw, o.limits);
   app.register(
     (admin, _opts, done) => {
       admin.addHook('onRequest', (request, _reply, next) => {
-        const header = request.headers.authorization ?? '';
-        const token = /^Bearer +(\S+)$/i.exec(header)?.[1] ?? '';
-        if (isTokenHashMatch(token, expected)) next();
-        else next(new UnauthenticatedError('admin token required', { challenge: 'Bearer realm="admin"' }));
+        try {
+          o.adminToken.checkAdminToken(request);
+          next();
+        } catch (err: unknown) {
+          next(err as Error);
+        }
+      });
+      // an unknown admin path is checked too: without the token nobody learns which paths exist
+      admin.setNotFoundHandler(() => {
+        throw routeNotFound();
       });
       admin.post('/apps', async (request, reply) => {
         const data = await body(request);
         const created = await o.store.createApp({
           name: nameOf(data.name),
-          roles: rolesOf(data.roles ?? []),
+          roles: data.roles === undefined ? [] : rolesOf(data.roles),
         });
         return reply.code(201).send(created);
       });
@@ -81,6 +87,7 @@ export function addAdminRoutes(app: HttpApp, o: AdminRoutesOptions): void {
         await o.store.setUserRoles(request.params.id, roles);
         return { id: request.params.id, roles };
       });
+      if (o.refresh) addAdminSessionsRoutes(admin, o.refresh);
       done();
     },
     { prefix: ADMIN_PATH },
@@ -101,9 +108,9 @@ export function rolesOf(v: unknown): string[] {
   return [...new Set(v as string[])];
 }
 
-/** An ISO 8601 time in the future, or undefined for a key that does not expire. */
+/** An ISO 8601 time in the future, or undefined (absent) for a key that does not expire; null is refused. */
 export function expiryOf(v: unknown, nowMs: number): string | undefined {
-  if (v === undefined || v === null) return undefined;
+  if (v === undefined) return undefined;
   const ms = typeof v === 'string' ? Date.parse(v) : NaN;
   if (Number.isNaN(ms) || ms <= nowMs)
     throw new InvalidArgumentError('expiresAt: an ISO 8601 time in the future');

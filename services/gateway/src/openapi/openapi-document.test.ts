@@ -1,5 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
+import { Example } from '../handlers/example.js';
 import { HANDLER_CLASSES } from '../handlers/registry.js';
 import { routesFromApiRoutes } from '../router/api-routes.js';
 import { routesFromModule } from '../router/routes-module.js';
@@ -21,6 +22,7 @@ const context = (over: Partial<DocumentContext> = {}): DocumentContext => ({
   handlers: HANDLER_CLASSES,
   access: 'public',
   apiKeyHeader: 'x-api-key',
+  adminApi: false,
   ...over,
 });
 
@@ -283,9 +285,9 @@ describe('the OpenAPI document of the live routes', () => {
 
 describe('the OpenAPI document with refresh tokens (issue 20)', () => {
   it.each(['body', 'cookie'] as const)(
-    'is valid in %s mode: the refresh grant on POST /auth, its 401 codes, and the admin API when it serves',
+    'is valid in %s mode: the refresh grant on POST /auth and its 401 codes',
     async (mode) => {
-      const doc = buildOpenApiDocument(exampleModule, context({ refresh: { mode, admin: true } }));
+      const doc = buildOpenApiDocument(exampleModule, context({ refresh: { mode } }));
       await validate(doc);
       const post = doc.paths['/auth']?.post;
       const body = JSON.stringify(post?.requestBody);
@@ -295,17 +297,66 @@ describe('the OpenAPI document with refresh tokens (issue 20)', () => {
       expect(JSON.stringify(post?.responses['200'])).toContain(
         mode === 'cookie' ? 'Set-Cookie' : 'refresh_token',
       );
-      expect(Object.keys(doc.paths['/auth/sessions'] ?? {})).toEqual(['get', 'delete']);
-      expect(doc.components.securitySchemes).toHaveProperty('adminToken');
     },
   );
 
-  it('leaves /auth as it was and has no admin path while refresh tokens are off or the admin token empty', () => {
+  it('leaves /auth as it was while refresh tokens are off', () => {
     const off = buildOpenApiDocument(exampleModule, context());
     expect(JSON.stringify(off.paths['/auth'])).not.toContain('refresh_token');
-    expect(off.paths).not.toHaveProperty('/auth/sessions');
-    const noAdmin = buildOpenApiDocument(exampleModule, context({ refresh: { mode: 'body', admin: false } }));
-    expect(noAdmin.paths).not.toHaveProperty('/auth/sessions');
-    expect(noAdmin.components.securitySchemes).not.toHaveProperty('adminToken');
+  });
+});
+
+describe('the admin API in the OpenAPI document (issue 20)', () => {
+  const ADMIN_PATHS = {
+    '/admin/apps': ['post', 'get'],
+    '/admin/apps/{id}/keys': ['post', 'get'],
+    '/admin/apps/{id}/keys/{keyId}': ['delete'],
+    '/admin/users/{id}/roles': ['put'],
+  };
+  const SESSION_PATHS = {
+    '/admin/users/{id}/sessions': ['get', 'delete'],
+    '/admin/users/{id}/sessions/{family}': ['delete'],
+  };
+  const adminPathsOf = (doc: OpenApiDocument) =>
+    Object.fromEntries(
+      Object.entries(doc.paths)
+        .filter(([path]) => path.startsWith('/admin/'))
+        .map(([path, item]) => [path, Object.keys(item).filter((k) => k !== 'servers')]),
+    );
+
+  it.each([
+    ['refresh tokens off', {}, ADMIN_PATHS],
+    ['refresh tokens on', { refresh: { mode: 'body' } }, { ...ADMIN_PATHS, ...SESSION_PATHS }],
+  ] as const)('documents every admin operation (%s), valid, beside the base path', async (_, over, paths) => {
+    const doc = buildOpenApiDocument(exampleModule, context({ ...over, adminApi: true }), { admin: true });
+    await validate(doc);
+    expect(adminPathsOf(doc)).toEqual(paths);
+    expect(doc.components.securitySchemes).toHaveProperty('adminToken');
+    for (const [path, item] of Object.entries(doc.paths).filter(([p]) => p.startsWith('/admin/'))) {
+      expect(item.servers, path).toEqual([{ url: '/' }]);
+      for (const method of OPENAPI_METHODS) {
+        const op = item[method];
+        if (!op) continue;
+        expect(op.security, `${method} ${path}`).toEqual([{ adminToken: [] }]);
+        expect(JSON.stringify(op.responses['401']), `${method} ${path}`).toContain('UNAUTHENTICATED');
+      }
+    }
+    const created = doc.paths['/admin/apps']?.post;
+    expect(Object.keys(created?.responses ?? {})).toEqual(['201', '400', '401', '413']);
+    expect(JSON.stringify(created?.responses['400'])).toContain('INVALID_ARGUMENT');
+  });
+
+  it('lists the admin API to no other reader, and not while the admin token is empty', () => {
+    const reader = buildOpenApiDocument(exampleModule, context({ adminApi: true }));
+    expect(adminPathsOf(reader)).toEqual({});
+    expect(reader.components.securitySchemes).not.toHaveProperty('adminToken');
+    const off = buildOpenApiDocument(exampleModule, context(), { admin: true });
+    expect(adminPathsOf(off)).toEqual({});
+  });
+
+  it('leaves out a route below the base path whose template is an admin path', () => {
+    const clash = routesFromModule([['GET', 'admin/apps', Example, 'ping']], HANDLER_CLASSES);
+    const doc = buildOpenApiDocument(clash, context({ adminApi: true }), { admin: true });
+    expect(doc.paths['/admin/apps']?.get?.operationId).toBe('adminListApps');
   });
 });

@@ -9,8 +9,8 @@ import {
   errorResponses,
   signInErrors,
 } from './error-responses.js';
-import { ADMIN_SESSIONS_PATH } from '../auth/admin-sessions-route.js';
-import { ADMIN_TOKEN_SCHEME, adminSessionsPathItem, withRefreshTokens } from './refresh-operations.js';
+import { ADMIN_TOKEN_SCHEME, adminPathItems } from './admin-operations.js';
+import { withRefreshTokens } from './refresh-operations.js';
 import { routePathItems, securityOf } from './route-operations.js';
 import type { DocumentContext, JsonObject, OpenApiDocument, PathItem } from './types.js';
 
@@ -180,33 +180,40 @@ export function documentContext(settings: Readonly<Settings>, handlers: HandlerC
     handlers,
     access: settings.openapi,
     apiKeyHeader: settings.apiKeyHeader,
-    ...(settings.refresh.mode === 'off'
-      ? {}
-      : { refresh: { mode: settings.refresh.mode, admin: settings.adminToken !== '' } }),
+    ...(settings.refresh.mode === 'off' ? {} : { refresh: { mode: settings.refresh.mode } }),
+    adminApi: settings.adminToken !== '',
   };
 }
 
 /**
- * The OpenAPI 3.1 document of `routes` (the table's, in registration order) and the gateway's own paths.
+ * The OpenAPI 3.1 document of `routes` (the table's, in registration order) and the gateway's own paths;
+ * with `admin` (a reader presenting the admin token, while it is set) the admin API's too.
  * `info.version` names the routes: it changes when they do.
  */
-export function buildOpenApiDocument(routes: readonly GatewayRoute[], ctx: DocumentContext): OpenApiDocument {
+export function buildOpenApiDocument(
+  routes: readonly GatewayRoute[],
+  ctx: DocumentContext,
+  o: { admin: boolean } = { admin: false },
+): OpenApiDocument {
   const own: Record<string, PathItem> = { [`/${AUTH_PATH}`]: withRefreshTokens(authPathItem(ctx), ctx) };
   if (ctx.access !== 'off') own[`/${OPENAPI_PATH}`] = documentPathItem(ctx);
-  const admin = ctx.refresh?.admin === true;
-  if (admin) own[`/${ADMIN_SESSIONS_PATH}`] = adminSessionsPathItem(ctx);
+  const admin = o.admin && ctx.adminApi ? adminPathItems(ctx) : {};
+  // a route whose template is an admin path's (below the base path) would take its key: left out here
   const reserved = new Set([
     AUTH_PATH,
     ...(ctx.access === 'off' ? [] : [OPENAPI_PATH]),
-    ...(admin ? [ADMIN_SESSIONS_PATH] : []),
+    ...Object.keys(admin).map((p) => p.slice(1)),
   ]);
-  const paths = { ...own, ...routePathItems(routes, ctx, reserved) };
+  const paths = { ...own, ...routePathItems(routes, ctx, reserved), ...admin };
   const version = createHash('sha256').update(JSON.stringify(paths)).digest('hex').slice(0, 12);
   return {
     openapi: '3.1.0',
     info: { title: 'Portcullis gateway', version: `routes-${version}`, description: DESCRIPTION },
     servers: [{ url: `/${ctx.basePath}` }],
     paths,
-    components: { schemas: { Error: ERROR_SCHEMA }, ...withAdminScheme(securitySchemes(ctx), admin) },
+    components: {
+      schemas: { Error: ERROR_SCHEMA },
+      ...withAdminScheme(securitySchemes(ctx), Object.keys(admin).length > 0),
+    },
   };
 }

@@ -17,8 +17,10 @@ export interface DocumentContext {
   access: OpenApiAccess;
   /** `GATEWAY_API_KEY_HEADER`: an application's key is taken in every mode. */
   apiKeyHeader: string;
-  /** jwt mode's refresh tokens (`GATEWAY_REFRESH_TOKENS`), and whether the admin API serves; absent: off. */
-  refresh?: { mode: 'body' | 'cookie'; admin: boolean };
+  /** jwt mode's refresh tokens (`GATEWAY_REFRESH_TOKENS`); absent: off. */
+  refresh?: { mode: 'body' | 'cookie' };
+  /** `GATEWAY_ADMIN_TOKEN` is set: the admin API serves, and a reader presenting the token sees it. */
+  adminApi: boolean;
 }
 
 /** A JSON Schema or OpenAPI object, as the document holds it. */
@@ -31,7 +33,8 @@ export interface Operation extends JsonObject {
   operationId: string;
   responses: Record<string, JsonObject>;
 }
-export type PathItem = Partial<Record<OpenApiMethod, Operation>>;
+/** `servers`: only the admin API's, which lies beside the base path. */
+export type PathItem = Partial<Record<OpenApiMethod, Operation>> & { servers?: JsonObject[] };
 
 export interface OpenApiDocument extends JsonObject {
   openapi: '3.1.0';
