@@ -8,10 +8,11 @@ export interface ClientPolicy {
   /** Fail a command not answered within the connection's `timeoutMs`. */
   commandTimeout: boolean;
   /**
-   * On a cluster, send the commands issued in one tick together, one write per node (ioredis
-   * `enableAutoPipelining`). Off where `call`/`callBuffer` are used: ioredis drops their command name then.
+   * Send the commands issued in one tick together, one write per connection (per node on a cluster):
+   * ioredis `enableAutoPipelining`. Off for a client that uses `call`/`callBuffer`: ioredis drops their
+   * command name then.
    */
-  clusterAutoPipelining: boolean;
+  autoPipelining: boolean;
 }
 
 /**
@@ -26,7 +27,7 @@ export const FAIL_FAST_POLICY: Readonly<ClientPolicy> = Object.freeze({
   maxRetriesPerRequest: 1,
   reconnectDelay: Object.freeze({ stepMs: 50, maxMs: 250 }),
   commandTimeout: false,
-  clusterAutoPipelining: false,
+  autoPipelining: true,
 });
 
 /**
@@ -38,6 +39,5 @@ export const NO_QUEUE_POLICY: Readonly<ClientPolicy> = Object.freeze({
   maxRetriesPerRequest: 0,
   reconnectDelay: Object.freeze({ stepMs: 100, maxMs: 2000 }),
   commandTimeout: true,
-  // a request's counter keys live on several slots: grouped per node, one write each
-  clusterAutoPipelining: true,
+  autoPipelining: true,
 });

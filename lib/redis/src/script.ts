@@ -29,8 +29,9 @@ type Defined = Partial<Record<string, (...keysAndArgs: Arg[]) => unknown>>;
  * cache, a failover, a new cluster node): ioredis's `defineCommand`, which also loads what a pipeline
  * needs before sending it. The script names its keys `KEYS[1]` … `KEYS[n]`, and every call passes exactly
  * those n keys (or any number with `variadicKeys`); on a cluster they must hash to one slot (use a hash
- * tag), or Redis refuses the script with CROSSSLOT. A client that auto-pipelines must be taught (`define`) before it sends anything: a batch
- * already open lacks commands defined after it.
+ * tag), or Redis refuses the script with CROSSSLOT. A batch already open lacks commands defined after it:
+ * `run` on an auto-pipelining client that did not know the script waits for the tick's batch to leave, and
+ * a pipeline or MULTI needs `define` before it is made.
  */
 export function defineScript(source: string, o: ScriptOptions = {}): RedisScript {
   const name = `portcullis_${createHash('sha1').update(source).digest('hex').slice(0, 16)}`;
@@ -38,6 +39,7 @@ export function defineScript(source: string, o: ScriptOptions = {}): RedisScript
     ? undefined
     : Math.max(0, ...[...source.matchAll(/KEYS\[(\d+)\]/g)].map((m) => Number(m[1])));
   const taught = new WeakSet<RedisClient>();
+  const learning = new WeakMap<RedisClient, Promise<void>>();
   const define = (client: RedisClient): void => {
     if (taught.has(client)) return;
     // with numberOfKeys declared the first argument is the first key, which ioredis's auto-pipelining
@@ -58,7 +60,14 @@ export function defineScript(source: string, o: ScriptOptions = {}): RedisScript
   return {
     define,
     async run(client, keys, args) {
-      define(client);
+      let ready = learning.get(client);
+      if (!ready) {
+        define(client);
+        // an auto-pipeline opened earlier in this tick lacks the command: every first caller waits for it to leave
+        ready = client.options.enableAutoPipelining ? new Promise(setImmediate) : Promise.resolve();
+        learning.set(client, ready);
+      }
+      await ready;
       return await call(client, keys, args);
     },
     queue(batch, keys, args) {

@@ -27,7 +27,9 @@ export function createRedisForwardQueue(o: {
   // on a cluster every key is in one slot (see `toSlotPrefix`): one XREADGROUP reads every stream
   const keys = createKeyLayout(toSlotPrefix(o.connection, o.prefix));
   const log = o.log.child({ component: 'forward-queue' });
-  const pool = createRedisPool(o.connection, { policy: FAIL_FAST_POLICY, log });
+  // XREADGROUP and XAUTOCLAIM go through callBuffer (ioredis types neither's Buffer form), which
+  // auto-pipelining would send without its command name
+  const pool = createRedisPool(o.connection, { policy: { ...FAIL_FAST_POLICY, autoPipelining: false }, log });
   const redis = pool.next();
   // XREADGROUP BLOCK holds its connection: the other commands must not wait behind it
   const reader = pool.dedicated();
