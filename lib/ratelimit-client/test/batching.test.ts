@@ -1,12 +1,6 @@
-import {
-  createRateLimitClient,
-  type RateLimitClient,
-  type RateLimitClientOptions,
-} from '@portcullis/ratelimit-client';
-import { quietLog } from '@portcullis/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BATCHED_REQUESTS } from '../src/call-batcher.js';
-import { startRlsServer, type RlsServer } from './rls-server.js';
+import { describe, expect, it } from 'vitest';
+import { useRlsServer, type RlsServer } from './rls-server.js';
 
 const user = (value: string) => ({ entries: [{ key: 'user', value }] });
 const sentUsers = (r: RlsServer, from: number) =>
@@ -16,37 +10,19 @@ const sentUsers = (r: RlsServer, from: number) =>
   }));
 
 describe('requests of one event-loop turn share a call', () => {
-  let rls: RlsServer;
-  const clients: RateLimitClient[] = [];
-  const open = (o: Partial<RateLimitClientOptions> = {}): RateLimitClient => {
-    const c = createRateLimitClient({
-      target: rls.address,
-      timeoutMs: 2000,
-      failureMode: 'deny',
-      log: quietLog,
-      ...o,
-    });
-    clients.push(c);
-    return c;
-  };
-
-  beforeAll(async () => {
-    rls = await startRlsServer();
-  });
-  afterEach(() => {
-    for (const c of clients.splice(0)) c.close();
-  });
-  afterAll(() => rls.stop());
+  const { rls: server, open } = useRlsServer();
 
   it("merges one domain's requests in the order made, and hands each its own statuses", async () => {
     const client = open();
-    const before = rls.requests.length;
+    const before = server().requests.length;
     const [alice, blocked, both] = await Promise.all([
       client.decide({ domain: 'web', descriptors: [user('alice')] }),
       client.decide({ domain: 'web', descriptors: [user('blocked')] }),
       client.decide({ domain: 'web', descriptors: [user('bob'), user('carol')] }),
     ]);
-    expect(sentUsers(rls, before)).toEqual([{ domain: 'web', users: ['alice', 'blocked', 'bob', 'carol'] }]);
+    expect(sentUsers(server(), before)).toEqual([
+      { domain: 'web', users: ['alice', 'blocked', 'bob', 'carol'] },
+    ]);
     expect(alice).toMatchObject({ allowed: true, overLimit: false });
     expect(alice.statuses).toEqual([
       { code: 'OK', limitRemaining: 9, requestsPerUnit: 10, unit: 'MINUTE', durationUntilResetSeconds: 30 },
@@ -62,7 +38,7 @@ describe('requests of one event-loop turn share a call', () => {
 
   it('keeps domains and request hitsAddend apart, and calls from later turns apart', async () => {
     const client = open();
-    const before = rls.requests.length;
+    const before = server().requests.length;
     await Promise.all([
       client.decide({ domain: 'web', descriptors: [user('a')] }),
       client.decide({ domain: 'api', descriptors: [user('b')] }),
@@ -70,25 +46,25 @@ describe('requests of one event-loop turn share a call', () => {
       client.decide({ domain: 'web', descriptors: [user('d')] }),
     ]);
     await client.decide({ domain: 'web', descriptors: [user('e')] });
-    expect(sentUsers(rls, before)).toEqual([
+    expect(sentUsers(server(), before)).toEqual([
       { domain: 'web', users: ['a', 'd'] },
       { domain: 'api', users: ['b'] },
       { domain: 'web', users: ['c'] },
       { domain: 'web', users: ['e'] },
     ]);
-    expect(rls.requests.at(-2)?.hitsAddend).toBe(3);
+    expect(server().requests.at(-2)?.hitsAddend).toBe(3);
   });
 
   it('sends alone a request with its own per-descriptor hitsAddend or without descriptors', async () => {
     const client = open();
-    const before = rls.requests.length;
+    const before = server().requests.length;
     const answers = await Promise.all([
       client.decide({ domain: 'web', descriptors: [{ ...user('a'), hitsAddend: 4 }] }),
       client.decide({ domain: 'web', descriptors: [user('b')] }),
       client.decide({ domain: 'web', descriptors: [user('c')] }),
       client.decide({ domain: 'web', descriptors: [] }),
     ]);
-    expect(sentUsers(rls, before)).toEqual([
+    expect(sentUsers(server(), before)).toEqual([
       { domain: 'web', users: ['a'] },
       { domain: 'web', users: [] },
       { domain: 'web', users: ['b', 'c'] },
@@ -98,18 +74,18 @@ describe('requests of one event-loop turn share a call', () => {
 
   it('splits a turn of more than the most requests one call carries', async () => {
     const client = open();
-    const before = rls.requests.length;
+    const before = server().requests.length;
     const n = MAX_BATCHED_REQUESTS + 3;
     const answers = await Promise.all(
       Array.from({ length: n }, (_, i) => client.decide({ domain: 'web', descriptors: [user(`u${i}`)] })),
     );
-    expect(sentUsers(rls, before).map((r) => r.users.length)).toEqual([MAX_BATCHED_REQUESTS, 3]);
+    expect(sentUsers(server(), before).map((r) => r.users.length)).toEqual([MAX_BATCHED_REQUESTS, 3]);
     expect(answers.every((d) => d.allowed)).toBe(true);
   });
 
   it('asks again one by one when the service answers with its own headers, and stops merging', async () => {
     const client = open();
-    const before = rls.requests.length;
+    const before = server().requests.length;
     const answers = await Promise.all([
       client.decide({ domain: 'service-headers', descriptors: [user('a')] }),
       client.decide({ domain: 'service-headers', descriptors: [user('b')] }),
@@ -118,7 +94,7 @@ describe('requests of one event-loop turn share a call', () => {
       client.decide({ domain: 'web', descriptors: [user('c')] }),
       client.decide({ domain: 'web', descriptors: [user('d')] }),
     ]);
-    expect(sentUsers(rls, before)).toEqual([
+    expect(sentUsers(server(), before)).toEqual([
       { domain: 'service-headers', users: ['a', 'b'] },
       { domain: 'service-headers', users: ['a'] },
       { domain: 'service-headers', users: ['b'] },
@@ -137,7 +113,7 @@ describe('requests of one event-loop turn share a call', () => {
     expect(undecided.map((d) => d.failedOpen)).toEqual([true, true]);
     expect(client.stats().failuresByReason).toEqual({ UNDECIDED: 2 });
 
-    rls.delayMs = 500;
+    server().delayMs = 500;
     const late = open({ timeoutMs: 100 });
     try {
       const answers = await Promise.all([
@@ -154,18 +130,18 @@ describe('requests of one event-loop turn share a call', () => {
         failuresByReason: { DEADLINE_EXCEEDED: 2 },
       });
     } finally {
-      rls.delayMs = 0;
+      server().delayMs = 0;
     }
   });
 
   it('sends every request alone with batch: false', async () => {
     const client = open({ batch: false });
-    const before = rls.requests.length;
+    const before = server().requests.length;
     await Promise.all([
       client.decide({ domain: 'web', descriptors: [user('a')] }),
       client.decide({ domain: 'web', descriptors: [user('b')] }),
     ]);
-    expect(sentUsers(rls, before)).toEqual([
+    expect(sentUsers(server(), before)).toEqual([
       { domain: 'web', users: ['a'] },
       { domain: 'web', users: ['b'] },
     ]);

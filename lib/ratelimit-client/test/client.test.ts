@@ -19,34 +19,14 @@ import {
   waitUntil,
   type TestCertificates,
 } from '@portcullis/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startRlsServer, type RlsServer } from './rls-server.js';
+import { startRlsServer, useRlsServer, type RlsServer } from './rls-server.js';
 
 const user = (value: string) => ({ entries: [{ key: 'user', value }] });
 
 describe('createRateLimitClient against a real RateLimitService', () => {
-  let rls: RlsServer;
-  const clients: RateLimitClient[] = [];
-  const open = (o: Partial<RateLimitClientOptions> = {}): RateLimitClient => {
-    const c = createRateLimitClient({
-      target: rls.address,
-      timeoutMs: 2000,
-      failureMode: 'deny',
-      log: quietLog,
-      ...o,
-    });
-    clients.push(c);
-    return c;
-  };
-
-  beforeAll(async () => {
-    rls = await startRlsServer();
-  });
-  afterEach(() => {
-    for (const c of clients.splice(0)) c.close();
-  });
-  afterAll(() => rls.stop());
+  const { rls: server, open } = useRlsServer();
 
   it('allows, with the statuses and limit headers computed from them', async () => {
     const d = await open().decide({ domain: 'web', descriptors: [user('alice')] });
@@ -98,13 +78,13 @@ describe('createRateLimitClient against a real RateLimitService', () => {
   });
 
   it('sends a per-descriptor hitsAddend as UInt64Value and the request one as a number', async () => {
-    const before = rls.requests.length;
+    const before = server().requests.length;
     const d = await open().decide({
       domain: 'web',
       descriptors: [{ ...user('alice'), hitsAddend: 5 }, user('bob')],
       hitsAddend: 2,
     });
-    expect(rls.requests.slice(before)).toEqual([
+    expect(server().requests.slice(before)).toEqual([
       {
         domain: 'web',
         descriptors: [
@@ -191,13 +171,13 @@ describe('createRateLimitClient against a real RateLimitService', () => {
   it('answers a call past its deadline by the failure mode, and recovers once the service is fast again', async () => {
     const { log, lines } = createCollectingLog();
     const client = open({ timeoutMs: 100, failureMode: 'deny', log });
-    rls.delayMs = 1000;
+    server().delayMs = 1000;
     try {
       const d = await client.decide({ domain: 'web', descriptors: [user('alice')] });
       expect(d).toMatchObject({ allowed: false, failedOpen: true });
       expect(client.stats().failuresByReason).toEqual({ DEADLINE_EXCEEDED: 1 });
     } finally {
-      rls.delayMs = 0;
+      server().delayMs = 0;
     }
     expect(await client.decide({ domain: 'web', descriptors: [user('alice')] })).toMatchObject({
       allowed: true,

@@ -8,7 +8,13 @@ import {
   type sendUnaryData,
 } from '@grpc/grpc-js';
 import { PROTO_FILES, loadGrpcObject } from '@portcullis/protos';
-import { freePort } from '@portcullis/testing';
+import {
+  createRateLimitClient,
+  type RateLimitClient,
+  type RateLimitClientOptions,
+} from '@portcullis/ratelimit-client';
+import { freePort, quietLog } from '@portcullis/testing';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 
 /** `RateLimitRequest` as the server's proto-loader decodes it. */
 export interface ReceivedRequest {
@@ -111,4 +117,41 @@ export async function startRlsServer(
   };
   await listen();
   return rls;
+}
+
+/**
+ * For a describe block: a test `RlsServer` started before its tests and stopped after, and `open(o)`, a
+ * client of it (deadline 2 s, failure mode deny, quiet) closed after each test.
+ */
+export function useRlsServer(): {
+  rls: () => RlsServer;
+  open: (o?: Partial<RateLimitClientOptions>) => RateLimitClient;
+} {
+  let server: RlsServer | undefined;
+  const clients: RateLimitClient[] = [];
+  const rls = (): RlsServer => {
+    if (!server) throw new Error('useRlsServer: the server is not started yet');
+    return server;
+  };
+  beforeAll(async () => {
+    server = await startRlsServer();
+  });
+  afterEach(() => {
+    for (const c of clients.splice(0)) c.close();
+  });
+  afterAll(() => server?.stop());
+  return {
+    rls,
+    open: (o = {}) => {
+      const c = createRateLimitClient({
+        target: rls().address,
+        timeoutMs: 2000,
+        failureMode: 'deny',
+        log: quietLog,
+        ...o,
+      });
+      clients.push(c);
+      return c;
+    },
+  };
 }
