@@ -216,6 +216,23 @@ describe.each(['memory', 'redis'] as const)('applications and API keys (%s)', (s
     );
   });
 
+  it.runIf(store === 'redis')(
+    'reads only the key record per request once its application is known',
+    async () => {
+      const { key } = await createKey(await createApp('one-trip-bot', []), { name: 'k' });
+      const port = Number(redis!.address.split(':')[1]);
+      const hgetalls = async (): Promise<number> => {
+        const stats = await redisCli(port, 'INFO', 'commandstats');
+        return Number(/cmdstat_hgetall:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+      };
+      const ping = () => g.request('GET', '/api/ping', { headers: { 'x-api-key': key } });
+      expect((await ping()).status).toBe(200);
+      const before = await hgetalls();
+      for (let i = 0; i < 5; i++) expect((await ping()).status).toBe(200);
+      expect((await hgetalls()) - before).toBe(5);
+    },
+  );
+
   it.runIf(store === 'redis')('keeps only the SHA-256 of a key in Redis', async () => {
     const { key } = await createKey(await createApp('hashed-bot', []), { name: 'k' });
     const port = Number(redis!.address.split(':')[1]);

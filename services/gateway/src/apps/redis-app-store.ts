@@ -1,5 +1,6 @@
 import { AccountsBackendError, type Clock } from '@portcullis/accounts';
 import { createRedisCaller, type RedisClient } from '@portcullis/redis';
+import { createTokenCache } from '../auth/token-cache.js';
 import { isoTime, newApiKey, newRecordId } from './api-key.js';
 import type { ApiKeyInfo, Application, AppStore } from './app-types.js';
 
@@ -9,6 +10,9 @@ const { call, exec } = createRedisCaller(
   (message, cause) => new AccountsBackendError(message, { cause }),
 );
 
+/** Applications kept in this process after their first read: a few hundred bytes each. */
+const APP_CACHE_ENTRIES = 10_000;
+
 /** Every key starts with it; the hash tag keeps a MULTI's keys in one cluster slot. */
 export const APP_KEY_PREFIX = '{apps}:';
 
@@ -17,6 +21,10 @@ export const APP_KEY_PREFIX = '{apps}:';
  * ids by creation time, `{apps}:app-keys:<app id>` HASH key id → key hash, `{apps}:key:<sha-256 of the key>`
  * HASH (id, appId, name, createdAt, expiresAt, revokedAt) and `{apps}:user-roles:<account id>` STRING (JSON
  * list). The key itself is never stored. No TTLs: expired and revoked keys stay listed.
+ *
+ * An application never changes once created (there is no update or delete), so `findByKeyHash` reads each
+ * from Redis once and keeps it: a request with a key costs one round trip, the key's record, whose
+ * revocation and expiry are read every time. Should applications ever change, this cache must go.
  */
 export function createRedisAppStore(o: { redis: RedisClient; now?: Clock }): AppStore {
   const { redis } = o;
@@ -29,6 +37,14 @@ export function createRedisAppStore(o: { redis: RedisClient; now?: Clock }): App
 
   const getApp = async (id: string): Promise<Application | undefined> =>
     toApp(await call('HGETALL', () => redis.hgetall(appKey(id))));
+  const known = createTokenCache<Application>({ maxEntries: APP_CACHE_ENTRIES, now });
+  const knownApp = async (id: string): Promise<Application | undefined> => {
+    const cached = known.get(id);
+    if (cached) return cached;
+    const app = await getApp(id);
+    if (app) known.set(id, app, Number.POSITIVE_INFINITY);
+    return app;
+  };
   const getKey = async (hash: string): Promise<ApiKeyInfo | undefined> =>
     toKey(await call('HGETALL', () => redis.hgetall(keyKey(hash))));
 
@@ -82,7 +98,7 @@ export function createRedisAppStore(o: { redis: RedisClient; now?: Clock }): App
     },
     async findByKeyHash(hash) {
       const key = await getKey(hash);
-      const app = key && (await getApp(key.appId));
+      const app = key && (await knownApp(key.appId));
       return key && app ? { key, app } : undefined;
     },
     async setUserRoles(accountId, roles) {
