@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { spawnNode, type Child } from '../common/child-process.js';
+import { serviceBundle } from '../common/service-bundle.js';
 import { distinctFreePorts } from '../common/ports.js';
 import type { OnCleanup } from '../common/run-bench.js';
 import { waitForHttpOk } from '../common/wait-for-http.js';
@@ -25,16 +26,18 @@ export interface GatewayOptions {
 }
 
 /**
- * `services/gateway/src/main.ts` on 127.0.0.1 logging at warn, with the run's JWT secret and session key;
+ * The gateway's bundle (what its image runs) on 127.0.0.1 logging at warn, with the run's JWT secret and session key;
  * resolves once `/healthz` answers, which is after its first routes over xDS when it has a server. Stopped
  * by `onCleanup`, registered as soon as it is spawned.
  */
 export async function startGateway(o: GatewayOptions, onCleanup: OnCleanup): Promise<GatewayProcess> {
   const [port] = (await distinctFreePorts(1)) as [number];
+  const bundle = await serviceBundle('gateway');
   const child = spawnNode({
     name: o.name,
-    script: 'services/gateway/src/main.ts',
+    script: bundle.script,
     env: {
+      ...bundle.env,
       GATEWAY_HOST: '127.0.0.1',
       GATEWAY_PORT: String(port),
       GATEWAY_JWT_SECRET: JWT_SECRET,

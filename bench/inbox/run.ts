@@ -10,6 +10,7 @@ import { requireLoadTools } from '../common/load-tools.js';
 import { formatErrors } from '../common/measure.js';
 import { createH2load } from '../common/h2load.js';
 import { distinctFreePorts } from '../common/ports.js';
+import { serviceBundle } from '../common/service-bundle.js';
 import { spawnPortsChild } from '../common/ports-child.js';
 import { formatMarkdown, formatTable, ratioOf, type Row } from '../common/report.js';
 import { runBench, type OnCleanup } from '../common/run-bench.js';
@@ -63,10 +64,15 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   );
   const [port] = (await distinctFreePorts(1)) as [number];
   const redisUrl = `redis://${redis.address}`;
+  const [inboxBundle, workerBundle] = await Promise.all([
+    serviceBundle('inbox'),
+    serviceBundle('inbox-worker'),
+  ]);
   const inbox = spawnNode({
     name: 'inbox',
-    script: 'services/inbox/src/main.ts',
+    script: inboxBundle.script,
     env: {
+      ...inboxBundle.env,
       INBOX_HOST: '127.0.0.1',
       INBOX_PORT: String(port),
       REDIS_URL: redisUrl,
@@ -108,8 +114,9 @@ async function main(onCleanup: OnCleanup): Promise<void> {
 
   const worker = spawnNode({
     name: 'forwarding worker',
-    script: 'services/inbox/src/worker-main.ts',
+    script: workerBundle.script,
     env: {
+      ...workerBundle.env,
       REDIS_URL: redisUrl,
       INBOX_WORKER_NAME: 'bench',
       INBOX_WORKER_MAX_IN_FLIGHT: String(FORWARD_IN_FLIGHT),
