@@ -189,7 +189,11 @@ export const KIT_ERRORS: readonly ErrorClass[] = [
 ];
 
 /** What the profile routes (`addProfileRoutes`) answer besides the edge errors; a service serving them lists these. */
-export const PROFILE_ERRORS: readonly ErrorClass[] = [InvalidArgumentError, ProfileInProgressError];
+export const PROFILE_ERRORS: readonly ErrorClass[] = [
+  InvalidArgumentError,
+  ProfileInProgressError,
+  UnavailableError,
+];
 
 /** The gRPC status an HTTP status implies, as grpc-gateway maps them back; `UNKNOWN` past the table. */
 const GRPC_BY_HTTP: Readonly<Record<number, GrpcStatus>> = {

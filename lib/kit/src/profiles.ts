@@ -1,7 +1,7 @@
 import { Session } from 'node:inspector/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapSnapshot } from 'node:v8';
-import { InvalidArgumentError, ProfileInProgressError } from './errors.js';
+import { InvalidArgumentError, ProfileInProgressError, UnavailableError } from './errors.js';
 import type { HttpApp } from './http-app.js';
 import type { Logger } from './log.js';
 import { startRuntimeMonitor } from './runtime-figures.js';
@@ -66,7 +66,7 @@ export function addProfileRoutes(app: HttpApp, log: Logger): void {
   const monitor = startRuntimeMonitor();
   const closing = new AbortController();
   app.addHook('preClose', () => {
-    closing.abort(new Error('server closing'));
+    closing.abort(new UnavailableError('server closing: CPU profile stopped'));
     monitor.stop();
   });
   app.get('/debug/pprof/', (_req, reply) => {

@@ -148,4 +148,20 @@ describe('ratelimit debug port /debug/pprof/', () => {
       expect((await h.get(path)).status).toBe(404);
     }
   });
+
+  it('stops a profile when the server closes, answering 503', async () => {
+    const closing = await startHarness({ 'web.yaml': CONFIG });
+    const url = `http://127.0.0.1:${closing.app.ports.debug}/debug/pprof/profile`;
+    const long = fetch(`${url}?seconds=60`);
+    await vi.waitFor(async () => expect((await fetch(`${url}?seconds=1`)).status).toBe(409), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    await closing.close();
+    const res = await long;
+    expect([res.status, await res.json()]).toEqual([
+      503,
+      { error: 'server closing: CPU profile stopped', code: 'UNAVAILABLE' },
+    ]);
+  });
 });
