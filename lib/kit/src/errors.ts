@@ -139,6 +139,12 @@ export class HeadersTooLargeError extends PortcullisError {
   static override readonly status = 431;
 }
 
+/** A CPU profile or heap snapshot is already being taken in this process: V8 takes one at a time. */
+export class ProfileInProgressError extends PortcullisError {
+  static override readonly code = 'PROFILE_IN_PROGRESS';
+  static override readonly status = 409;
+}
+
 /** A backend (Redis, a store) failed or could not be reached: the client should retry. */
 export class UnavailableError extends PortcullisError {
   static override readonly code = 'UNAVAILABLE';
@@ -179,6 +185,13 @@ export const KIT_ERRORS: readonly ErrorClass[] = [
   SettingsError,
   InvalidArgumentError,
   UnauthenticatedError,
+  UnavailableError,
+];
+
+/** What the profile routes (`addProfileRoutes`) answer besides the edge errors; a service serving them lists these. */
+export const PROFILE_ERRORS: readonly ErrorClass[] = [
+  InvalidArgumentError,
+  ProfileInProgressError,
   UnavailableError,
 ];
 

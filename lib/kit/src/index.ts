@@ -11,6 +11,8 @@ export {
   NotReadyError,
   NotFoundError,
   PortcullisError,
+  PROFILE_ERRORS,
+  ProfileInProgressError,
   RequestTimeoutError,
   SettingsError,
   UnauthenticatedError,
@@ -86,3 +88,10 @@ export { DEFAULT_HTTP_TIMEOUTS, readHttpTimeouts, type HttpTimeouts } from './ht
 export { checkJsonDepth } from './json-depth.js';
 export { readBody } from './read-body.js';
 export { HOP_BY_HOP_HEADERS, countRawHeader } from './http-headers.js';
+export {
+  addProfileRoutes,
+  parseProfileSeconds,
+  DEFAULT_PROFILE_SECONDS,
+  MAX_PROFILE_SECONDS,
+} from './profiles.js';
+export { startRuntimeMonitor, type RuntimeFigures, type RuntimeMonitor } from './runtime-figures.js';

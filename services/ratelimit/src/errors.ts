@@ -1,4 +1,4 @@
-import { PortcullisError, type ErrorClass } from '@portcullis/kit';
+import { PortcullisError, PROFILE_ERRORS, type ErrorClass } from '@portcullis/kit';
 
 /** The request cannot be answered as sent: empty domain, no descriptors, a bad override. */
 export class RequestError extends PortcullisError {
@@ -26,5 +26,10 @@ export class BackendError extends PortcullisError {
   static override readonly publicMessage = 'rate limit backend failed';
 }
 
-/** This service's registry: each class with its code and status. */
-export const RATELIMIT_ERRORS: readonly ErrorClass[] = [RequestError, NoConfigError, BackendError];
+/** This service's registry: each class with its code and status; kit's profile errors for the debug port's `/debug/pprof/`. */
+export const RATELIMIT_ERRORS: readonly ErrorClass[] = [
+  RequestError,
+  NoConfigError,
+  BackendError,
+  ...PROFILE_ERRORS,
+];

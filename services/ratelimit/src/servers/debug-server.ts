@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
 import {
+  addProfileRoutes,
   createHttpApp,
   listenHttp,
   type Health,
@@ -55,11 +56,15 @@ const PATHS: Record<string, string> = {
   '/stats': 'print out stats',
   '/metrics': 'Prometheus metrics',
   '/health': 'health of each component, as JSON',
+  '/debug/pprof/':
+    'CPU profile, heap snapshot, event-loop delay and GC figures of the process serving this port',
 };
 
-/** The debug port: an index, the loaded rules, the statistics and Prometheus metrics. */
+/** The debug port: an index, the loaded rules, the statistics, Prometheus metrics and `/debug/pprof/`. */
 export async function startDebugServer(o: DebugServerOptions): Promise<RunningServer> {
-  const app = createHttpApp(o.log.child({ component: 'debug' }), toHttpError, { timeouts: o.timeouts });
+  const log = o.log.child({ component: 'debug' });
+  const app = createHttpApp(log, toHttpError, { timeouts: o.timeouts });
+  addProfileRoutes(app, log);
   const text = 'text/plain; charset=utf-8';
   app.get('/', (_req, reply) => {
     const lines = Object.entries(PATHS).map(([path, what]) => `${path}: ${what}`);
