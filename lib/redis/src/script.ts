@@ -40,6 +40,7 @@ export function defineScript(source: string, o: ScriptOptions = {}): RedisScript
     : Math.max(0, ...[...source.matchAll(/KEYS\[(\d+)\]/g)].map((m) => Number(m[1])));
   const taught = new WeakSet<RedisClient>();
   const learning = new WeakMap<RedisClient, Promise<void>>();
+  const ready = new WeakSet<RedisClient>();
   const define = (client: RedisClient): void => {
     if (taught.has(client)) return;
     // with numberOfKeys declared the first argument is the first key, which ioredis's auto-pipelining
@@ -60,14 +61,17 @@ export function defineScript(source: string, o: ScriptOptions = {}): RedisScript
   return {
     define,
     async run(client, keys, args) {
-      let ready = learning.get(client);
-      if (!ready) {
-        define(client);
-        // an auto-pipeline opened earlier in this tick lacks the command: every first caller waits for it to leave
-        ready = client.options.enableAutoPipelining ? new Promise(setImmediate) : Promise.resolve();
-        learning.set(client, ready);
+      if (!ready.has(client)) {
+        let learnt = learning.get(client);
+        if (!learnt) {
+          define(client);
+          // an auto-pipeline opened earlier in this tick lacks the command: every first caller waits for it to leave
+          learnt = client.options.enableAutoPipelining ? new Promise(setImmediate) : Promise.resolve();
+          learning.set(client, learnt);
+          void learnt.then(() => ready.add(client));
+        }
+        await learnt;
       }
-      await ready;
       return await call(client, keys, args);
     },
     queue(batch, keys, args) {
