@@ -32,7 +32,7 @@ import { createIdpVerifier } from './auth/idp-verifier.js';
 import { createMemoryRefreshStore } from './auth/refresh-store.js';
 import { createRedisRefreshStore } from './auth/refresh-store-redis.js';
 import { RefreshTokens } from './auth/refresh-tokens.js';
-import { createTokenCache } from './auth/token-cache.js';
+import { createExpiringCache } from './expiring-cache.js';
 import { createTokenVerifier, type VerifiedToken } from './auth/token-verifier.js';
 import { createAdminToken } from './admin-token.js';
 import { addAdminRoutes } from './apps/admin-routes.js';
@@ -108,7 +108,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     labelNames: ['issuer', 'result'],
     registers: [registry],
   });
-  const tokenCache = createTokenCache<VerifiedToken>({ maxEntries: settings.tokenCacheSize, now });
+  const tokenCache = createExpiringCache<VerifiedToken>({ maxEntries: settings.tokenCacheSize, now });
   const tokens = createTokenVerifier({
     jwt,
     idp: createIdpVerifier({

@@ -2,7 +2,7 @@ import { createMessageCodec, PROTO_FILES } from '@portcullis/protos';
 import { freePort, redisCli, startRedis, waitUntil, type RedisServer } from '@portcullis/testing';
 import { createSotwServer, type SotwServer } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../src/apps/api-key.js';
+import { hashToken } from '@portcullis/kit';
 import { Example } from '../src/handlers/example.js';
 import { API_ROUTE_TYPE } from '../src/router/api-routes.js';
 import type { RoutesDefinition } from '../src/router/routes-module.js';
@@ -237,7 +237,7 @@ describe.each(['memory', 'redis'] as const)('applications and API keys (%s)', (s
     const { key } = await createKey(await createApp('hashed-bot', []), { name: 'k' });
     const port = Number(redis!.address.split(':')[1]);
     const dump = await redisCli(port, '--scan', '--pattern', '{apps}:*');
-    expect(dump).toContain(`{apps}:key:${hashApiKey(key)}`);
+    expect(dump).toContain(`{apps}:key:${hashToken(key)}`);
     const secret = key.slice('pck_'.length);
     for (const k of dump.split('\n')) {
       const type = await redisCli(port, 'TYPE', k);

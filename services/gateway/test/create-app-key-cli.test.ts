@@ -1,6 +1,6 @@
 import { redisCli, runHackScript, startRedis, type RedisServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../src/apps/api-key.js';
+import { hashToken } from '@portcullis/kit';
 import { Example } from '../src/handlers/example.js';
 import { startGatewayHarness } from './harness.js';
 
@@ -24,7 +24,7 @@ describe('hack/create-app-key.ts', () => {
     expect(rest).toEqual([]);
     expect(key).toMatch(/^pck_[\w-]{43}$/);
     const port = Number(redis.address.split(':')[1]);
-    expect(await redisCli(port, 'HGET', `{apps}:key:${hashApiKey(key ?? '')}`, 'id')).toBe(keyId);
+    expect(await redisCli(port, 'HGET', `{apps}:key:${hashToken(key ?? '')}`, 'id')).toBe(keyId);
     const g = await startGatewayHarness(
       { GATEWAY_AUTH: 'jwt', REDIS_URL: `redis://${redis.address}` },
       {

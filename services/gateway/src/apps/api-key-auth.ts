@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { countRawHeader } from '@portcullis/kit';
+import { countRawHeader, hashToken } from '@portcullis/kit';
 import { apiKeyError } from '../errors.js';
 import type { Caller } from '../auth/authenticator.js';
-import { hashApiKey } from './api-key.js';
 import type { AppStore } from './app-types.js';
 
 /** An application caller's account id: `app:<application id>`, never an account's (those are base64url). */
@@ -34,7 +33,7 @@ export function createApiKeyAuth(o: {
     if (value === undefined || value === '') return undefined;
     if (typeof value !== 'string' || countRawHeader(request.raw.rawHeaders, o.header) > 1)
       throw apiKeyError(`send one ${o.header} header`, o.header);
-    const found = await o.store.findByKeyHash(hashApiKey(value.trim()));
+    const found = await o.store.findByKeyHash(hashToken(value.trim()));
     if (!found) throw refuse('unknown', 'API key not valid');
     const { key, app } = found;
     if (key.revokedAt !== undefined) throw refuse('revoked', 'API key revoked');

@@ -1,20 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashToken } from '@portcullis/kit';
 import type { ApiKeyInfo, NewApiKey } from './app-types.js';
 
 /** Keys start with it, so a leaked one is recognisable (secret scanners) and a typo is not mistaken for one. */
 export const API_KEY_PREFIX = 'pck_';
 
-/** A new key: 32 random bytes, base64url, after the prefix. */
+/** A new key: 32 random bytes, base64url, after the prefix; stores keep its `hashToken`, no slow hash needed. */
 export function generateApiKey(): string {
   return `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
-}
-
-/**
- * What is stored and looked up: SHA-256, hex. A key has 256 bits of entropy, so a fast hash is enough (no
- * dictionary to try), and a lookup costs no key derivation.
- */
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
 }
 
 /** A record's time as the stores keep and show it: ISO 8601 UTC, from milliseconds. */
@@ -35,7 +28,7 @@ export function newApiKey(
   const key = generateApiKey();
   return {
     key,
-    hash: hashApiKey(key),
+    hash: hashToken(key),
     info: {
       id: newRecordId(),
       appId,

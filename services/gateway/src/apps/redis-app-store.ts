@@ -1,6 +1,6 @@
 import { AccountsBackendError, type Clock } from '@portcullis/accounts';
 import { createRedisCaller, type RedisClient } from '@portcullis/redis';
-import { createTokenCache } from '../auth/token-cache.js';
+import { createExpiringCache } from '../expiring-cache.js';
 import { isoTime, newApiKey, newRecordId } from './api-key.js';
 import type { ApiKeyInfo, Application, AppStore } from './app-types.js';
 
@@ -37,7 +37,7 @@ export function createRedisAppStore(o: { redis: RedisClient; now?: Clock }): App
 
   const getApp = async (id: string): Promise<Application | undefined> =>
     toApp(await call('HGETALL', () => redis.hgetall(appKey(id))));
-  const known = createTokenCache<Application>({ maxEntries: APP_CACHE_ENTRIES, now });
+  const known = createExpiringCache<Application>({ maxEntries: APP_CACHE_ENTRIES, now });
   const knownApp = async (id: string): Promise<Application | undefined> => {
     const cached = known.get(id);
     if (cached) return cached;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { deepFreeze } from '@portcullis/kit';
 import type { IdpVerifier } from './idp-verifier.js';
 import type { Jwt } from './jwt.js';
-import type { TokenCache } from './token-cache.js';
+import type { ExpiringCache } from '../expiring-cache.js';
 
 /** A token whose signature, issuer, audience and clock checked out: what the cache holds. */
 export interface VerifiedToken {
@@ -23,7 +23,7 @@ export interface VerifiedToken {
 export interface TokenVerifierOptions {
   jwt: Jwt;
   idp: IdpVerifier;
-  cache: TokenCache<VerifiedToken>;
+  cache: ExpiringCache<VerifiedToken>;
 }
 
 export interface TokenVerifier {

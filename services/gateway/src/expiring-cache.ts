@@ -1,26 +1,26 @@
-export interface TokenCacheStats {
+export interface ExpiringCacheStats {
   hits: number;
   misses: number;
   /** Live entries dropped to make room at `maxEntries`. */
   evictions: number;
 }
 
-export interface TokenCache<T> {
+export interface ExpiringCache<T> {
   /** The value stored under `key` while it has not expired; a hit makes the entry the last to be evicted. */
   get(key: string): T | undefined;
   /** Keeps `value` until `expiresAtMs` (epoch ms); one already past is not stored. */
   set(key: string, value: T, expiresAtMs: number): void;
-  stats(): TokenCacheStats;
+  stats(): ExpiringCacheStats;
 }
 
 /**
- * Verified tokens by hash, at most `maxEntries` (0: none kept), least recently used dropped first. An
- * entry never outlives the expiry it was stored with.
+ * Values by key (verified tokens by hash, applications by id), at most `maxEntries` (0: none kept), least
+ * recently used dropped first. An entry never outlives the expiry it was stored with.
  */
-export function createTokenCache<T>(o: { maxEntries: number; now: () => number }): TokenCache<T> {
+export function createExpiringCache<T>(o: { maxEntries: number; now: () => number }): ExpiringCache<T> {
   // a Map iterates in insertion order: re-inserting on a hit keeps the least recently used first
   const entries = new Map<string, { value: T; expiresAtMs: number }>();
-  const stats: TokenCacheStats = { hits: 0, misses: 0, evictions: 0 };
+  const stats: ExpiringCacheStats = { hits: 0, misses: 0, evictions: 0 };
 
   return {
     get(key) {

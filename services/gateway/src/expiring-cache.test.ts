@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createTokenCache } from './token-cache.js';
+import { createExpiringCache } from './expiring-cache.js';
 
 function setUp(maxEntries: number) {
   let t = 1_000_000;
-  const cache = createTokenCache<string>({ maxEntries, now: () => t });
+  const cache = createExpiringCache<string>({ maxEntries, now: () => t });
   return { cache, at: () => t, advance: (ms: number) => (t += ms) };
 }
 
