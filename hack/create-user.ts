@@ -3,19 +3,12 @@
 // from PORTCULLIS_PASSWORD or, on a terminal, from a prompt that does not echo. `--roles` gives the user
 // gateway roles, through the gateway's app store, as `PUT /admin/users/{id}/roles` does.
 // Exit codes: 0 created, 1 refused (name taken, weak password) or Redis failed, 2 usage, 130 interrupted.
-import { parseArgs } from 'node:util';
-import { PortcullisError } from '@portcullis/kit';
 import { createAccountsBackend, isValidUsername, MIN_PASSWORD_CHARS } from '@portcullis/accounts';
 import { createRedisClient, FAIL_FAST_POLICY, toSingleConnection } from '@portcullis/redis';
-import { rolesOf } from '../services/gateway/src/apps/admin-routes.js';
 import { createRedisAppStore } from '../services/gateway/src/apps/redis-app-store.js';
+import { fail, parseCommand, reportStoreError, requireRedisUrl, rolesOption } from './admin-cli.js';
 
 class Interrupted extends Error {}
-
-function fail(message: string, exitCode: number): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(exitCode);
-}
 
 /** Reads one line from the terminal without echoing it. */
 function promptHidden(prompt: string): Promise<string> {
@@ -62,34 +55,15 @@ async function readPassword(): Promise<string> {
   return first;
 }
 
-const USAGE = 'usage: npx tsx hack/create-user.ts <username> [--roles a,b]';
-let parsed: ReturnType<typeof parse>;
-function parse() {
-  return parseArgs({ allowPositionals: true, options: { roles: { type: 'string' } } });
-}
-try {
-  parsed = parse();
-} catch (err: unknown) {
-  fail(`${(err as Error).message}\n${USAGE}`, 2);
-}
-const [username, ...extra] = parsed.positionals;
-if (username === undefined || extra.length > 0) fail(USAGE, 2);
+const { subject: username, values } = parseCommand(
+  'usage: npx tsx hack/create-user.ts <username> [--roles a,b]',
+  {
+    roles: { type: 'string' },
+  },
+);
 if (!isValidUsername(username)) fail('user name must be 1-64 characters from A-Z a-z 0-9 _ . @ -', 2);
-let roles: string[];
-try {
-  const listed = parsed.values.roles;
-  roles = rolesOf(listed === undefined || listed === '' ? [] : listed.split(','));
-} catch (err: unknown) {
-  fail((err as Error).message, 2);
-}
-const redisUrl = process.env.REDIS_URL ?? '';
-if (redisUrl === '') {
-  fail(
-    'REDIS_URL is not set: in memory mode the account would vanish when this command exits. ' +
-      'Set REDIS_URL to the Redis the gateway and the inbox use.',
-    2,
-  );
-}
+const roles = rolesOption(values.roles);
+const redisUrl = requireRedisUrl('account', 'the gateway and the inbox use');
 
 let password: string;
 try {
@@ -107,10 +81,7 @@ try {
   if (redis) await createRedisAppStore({ redis }).setUserRoles(account.id, roles);
   process.stdout.write(`${account.id}\n`);
 } catch (err: unknown) {
-  if (!(err instanceof PortcullisError)) throw err;
-  const cause = err.cause instanceof Error ? ` (${err.cause.message})` : '';
-  process.stderr.write(`${err.code}: ${err.message}${cause}\n`);
-  process.exitCode = 1;
+  reportStoreError(err);
 } finally {
   redis?.disconnect();
   await backend.close();
