@@ -78,3 +78,10 @@ export {
   pathSegment,
   rawRequestBytes,
 } from './fuzz-http.js';
+export {
+  cpuProfileProblems,
+  heapSnapshotProblems,
+  profiledFunctionNames,
+  profilePortProblems,
+  type CpuProfile,
+} from './v8-profiles.js';
