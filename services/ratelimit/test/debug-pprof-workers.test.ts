@@ -99,7 +99,8 @@ describe('RATELIMIT_WORKERS=2: /debug/pprof/...?worker=<id>', () => {
     const figures = (await runtime.json()) as { memoryBytes: { heapUsed: number }; gc: object };
     expect(runtime.status).toBe(200);
     expect(figures.memoryBytes.heapUsed).toBeGreaterThan(0);
-  });
+    // a snapshot of tens of MB, written while the worker pauses, on a shared machine
+  }, 90_000);
 
   it("stops a worker's heap snapshot when its client goes away, so the next one can start", async () => {
     const leaving = new AbortController();
@@ -114,6 +115,7 @@ describe('RATELIMIT_WORKERS=2: /debug/pprof/...?worker=<id>', () => {
     await waitUntil(() => p.output().includes('stopped by the primary'), 20_000);
     const next = await debug('/debug/pprof/heap?worker=1');
     expect(next.status).toBe(200);
+    // read to the end: a body left unread holds its connection open, and the debug port's close waits for it
     expect(heapSnapshotProblems(await next.json())).toEqual([]);
-  });
+  }, 120_000);
 });

@@ -89,7 +89,8 @@ describe('ratelimit debug port /debug/pprof/', () => {
     );
     expect(Number(res.headers.get('x-heap-used-bytes'))).toBeGreaterThan(0);
     expect(heapSnapshotProblems(await res.json())).toEqual([]);
-  });
+    // the test process's heap: tens of MB, written while it pauses, on a shared machine
+  }, 90_000);
 
   it('reports event-loop delay percentiles, collections and memory', async () => {
     const figures = await vi.waitFor(

@@ -1,5 +1,12 @@
+import { StringDecoder } from 'node:string_decoder';
 import { startRuntimeMonitor, takeCpuProfile, takeHeapSnapshot, type Logger } from '@portcullis/kit';
-import { isProfileRequest, profileMessage, type ProfileAnswer, type Untagged } from './profile-messages.js';
+import {
+  HEAP_CHUNK_BYTES,
+  isProfileRequest,
+  profileMessage,
+  type ProfileAnswer,
+  type Untagged,
+} from './profile-messages.js';
 
 /** The `more`s a heap snapshot in flight may still send pieces for, and who waits for the next one. */
 interface Credit {
@@ -72,11 +79,20 @@ async function sendHeapSnapshot(o: { id: number; log: Logger; credit: Credit; si
   const { stream, heapUsedBytes } = takeHeapSnapshot(o.log);
   try {
     send({ kind: 'heap-start', id: o.id, heapUsedBytes });
-    stream.setEncoding('utf8');
-    for await (const text of stream as AsyncIterable<string>) {
-      await granted(o.credit, o.signal);
-      send({ kind: 'heap-chunk', id: o.id, text });
+    // pieces may split a character: the decoder carries its bytes over to the next piece
+    const decoder = new StringDecoder('utf8');
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      for (let at = 0; at < chunk.length; at += HEAP_CHUNK_BYTES) {
+        await granted(o.credit, o.signal);
+        send({
+          kind: 'heap-chunk',
+          id: o.id,
+          text: decoder.write(chunk.subarray(at, at + HEAP_CHUNK_BYTES)),
+        });
+      }
     }
+    const rest = decoder.end();
+    if (rest !== '') send({ kind: 'heap-chunk', id: o.id, text: rest });
     send({ kind: 'heap-end', id: o.id });
   } finally {
     stream.destroy();

@@ -6,11 +6,12 @@ import type { RuntimeFigures } from '@portcullis/kit';
 const TAG = 'portcullis-ratelimit-profiles';
 
 /**
- * A worker sends a heap snapshot's text in the pieces V8 writes, one for each `more` of the primary: this many
- * at first, then one per piece the client's connection took, so a slow client holds back the worker, never
- * piles the snapshot up in the primary.
+ * A worker sends a heap snapshot's text in pieces of this many bytes (Node hands it over whole, tens of MB),
+ * one for each `more` of the primary: `HEAP_CHUNKS_IN_FLIGHT` at first, then one per piece the client's
+ * connection took, so a slow client holds back the worker and never piles the snapshot up in the primary.
  */
-export const HEAP_CHUNKS_IN_FLIGHT = 8;
+export const HEAP_CHUNK_BYTES = 256 * 1024;
+export const HEAP_CHUNKS_IN_FLIGHT = 4;
 
 export type ProfileRequest =
   | { tag: typeof TAG; kind: 'profile'; id: number; seconds: number }
