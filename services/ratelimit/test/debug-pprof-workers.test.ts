@@ -39,9 +39,13 @@ describe('RATELIMIT_WORKERS=2: /debug/pprof/...?worker=<id>', () => {
 
   beforeAll(async () => {
     redis = await startRedis();
-    p = await startService({ BACKEND_TYPE: 'redis', KVSTORE_URL: redis.address, RATELIMIT_WORKERS: '2' });
-    await waitUntil(async () => (await debug('/health')).status === 200, 30_000);
-  }, 120_000);
+    // three processes loading TypeScript on a shared machine: their start is given minutes
+    p = await startService(
+      { BACKEND_TYPE: 'redis', KVSTORE_URL: redis.address, RATELIMIT_WORKERS: '2' },
+      180_000,
+    );
+    await waitUntil(async () => (await debug('/health')).status === 200, 60_000);
+  }, 300_000);
   afterAll(async () => {
     await p.stop();
     await redis.stop();

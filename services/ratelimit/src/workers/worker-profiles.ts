@@ -66,7 +66,8 @@ export class WorkerProfileRequests implements WorkerProfiles {
       const stop = (): void => {
         finish();
         this.send(worker, { kind: 'stop', id });
-        reject(signal.reason);
+        // kit's profile route aborts with an Error: the server closing (503) or its client gone
+        reject(signal.reason as Error);
       };
       const id = this.open(worker, (m) => {
         finish();
