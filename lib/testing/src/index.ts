@@ -81,7 +81,6 @@ export {
 export {
   cpuProfileProblems,
   heapSnapshotProblems,
-  profiledFunctionNames,
   profilePortProblems,
   type CpuProfile,
 } from './v8-profiles.js';

@@ -1,7 +1,7 @@
 // Shape checks of what `/debug/pprof/` serves, as the tools that open the files read them: each returns its
 // problems, one line each, empty when the value is well formed.
 
-/** The fields of a V8 `.cpuprofile` (Chrome DevTools' `Profiler.Profile`) that tools read. */
+/** The fields of a V8 `.cpuprofile` (Chrome DevTools' `Profiler.Profile`, `--cpu-prof`'s file) that tools read; times in µs. */
 export interface CpuProfile {
   nodes: Array<{
     id: number;
@@ -39,11 +39,6 @@ export function cpuProfileProblems(value: unknown): string[] {
   const ids = new Set(nodes.map((n) => n.id));
   if (!samples.every((id) => ids.has(id))) problems.push('samples: an id that is no node');
   return problems;
-}
-
-/** The function names of the frames `profile` sampled, with their callers'. */
-export function profiledFunctionNames(profile: CpuProfile): Set<string> {
-  return new Set(profile.nodes.map((n) => n.callFrame.functionName));
 }
 
 /** What is wrong with `value` as a parsed V8 `.heapsnapshot`. */
