@@ -226,6 +226,36 @@ describe('Helm chart', () => {
     expect(env.find((e) => e.name === 'RATELIMIT_WORKERS')?.value).toBe('3');
   });
 
+  it('issue 21: sets the *_DEBUG_PORT profile ports only when asked, in no Service or container port', async () => {
+    const ports = {
+      'operator.debugPort': ['portcullis-operator', 'OPERATOR_DEBUG_PORT'],
+      'gateway.debugPort': ['portcullis-gateway', 'GATEWAY_DEBUG_PORT'],
+      'inbox.debugPort': ['portcullis-inbox', 'INBOX_DEBUG_PORT'],
+      'inbox.worker.debugPort': ['portcullis-inbox-worker', 'INBOX_WORKER_DEBUG_PORT'],
+    } as const;
+    const debugEnv = (all: Manifest[]) =>
+      deployments(all).flatMap((d) =>
+        podSpecOf(d).containers.flatMap((c) =>
+          (c.env ?? [])
+            .filter((e) => e.name.endsWith('_DEBUG_PORT'))
+            .map((e) => [d.metadata.name, e.name, e.value]),
+        ),
+      );
+    expect(debugEnv(byDefault)).toEqual([]);
+    const set = Object.keys(ports).flatMap((key, i) => ['--set', `${key}=${6061 + i}`]);
+    const asked = await render(...set);
+    expect(debugEnv(asked).sort()).toEqual(
+      Object.values(ports)
+        .map(([deployment, name], i) => [deployment, name, String(6061 + i)])
+        .sort(),
+    );
+    const exposed = JSON.stringify(
+      asked.filter((m) => m.kind === 'Service' || m.kind === 'Deployment').map((m) => m.spec),
+    );
+    for (const port of [6061, 6062, 6063, 6064])
+      expect(exposed).not.toMatch(new RegExp(`"(containerPort|port|targetPort)":${port}\\b`));
+  });
+
   it('gives every component the TRACING_* settings of the tracing values, its pod name as instance id', async () => {
     const manifests = await render(
       ...['--set', 'tracing.enabled=true', '--set', 'tracing.endpoint=http://otel-collector:4317'],

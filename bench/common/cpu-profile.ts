@@ -1,20 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CpuProfile } from '@portcullis/testing';
 
 const REPO_URL = new URL('../../', import.meta.url).href;
-
-/** The parts of a V8 `.cpuprofile` (what `--cpu-prof` writes) read here. Times in microseconds. */
-interface CpuProfile {
-  nodes: Array<{
-    id: number;
-    callFrame: { functionName: string; url: string; lineNumber: number };
-    children?: number[];
-  }>;
-  startTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
 
 export interface FrameShare {
   label: string;

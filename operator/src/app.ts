@@ -3,6 +3,7 @@ import {
   createErrorMapper,
   createHttpApp,
   createMetricsRegistry,
+  createProfileServerPart,
   listenHttp,
   startParts,
   type Logger,
@@ -28,6 +29,8 @@ export interface OperatorApp {
   xds: SotwServer;
   store: ResourceStore;
   ports: { xds: number; health: number; metrics: number };
+  /** The `/debug/pprof/` port (`OPERATOR_DEBUG_PORT`); undefined when off. */
+  profilePort: number | undefined;
   /** Reconciles now (instead of after the debounce) and resolves when statuses are written. */
   reconcileNow(): Promise<void>;
   isLeader(): boolean;
@@ -155,7 +158,9 @@ export async function startOperator(
     close: () => app.close(),
   });
 
+  const profiles = createProfileServerPart(settings.profiles, log);
   const parts: Part[] = [
+    profiles,
     serve('health', health),
     serve('metrics', metricsServer),
     { name: 'source', start: () => source.start(), close: () => source.close() },
@@ -200,7 +205,15 @@ export async function startOperator(
     parts.push({ name: 'leader election', start: () => leader.start(), close: () => leader.stop() });
   }
   const running$ = await startParts(parts, log);
-  return { xds, store, ports, reconcileNow, isLeader, close: () => running$.close() };
+  return {
+    xds,
+    store,
+    ports,
+    profilePort: profiles.port,
+    reconcileNow,
+    isLeader,
+    close: () => running$.close(),
+  };
 }
 
 function loadKubeConfig(path: string): KubeConfig {

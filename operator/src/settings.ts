@@ -3,11 +3,13 @@ import {
   createEnvReader,
   deepFreeze,
   readLogOptions,
+  readProfileListener,
   readTracingSettings,
   type EnvReader,
   type EnvSource,
   type LogFormat,
   type LogLevel,
+  type ProfileListener,
   type TracingSettings,
 } from '@portcullis/kit';
 
@@ -49,6 +51,8 @@ export interface Settings {
   log: { level: LogLevel; format: LogFormat };
   /** `TRACING_*`: the OpenTelemetry SDK `main.ts` registers. */
   tracing: TracingSettings;
+  /** `OPERATOR_DEBUG_*`: `/debug/pprof/` on a port of its own, not the metrics port; off (undefined) by default. */
+  profiles: ProfileListener | undefined;
 }
 
 /** Just the log settings, bad values replaced by defaults: how to report that the other settings are bad. */
@@ -114,6 +118,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     },
     log: readLogOptions(env, 'info'),
     tracing: readTracingSettings(env, { serviceName: 'portcullis-operator' }),
+    profiles: readProfileListener(env, { host: 'OPERATOR_DEBUG_HOST', port: 'OPERATOR_DEBUG_PORT' }),
   };
   const le = settings.leaderElection;
   if (le.renewDeadlineMs >= le.leaseDurationMs)

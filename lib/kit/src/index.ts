@@ -91,7 +91,12 @@ export { HOP_BY_HOP_HEADERS, countRawHeader } from './http-headers.js';
 export {
   addProfileRoutes,
   parseProfileSeconds,
+  parseWorker,
+  takeCpuProfile,
+  takeHeapSnapshot,
   DEFAULT_PROFILE_SECONDS,
   MAX_PROFILE_SECONDS,
+  type WorkerProfiles,
 } from './profiles.js';
+export { createProfileServerPart, readProfileListener, type ProfileListener } from './profile-server.js';
 export { startRuntimeMonitor, type RuntimeFigures, type RuntimeMonitor } from './runtime-figures.js';

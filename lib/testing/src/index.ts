@@ -78,3 +78,9 @@ export {
   pathSegment,
   rawRequestBytes,
 } from './fuzz-http.js';
+export {
+  cpuProfileProblems,
+  heapSnapshotProblems,
+  profilePortProblems,
+  type CpuProfile,
+} from './v8-profiles.js';

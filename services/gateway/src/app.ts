@@ -9,6 +9,7 @@ import {
   addProbeRoutes,
   createHttpApp,
   createMetricsRegistry,
+  createProfileServerPart,
   createReadiness,
   withSpan,
   listenHttp,
@@ -59,6 +60,8 @@ import { registerRedisMetrics } from '@portcullis/redis';
 
 export interface GatewayApp {
   port: number;
+  /** The `/debug/pprof/` port (`GATEWAY_DEBUG_PORT`); undefined when off. */
+  profilePort: number | undefined;
   dispatcher: Dispatcher;
   backend: AccountsBackend;
   /** Applications, API keys and users' roles: in the accounts' Redis, or in memory with them. */
@@ -312,9 +315,11 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
 
   if (xds) readiness.health.register('xds', false);
   let server: RunningServer | undefined;
+  const profiles = createProfileServerPart(settings.profiles, log);
   // backends first, so closed last: requests draining from the server still reach them
   const running = await startParts(
     [
+      profiles,
       {
         name: 'backends',
         start: () => undefined,
@@ -348,6 +353,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
   );
   return {
     port: server?.port ?? 0,
+    profilePort: profiles.port,
     dispatcher,
     backend,
     apps,

@@ -5,6 +5,7 @@ import {
   DEFAULT_MAX_JSON_DEPTH,
   readHttpTimeouts,
   readLogOptions,
+  readProfileListener,
   readTracingSettings,
   readTrustProxy,
   type EnvReader,
@@ -12,6 +13,7 @@ import {
   type HttpTimeouts,
   type LogFormat,
   type LogLevel,
+  type ProfileListener,
   type TracingSettings,
   type TrustProxy,
 } from '@portcullis/kit';
@@ -108,6 +110,8 @@ export interface Settings {
   log: { level: LogLevel; format: LogFormat };
   /** `TRACING_*`: the OpenTelemetry SDK `main.ts` registers. */
   tracing: TracingSettings;
+  /** `GATEWAY_DEBUG_*`: `/debug/pprof/` on a port of its own; off (undefined) by default. */
+  profiles: ProfileListener | undefined;
 }
 
 export interface ListenerTls {
@@ -239,6 +243,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     tls: readListenerTls(env),
     log: readLogOptions(env, 'info'),
     tracing: readTracingSettings(env, { serviceName: 'portcullis-gateway' }),
+    profiles: readProfileListener(env, { host: 'GATEWAY_DEBUG_HOST', port: 'GATEWAY_DEBUG_PORT' }),
   };
   if (settings.idp.issuers.length > 0 && settings.auth !== 'jwt')
     env.problem('GATEWAY_JWT_ISSUERS: set, but GATEWAY_AUTH is not jwt');

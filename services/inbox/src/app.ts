@@ -3,6 +3,7 @@ import {
   addProbeRoutes,
   createHttpApp,
   createMetricsRegistry,
+  createProfileServerPart,
   createReadiness,
   listenHttp,
   startParts,
@@ -49,6 +50,8 @@ import { registerRedisMetrics } from '@portcullis/redis';
 
 export interface InboxApp {
   port: number;
+  /** The `/debug/pprof/` port (`INBOX_DEBUG_PORT`); undefined when off. */
+  profilePort: number | undefined;
   store: InboxStore;
   hub: FeedHub;
   /** Every route served, as `METHOD /url` in fastify's spelling (the OpenAPI document is checked against it). */
@@ -183,8 +186,10 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
 
   let trimTimer: NodeJS.Timeout | undefined;
   let server: RunningServer | undefined;
+  const profiles = createProfileServerPart(settings.profiles, log);
   const running = await startParts(
     [
+      profiles,
       { name: 'store', start: () => undefined, close: () => store.close() },
       { name: 'accounts', start: () => undefined, close: () => backend.close() },
       { name: 'live feed', start: () => undefined, close: () => hub.close() },
@@ -243,6 +248,7 @@ export async function startInbox(settings: Readonly<Settings>, deps: InboxDeps):
   );
   return {
     port: server?.port ?? 0,
+    profilePort: profiles.port,
     store,
     hub,
     routes,

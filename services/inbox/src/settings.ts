@@ -8,12 +8,14 @@ import {
   DEFAULT_MAX_JSON_DEPTH,
   readHttpTimeouts,
   readLogOptions,
+  readProfileListener,
   readTracingSettings,
   readTrustProxy,
   type EnvSource,
   type HttpTimeouts,
   type LogFormat,
   type LogLevel,
+  type ProfileListener,
   type TracingSettings,
   type TrustProxy,
 } from '@portcullis/kit';
@@ -98,6 +100,8 @@ export interface Settings {
     breaker: { failures: number; cooldownMs: number; maxCooldownMs: number };
     /** Its `/healthz`, `/readyz` and `/metrics` (on `host`); 0 picks a free port. */
     port: number;
+    /** `INBOX_WORKER_DEBUG_PORT` (on `INBOX_DEBUG_HOST`): the worker's `/debug/pprof/`; off by default. */
+    profiles: ProfileListener | undefined;
   };
   /**
    * Lets forward and replay targets resolve to loopback, private, link-local and metadata addresses (local
@@ -126,6 +130,8 @@ export interface Settings {
   log: { level: LogLevel; format: LogFormat };
   /** `TRACING_*`: the OpenTelemetry SDK each entry point registers. */
   tracing: TracingSettings;
+  /** `INBOX_DEBUG_*`: `/debug/pprof/` on a port of its own; off (undefined) by default. */
+  profiles: ProfileListener | undefined;
 }
 
 export const MIN_ADMIN_TOKEN_CHARS = 32;
@@ -274,6 +280,7 @@ export function loadSettings(
       },
       // after the gateway's 8088, the inbox's 8089 and the operator's 8090 in local mode
       port: env.int('INBOX_WORKER_PORT', { default: 8091, min: 0, max: 65_535 }),
+      profiles: readProfileListener(env, { host: 'INBOX_DEBUG_HOST', port: 'INBOX_WORKER_DEBUG_PORT' }),
     },
     egressAllowPrivate: env.bool('INBOX_EGRESS_ALLOW_PRIVATE', { default: false }),
     accounts: {
@@ -296,6 +303,7 @@ export function loadSettings(
     webDir: env.str('INBOX_WEB_DIR', { default: fileURLToPath(new URL('../web/dist', import.meta.url)) }),
     log: readLogOptions(env, 'info'),
     tracing: readTracingSettings(env, { serviceName: TRACING_SERVICE_NAMES[role] }),
+    profiles: readProfileListener(env, { host: 'INBOX_DEBUG_HOST', port: 'INBOX_DEBUG_PORT' }),
   };
   // a live stream is quiet between heartbeats: closed as idle if they are further apart
   if (settings.sse.heartbeatMs >= settings.timeouts.idleMs) {

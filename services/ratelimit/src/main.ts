@@ -4,6 +4,7 @@ import { startRateLimit } from './app.js';
 import { loadLogSettings, loadSettings, type Settings } from './settings.js';
 import { startPrimary } from './workers/primary.js';
 import { resolveWorkerCount } from './workers/worker-count.js';
+import { answerProfileRequests } from './workers/profile-answers.js';
 import { answerPrimary, listenForShutdown, onPrimaryShutdown, reportFinal } from './workers/worker-link.js';
 
 const worker = cluster.worker;
@@ -25,7 +26,10 @@ await runMain({
 async function startService(settings: Readonly<Settings>, log: Logger) {
   const tracing = startTracing(settings.tracing);
   const app = await startRateLimit(settings, { log, worker: worker !== undefined });
-  if (worker) answerPrimary(app);
+  if (worker) {
+    answerPrimary(app);
+    answerProfileRequests(log);
+  }
   return {
     beginShutdown: () => app.health.set('sigterm', false),
     close: async () => {

@@ -1,3 +1,4 @@
+import { cpuProfileProblems, heapSnapshotProblems } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startHarness, type Harness } from './harness.js';
 
@@ -7,31 +8,8 @@ descriptors:
     rate_limit: { unit: hour, requests_per_unit: 3 }
 `;
 
-/** The fields of a V8 `.cpuprofile` (Chrome DevTools' `Profiler.Profile`) that tools read. */
-interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
-  startTime: number;
-  endTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
-
-function expectCpuProfile(profile: CpuProfile): void {
-  expect(profile.nodes.length).toBeGreaterThan(0);
-  for (const node of profile.nodes) {
-    const { callFrame } = node;
-    expect([
-      typeof node.id,
-      typeof callFrame.functionName,
-      typeof callFrame.url,
-      typeof callFrame.lineNumber,
-    ]).toEqual(['number', 'string', 'string', 'number']);
-  }
-  expect(profile.startTime).toBeLessThan(profile.endTime);
-  expect(profile.samples.length).toBeGreaterThan(0);
-  expect(profile.timeDeltas).toHaveLength(profile.samples.length);
-  const ids = new Set(profile.nodes.map((n) => n.id));
-  expect(profile.samples.every((id) => ids.has(id))).toBe(true);
+function expectCpuProfile(profile: unknown): void {
+  expect(cpuProfileProblems(profile)).toEqual([]);
 }
 
 describe('ratelimit debug port /debug/pprof/', () => {
@@ -68,7 +46,7 @@ describe('ratelimit debug port /debug/pprof/', () => {
     expect(done.headers.get('content-disposition')).toMatch(
       /^attachment; filename="cpu-\d+-\d+\.cpuprofile"$/,
     );
-    expectCpuProfile((await done.json()) as CpuProfile);
+    expectCpuProfile(await done.json());
   });
 
   it('stops a profile whose client went away, so the next one can start', async () => {
@@ -88,7 +66,7 @@ describe('ratelimit debug port /debug/pprof/', () => {
       },
       { timeout: 10_000, interval: 50 },
     );
-    expectCpuProfile((await next.json()) as CpuProfile);
+    expectCpuProfile(await next.json());
   });
 
   it.each(['0', '61', 'ten', '1.5', '', '0001'])(
@@ -110,15 +88,9 @@ describe('ratelimit debug port /debug/pprof/', () => {
       /^attachment; filename="heap-\d+-\d+\.heapsnapshot"$/,
     );
     expect(Number(res.headers.get('x-heap-used-bytes'))).toBeGreaterThan(0);
-    const snapshot = (await res.json()) as {
-      snapshot: { meta: { node_fields: string[] }; node_count: number };
-      nodes: number[];
-    };
-    expect(snapshot.snapshot.meta.node_fields).toContain('name');
-    expect(snapshot.nodes).toHaveLength(
-      snapshot.snapshot.node_count * snapshot.snapshot.meta.node_fields.length,
-    );
-  });
+    expect(heapSnapshotProblems(await res.json())).toEqual([]);
+    // the test process's heap: tens of MB, written while it pauses, on a shared machine
+  }, 90_000);
 
   it('reports event-loop delay percentiles, collections and memory', async () => {
     const figures = await vi.waitFor(
@@ -141,6 +113,14 @@ describe('ratelimit debug port /debug/pprof/', () => {
       expect(['minor', 'major', 'incremental', 'weakcb', 'other']).toContain(kind);
     }
     expect(figures.memoryBytes['heapUsed']).toBeGreaterThan(0);
+  });
+
+  it('refuses worker= in a process without workers with 400', async () => {
+    const res = await fetch(debugUrl('/debug/pprof/profile?seconds=1&worker=1'));
+    expect([res.status, await res.json()]).toEqual([
+      400,
+      { error: 'worker: this process has no worker processes', code: 'INVALID_ARGUMENT' },
+    ]);
   });
 
   it('serves no profile on the public HTTP port', async () => {

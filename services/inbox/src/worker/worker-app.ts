@@ -3,6 +3,7 @@ import {
   addProbeRoutes,
   createHttpApp,
   createMetricsRegistry,
+  createProfileServerPart,
   createReadiness,
   listenHttp,
   startParts,
@@ -22,6 +23,8 @@ import { createRedisForwardQueue } from './redis-forward-queue.js';
 export interface WorkerApp extends Running {
   /** The bound port of `/healthz`, `/readyz` and `/metrics`. */
   port: number;
+  /** The `/debug/pprof/` port (`INBOX_WORKER_DEBUG_PORT`); undefined when off. */
+  profilePort: number | undefined;
   readiness: Readiness;
 }
 
@@ -75,8 +78,10 @@ export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps
   );
 
   let server: RunningServer | undefined;
+  const profiles = createProfileServerPart(settings.worker.profiles, log);
   const running = await startParts(
     [
+      profiles,
       { name: 'store', start: () => undefined, close: () => store.close() },
       // before the forwarder, so closed after it: probes and metrics answer while deliveries finish
       {
@@ -93,6 +98,7 @@ export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps
   );
   return {
     port: server?.port ?? 0,
+    profilePort: profiles.port,
     readiness,
     close: async () => {
       readiness.shutDown();

@@ -7,6 +7,7 @@ import {
   type HttpTimeouts,
   type Logger,
   type RunningServer,
+  type WorkerProfiles,
 } from '@portcullis/kit';
 import { describeRuleSet } from '../config/rule-set.js';
 import type { RateLimitService } from '../service.js';
@@ -31,6 +32,8 @@ export interface DebugServerOptions {
   timeouts: HttpTimeouts;
   view: DebugView;
   log: Logger;
+  /** With worker processes: their profiles, for `/debug/pprof/...?worker=<id>`. */
+  workers?: WorkerProfiles;
 }
 
 /** The view of this process. */
@@ -57,14 +60,14 @@ const PATHS: Record<string, string> = {
   '/metrics': 'Prometheus metrics',
   '/health': 'health of each component, as JSON',
   '/debug/pprof/':
-    'CPU profile, heap snapshot, event-loop delay and GC figures of the process serving this port',
+    'CPU profile, heap snapshot, event-loop delay and GC figures of the process serving this port, or with ?worker=<id> of that worker',
 };
 
 /** The debug port: an index, the loaded rules, the statistics, Prometheus metrics and `/debug/pprof/`. */
 export async function startDebugServer(o: DebugServerOptions): Promise<RunningServer> {
   const log = o.log.child({ component: 'debug' });
   const app = createHttpApp(log, toHttpError, { timeouts: o.timeouts });
-  addProfileRoutes(app, log);
+  addProfileRoutes(app, log, o.workers ? { workers: o.workers } : {});
   const text = 'text/plain; charset=utf-8';
   app.get('/', (_req, reply) => {
     const lines = Object.entries(PATHS).map(([path, what]) => `${path}: ${what}`);

@@ -5,6 +5,7 @@ import type { Settings } from '../settings.js';
 import { startStatsdSink } from '../stats/statsd-sink.js';
 import { ClusterView } from './cluster-view.js';
 import { sendToWorker } from './messages.js';
+import { WorkerProfileRequests } from './worker-profiles.js';
 
 /** How long the workers have to drain and exit after SIGTERM before they are killed (the pod allows 30 s). */
 const SHUTDOWN_TIMEOUT_MS = 25_000;
@@ -34,6 +35,7 @@ export async function startPrimary(
 ): Promise<Primary> {
   const { log } = o;
   const view = new ClusterView({ expected: o.count, log });
+  const profiles = new WorkerProfileRequests();
   const { statsd: to, flushIntervalMs, extraTags } = settings.stats;
   const statsd = to.enabled
     ? startStatsdSink({ ...to, flushIntervalMs, tags: extraTags, read: () => view.drainReading(), log })
@@ -43,6 +45,7 @@ export async function startPrimary(
     timeouts: settings.http.timeouts,
     view,
     log,
+    workers: profiles,
   });
 
   let stopping = false;
@@ -62,6 +65,7 @@ export async function startPrimary(
     const startedAt = Date.now();
     running.add(worker);
     view.attach(worker);
+    profiles.attach(worker);
     log.info({ worker: worker.id, pid: worker.process.pid }, 'worker started');
     worker.once('exit', (code, signal) => {
       running.delete(worker);

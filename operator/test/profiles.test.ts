@@ -1,0 +1,58 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { profilePortProblems, quietLog as log } from '@portcullis/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOperator } from '../src/app.js';
+import { loadSettings } from '../src/settings.js';
+
+describe('operator /debug/pprof/ on OPERATOR_DEBUG_PORT', () => {
+  let dir: string;
+  const start = (env: Record<string, string>) =>
+    startOperator(
+      loadSettings({
+        OPERATOR_SOURCE: 'directory',
+        OPERATOR_MANIFESTS_DIR: dir,
+        XDS_HOST: '127.0.0.1',
+        XDS_PORT: '0',
+        HEALTH_HOST: '127.0.0.1',
+        HEALTH_PORT: '0',
+        METRICS_HOST: '127.0.0.1',
+        METRICS_PORT: '0',
+        ...env,
+      }),
+      { log },
+    );
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'operator-profiles-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('is off unless the port is set, and never on the metrics or health port', async () => {
+    const app = await start({});
+    try {
+      expect(app.profilePort).toBeUndefined();
+      for (const port of [app.ports.metrics, app.ports.health]) {
+        expect((await fetch(`http://127.0.0.1:${port}/debug/pprof/`)).status).toBe(404);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('serves a V8 CPU profile and runtime figures on its own port, none on the metrics port', async () => {
+    const app = await start({ OPERATOR_DEBUG_PORT: '0' });
+    try {
+      expect(
+        await profilePortProblems({
+          profileUrl: `http://127.0.0.1:${app.profilePort}`,
+          publicUrl: `http://127.0.0.1:${app.ports.metrics}`,
+        }),
+      ).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+});
