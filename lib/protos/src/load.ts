@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,12 +8,18 @@ import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-load
 const require = createRequire(import.meta.url);
 const xdsRoot = dirname(require.resolve('@grpc/grpc-js-xds/package.json'));
 
+const here = dirname(fileURLToPath(import.meta.url));
+// an npm package (hack/release/build-npm-packages.ts) carries the files beside its bundle
+const besideBundle = join(here, 'protos');
+
 /**
- * Our own `.proto` files, first on the include path: `protos/` at the repository root, or where
- * `PORTCULLIS_PROTO_DIR` says (a bundled build, such as the container images, has no repository around it).
+ * Our own `.proto` files, first on the include path: where `PORTCULLIS_PROTO_DIR` says (the container images'
+ * bundles have no repository around them), else `protos/` beside this module when a bundle carries them
+ * there (the npm packages), else `protos/` at the repository root.
  */
 export const PORTCULLIS_PROTO_DIR =
-  process.env.PORTCULLIS_PROTO_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../../protos');
+  process.env.PORTCULLIS_PROTO_DIR ??
+  (existsSync(besideBundle) ? besideBundle : resolve(here, '../../../protos'));
 
 /** The upstream `.proto` trees shipped inside `@grpc/grpc-js-xds`. */
 export const SHIPPED_PROTO_DIRS: readonly string[] = [
