@@ -159,11 +159,15 @@ describe('PROMETHEUS_NAMING=upstream', () => {
 
   beforeAll(async () => {
     upstreamMetrics = await freePort();
-    sides = await startSides((side) =>
-      side === 'upstream'
-        ? { USE_STATSD: 'false', USE_PROMETHEUS: 'true', PROMETHEUS_ADDR: `127.0.0.1:${upstreamMetrics}` }
-        : { PROMETHEUS_NAMING: 'upstream' },
-    );
+    const env: Record<'upstream' | 'ours', Record<string, string>> = {
+      upstream: {
+        USE_STATSD: 'false',
+        USE_PROMETHEUS: 'true',
+        PROMETHEUS_ADDR: `127.0.0.1:${upstreamMetrics}`,
+      },
+      ours: { PROMETHEUS_NAMING: 'upstream' },
+    };
+    sides = await startSides((side) => env[side]);
   });
   afterAll(() => stopSides(sides));
 
