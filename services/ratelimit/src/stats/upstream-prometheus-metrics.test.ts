@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { aggregateMetrics } from '../workers/aggregate.js';
 import { Stats } from './stats.js';
 
 function upstreamRegistry(): { stats: Stats; registry: Registry } {
@@ -44,5 +45,22 @@ describe('Stats.register with upstream naming', () => {
     expect(
       json.find((m) => m.name === 'ratelimit_service_rate_limit_later_domain_not_found')?.values,
     ).toEqual([{ value: 1, labels: {} }]);
+  });
+
+  it("adds up the workers' families, one worker's own names included, as the primary's /metrics does", async () => {
+    const a = upstreamRegistry();
+    const b = upstreamRegistry();
+    a.stats.rule('dom', 'k').total_hits.value += 2;
+    b.stats.rule('dom', 'k').total_hits.value += 3;
+    b.stats.domainNotFound('only_b').value++;
+    a.stats.call('ShouldRateLimit').record(1);
+    b.stats.call('ShouldRateLimit').record(1);
+    const text = await aggregateMetrics([
+      await a.registry.getMetricsAsJSON(),
+      await b.registry.getMetricsAsJSON(),
+    ]);
+    expect(text).toContain('ratelimit_service_rate_limit_total_hits{domain="dom",key1="k"} 5');
+    expect(text).toContain('ratelimit_service_rate_limit_only_b_domain_not_found 1');
+    expect(text).toContain('ratelimit_service_response_time_seconds_count{grpc_method="ShouldRateLimit"} 2');
   });
 });
