@@ -41,12 +41,10 @@ export function registerUpstreamMetrics(
       ),
     ];
     const series = (): Iterable<Series> => snapshot.get(name)?.values() ?? [];
+    const common = { name, help: HELP, labelNames, registers: [registry] };
     if (type === 'counter') {
       new Counter({
-        name,
-        help: HELP,
-        labelNames,
-        registers: [registry],
+        ...common,
         collect() {
           this.reset();
           for (const s of series()) this.inc(s.labels, s.value);
@@ -54,10 +52,7 @@ export function registerUpstreamMetrics(
       });
     } else {
       new Gauge({
-        name,
-        help: HELP,
-        labelNames,
-        registers: [registry],
+        ...common,
         collect() {
           this.reset();
           for (const s of series()) this.set(s.labels, s.value);
