@@ -15,14 +15,18 @@ interface Collector {
   port: number;
   text(): string;
   lines(): string[];
+  /** Connections accepted so far. */
+  connections(): number;
   /** Stops listening and cuts every connection. */
   close(): Promise<void>;
 }
 
 async function startCollector(port = 0, o: { read: boolean } = { read: true }): Promise<Collector> {
   let text = '';
+  let connections = 0;
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
+    connections++;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
@@ -36,6 +40,7 @@ async function startCollector(port = 0, o: { read: boolean } = { read: true }): 
     port: address.port,
     text: () => text,
     lines: () => text.split('\n').slice(0, -1),
+    connections: () => connections,
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -122,6 +127,23 @@ describe('the TCP transport', () => {
     closers.push(() => collector.close());
     await waitUntil(() => collector.lines().length === kept, 20_000);
     expect(new Set(collector.lines())).toEqual(new Set([line]));
+  });
+
+  it('sends what is queued before it closes', async () => {
+    const collector = await startCollector();
+    closers.push(() => collector.close());
+    const t = createStatsdTransport({
+      protocol: 'tcp',
+      host: '127.0.0.1',
+      port: collector.port,
+      log: quietLog,
+      dropped: { value: 0 },
+    });
+    await waitUntil(() => collector.connections() === 1);
+    t.send(['a:1|c\nb:2|c', 'c:3|g']);
+    await t.close();
+    await waitUntil(() => collector.lines().length === 3);
+    expect(collector.text()).toBe('a:1|c\nb:2|c\nc:3|g\n');
   });
 
   it('never blocks on a collector that does not read: past the queue, lines are dropped', async () => {

@@ -64,16 +64,12 @@ function createTcpTransport(o: StatsdTransportOptions): StatsdTransport {
   let retry: NodeJS.Timeout | undefined;
   let closing = false;
   let dropping = false;
-  const drained: Array<() => void> = [];
 
   const pump = (): void => {
     while (socket && connected && queue.length > 0 && socket.writableLength < TCP_CHUNK_BYTES) {
       const payload = queue.shift() as string;
       queuedBytes -= Buffer.byteLength(payload);
       socket.write(payload);
-    }
-    if (queue.length === 0 && (!socket || socket.writableLength === 0)) {
-      for (const resolve of drained.splice(0)) resolve();
     }
   };
 
@@ -128,27 +124,59 @@ function createTcpTransport(o: StatsdTransportOptions): StatsdTransport {
       pump();
     },
     async close() {
-      if (connected) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, CLOSE_GRACE_MS);
-          drained.push(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-          pump();
-        });
-      }
       closing = true;
       clearTimeout(retry);
       const s = socket;
       if (!s) return;
+      if (s.connecting) await settled(s);
+      if (connected) await queueSent(s);
+      if (socket !== s) return; // closed by the collector meanwhile
+      // the socket's own buffer goes before the end; a collector that takes none of it is cut off
       await new Promise<void>((resolve) => {
-        s.once('close', () => resolve());
-        if (s.writableLength === 0) s.end();
+        const timer = setTimeout(() => s.destroy(), CLOSE_GRACE_MS);
+        s.once('close', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        if (connected) s.end();
         else s.destroy();
       });
     },
   };
+
+  /** Resolves once a connection being made is up or failed, or `CLOSE_GRACE_MS` passed. */
+  function settled(s: Socket): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, CLOSE_GRACE_MS);
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      s.once('connect', done);
+      s.once('close', done);
+    });
+  }
+
+  /** Resolves once the queue is in the socket's buffer, the socket closed, or `CLOSE_GRACE_MS` passed. */
+  function queueSent(s: Socket): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        s.off('drain', check);
+        s.off('close', done);
+        resolve();
+      };
+      const check = (): void => {
+        if (queue.length === 0) done();
+      };
+      const timer = setTimeout(done, CLOSE_GRACE_MS);
+      // after the `drain` listener that pumps
+      s.on('drain', check);
+      s.once('close', done);
+      pump();
+      check();
+    });
+  }
 }
 
 /** One datagram per payload, sent at once; a failed send is counted and forgotten (UDP promises no more). */
