@@ -20,7 +20,7 @@ import { startHttpServer } from './servers/http-server.js';
 import { RateLimitService } from './service.js';
 import { configDirectory, type Settings } from './settings.js';
 import { Stats } from './stats/stats.js';
-import { startStatsdSink } from './stats/statsd-sink.js';
+import { startStatsdSink, STATSD_DROPPED } from './stats/statsd-sink.js';
 
 export interface RateLimitApp {
   service: RateLimitService;
@@ -49,7 +49,7 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
   const { log } = deps;
   const stats = new Stats({ maxDynamicKeys: settings.stats.maxDynamicKeys });
   const registry = createMetricsRegistry(settings.stats.extraTags);
-  stats.register(registry);
+  stats.register(registry, settings.stats.prometheusNaming);
   const health = createHealth();
   health.register('sigterm', true);
   health.register('kvstore', true);
@@ -117,7 +117,8 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
           const { statsd: to, flushIntervalMs, extraTags } = settings.stats;
           if (to.enabled && !deps.worker) {
             const read = () => stats.drainReading();
-            statsd = startStatsdSink({ ...to, flushIntervalMs, tags: extraTags, read, log });
+            const dropped = stats.namedCounter(STATSD_DROPPED);
+            statsd = startStatsdSink({ ...to, flushIntervalMs, tags: extraTags, read, log, dropped });
           }
         },
         close: () => statsd?.close(),

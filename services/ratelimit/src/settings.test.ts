@@ -24,10 +24,18 @@ describe('loadSettings', () => {
       tls: { enabled: false, cert: '', key: '', clientCaCert: '', clientSan: '', reloadIntervalMs: 10_000 },
     });
     expect(s.stats).toEqual({
-      statsd: { enabled: true, host: 'localhost', port: 8125 },
+      statsd: {
+        enabled: true,
+        host: 'localhost',
+        port: 8125,
+        protocol: 'tcp',
+        dogStatsd: false,
+        mogrifiers: [],
+      },
       flushIntervalMs: 10_000,
       extraTags: {},
       maxDynamicKeys: 10_000,
+      prometheusNaming: 'portcullis',
     });
     expect(s.tracing).toMatchObject({
       enabled: false,

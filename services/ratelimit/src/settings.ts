@@ -20,6 +20,12 @@ import {
 } from './backends/backend-settings.js';
 import { DEFAULT_MEMORY_MAX_KEYS } from './backends/memory.js';
 import { DEFAULT_MAX_DYNAMIC_KEYS } from './stats/stats.js';
+import {
+  readPrometheusNaming,
+  readStatsdSinkSettings,
+  type PrometheusNaming,
+  type StatsdSinkSettings,
+} from './stats/stats-settings.js';
 
 export const BACKEND_TYPES = ['redis', 'objcache', 'memory'] as const;
 export type BackendType = (typeof BACKEND_TYPES)[number];
@@ -100,13 +106,15 @@ export interface Settings {
   kvstore: KvstoreSettings;
   objcache: ObjcacheSettings;
   stats: {
-    /** `USE_STATSD`: counters are sent as deltas to `host:port` over UDP every `flushIntervalMs`. */
-    statsd: { enabled: boolean; host: string; port: number };
+    /** `USE_STATSD`/`USE_DOG_STATSD`: counters are sent as deltas to `host:port` every `flushIntervalMs`. */
+    statsd: StatsdSinkSettings;
     flushIntervalMs: number;
     /** `EXTRA_TAGS` `k:v,k2:v2`: tags on every statsd line, labels on every Prometheus metric. */
     extraTags: Record<string, string>;
     /** Most statistics names made from request values; hits beyond go to `<domain>.stats_overflow`. */
     maxDynamicKeys: number;
+    /** `PROMETHEUS_NAMING`: `/metrics` names as ours, or as upstream's statsd_exporter mapping names them. */
+    prometheusNaming: PrometheusNaming;
   };
   tracing: TracingSettings;
 }
@@ -203,11 +211,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     kvstore: readKvstore(env),
     objcache: readObjcache(env, backendType === 'objcache'),
     stats: {
-      statsd: {
-        enabled: env.bool('USE_STATSD', { default: true }),
-        host: env.str('STATSD_HOST', { default: 'localhost' }),
-        port: port(env, 'STATSD_PORT', 8125),
-      },
+      statsd: readStatsdSinkSettings(env, port(env, 'STATSD_PORT', 8125)),
       flushIntervalMs: env.durationMs('STATS_FLUSH_INTERVAL', { default: '10s', min: '10ms', max: '1h' }),
       extraTags: pairs(env, { name: 'EXTRA_TAGS', separator: ':' }),
       maxDynamicKeys: env.int('STATS_MAX_DYNAMIC_KEYS', {
@@ -215,6 +219,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
         min: 0,
         max: 1_000_000,
       }),
+      prometheusNaming: readPrometheusNaming(env),
     },
     tracing: readTracingSettings(env, { serviceName: 'RateLimit' }),
   };

@@ -21,6 +21,7 @@ describe('local cache statistics', () => {
       {
         LOCAL_CACHE_SIZE_IN_BYTES: '1048576',
         USE_STATSD: 'true',
+        STATSD_PROTOCOL: 'udp',
         STATSD_HOST: '127.0.0.1',
         STATSD_PORT: String(udp.address().port),
         STATS_FLUSH_INTERVAL: '50ms',

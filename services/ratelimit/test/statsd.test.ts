@@ -33,6 +33,7 @@ describe('statsd sink', () => {
       { 'd.yaml': CONFIG },
       {
         USE_STATSD: 'true',
+        STATSD_PROTOCOL: 'udp',
         STATSD_HOST: '127.0.0.1',
         STATSD_PORT: String(udp.address().port),
         STATS_FLUSH_INTERVAL: '50ms',

@@ -85,6 +85,7 @@ describe('RATELIMIT_WORKERS=2 on Redis', () => {
       KVSTORE_POOL_SIZE: '1',
       RATELIMIT_WORKERS: '2',
       USE_STATSD: 'true',
+      STATSD_PROTOCOL: 'udp',
       STATSD_HOST: '127.0.0.1',
       STATSD_PORT: String(udp.address().port),
       STATS_FLUSH_INTERVAL: '50ms',

@@ -19,22 +19,22 @@ export class CallStats {
   readonly total_requests: StatCounter = { value: 0 };
   private samples: number[] = [];
   private count = 0;
-  private histogram: ((seconds: number) => void) | undefined;
+  private histogram: ((ms: number) => void) | undefined;
 
   constructor(
     readonly method: string,
     private readonly random: () => number = Math.random,
   ) {}
 
-  /** Prometheus observes every call, in seconds. */
-  observeWith(histogram: Histogram<'grpc_method'>): void {
+  /** Prometheus observes every call, `value` of its milliseconds (seconds, or upstream's whole milliseconds). */
+  observeWith(histogram: Histogram<'grpc_method'>, value: (ms: number) => number): void {
     const child = histogram.labels({ grpc_method: this.method });
-    this.histogram = (seconds) => child.observe(seconds);
+    this.histogram = (ms) => child.observe(value(ms));
   }
 
   record(ms: number): void {
     this.total_requests.value++;
-    this.histogram?.(ms / 1000);
+    this.histogram?.(ms);
     this.count++;
     if (this.samples.length < MAX_TIMING_SAMPLES) {
       this.samples.push(ms);

@@ -1,5 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { CallStats, type TimingSample } from './call-stats.js';
+import type { PrometheusNaming } from './stats-settings.js';
+import { registerUpstreamMetrics } from './upstream-prometheus-metrics.js';
 
 /** A monotonically increasing count; a plain field so the hot path pays one addition. */
 export interface StatCounter {
@@ -37,6 +39,8 @@ export class Stats {
   private readonly gauges = new Map<string, () => number>();
   private registry: Registry | undefined;
   private responseTimes: Histogram<'grpc_method'> | undefined;
+  /** What the response-time histogram observes of a call's milliseconds. */
+  private responseTimeValue = (ms: number): number => ms / 1000;
   /** Per domain, the hits of names `dynamicRule` had no room left for. */
   private readonly overflow = new Map<string, RuleStats>();
   private dynamicKeys = 0;
@@ -103,7 +107,7 @@ export class Stats {
   call(method: string): CallStats {
     return getOrCreate(this.calls, method, () => {
       const call = new CallStats(method);
-      if (this.responseTimes) call.observeWith(this.responseTimes);
+      if (this.responseTimes) call.observeWith(this.responseTimes, this.responseTimeValue);
       return call;
     });
   }
@@ -158,8 +162,19 @@ export class Stats {
    * Exposes the statistics as Prometheus counters, read at scrape time: rule stats as
    * `ratelimit_service_rate_limit_<stat>{domain,descriptor}`, service stats as
    * `ratelimit_service_<name>`, gRPC server statistics under the names upstream's Prometheus sink gives them.
+   * With `naming` `upstream`, every statistic as upstream's Prometheus sink names it instead.
    */
-  register(registry: Registry): void {
+  register(registry: Registry, naming: PrometheusNaming = 'portcullis'): void {
+    if (naming === 'upstream') {
+      // upstream's timer holds whole milliseconds, whatever the metric's name says
+      this.responseTimeValue = Math.trunc;
+      this.responseTimes = registerUpstreamMetrics(registry, {
+        counters: () => this.entries(),
+        gauges: () => this.gaugeEntries(),
+      });
+      for (const call of this.calls.values()) call.observeWith(this.responseTimes, this.responseTimeValue);
+      return;
+    }
     this.registry = registry;
     for (const [name, read] of this.gauges) registerGauge(registry, name, read);
     for (const [name, counter] of this.named) registerNamedCounter(registry, name, counter);
@@ -205,7 +220,7 @@ export class Stats {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     });
-    for (const call of calls.values()) call.observeWith(this.responseTimes);
+    for (const call of calls.values()) call.observeWith(this.responseTimes, this.responseTimeValue);
     const overflow = this.overflow;
     new Counter({
       name: 'ratelimit_service_rate_limit_stats_overflow',

@@ -1,32 +1,33 @@
-import { createSocket } from 'node:dgram';
 import type { Logger } from '@portcullis/kit';
-import type { StatsReading } from './stats.js';
+import { cleanTags, createMogrify } from './dogstatsd.js';
+import type { StatCounter, StatsReading } from './stats.js';
+import type { StatsdSinkSettings } from './stats-settings.js';
+import { createStatsdTransport } from './statsd-transport.js';
 
-export interface StatsdSinkOptions {
-  host: string;
-  port: number;
+export interface StatsdSinkOptions extends Omit<StatsdSinkSettings, 'enabled'> {
   flushIntervalMs: number;
   /** `EXTRA_TAGS`, added to every name. */
   tags: Readonly<Record<string, string>>;
   /** What to send at each flush: `Stats.drainReading` of this process, or the workers' combined. */
   read(): StatsReading | Promise<StatsReading>;
   log: Logger;
+  /** Counts the lines dropped: the collector away long enough to fill the queue, or a failed send. */
+  dropped: StatCounter;
 }
 
-/** Payload bytes per datagram: what fits an Ethernet MTU after IP and UDP headers. */
-const MAX_DATAGRAM_BYTES = 1432;
+/** The counter of lines the statsd sink dropped, `/stats` and statsd itself (once it is back). */
+export const STATSD_DROPPED = 'ratelimit.statsd.dropped_lines';
 
 /**
- * Sends the statistics to statsd over UDP every `flushIntervalMs`: each counter that moved since the last
- * flush as `<name>:<delta>|c`, then the response times of the interval as `<name>:<ms>|ms` (at most
- * `MAX_TIMING_SAMPLES` each, with their sample rate), several lines to a datagram. Tags are written into the name as upstream's
- * stats library writes them for plain statsd: `<name>.__<key>=<value>`, keys sorted.
+ * Sends the statistics to statsd every `flushIntervalMs` (over TCP or UDP, see `statsd-transport.ts`): each
+ * counter that moved since the last flush as `<name>:<delta>|c`, each gauge as `|g`, then the response times
+ * of the interval as `<name>:<ms>|ms` (at most `MAX_TIMING_SAMPLES` each, with their sample rate). Tags are
+ * written into the name as upstream's stats library writes them for plain statsd, `<name>.__<key>=<value>`
+ * keys sorted; with `dogStatsd` as `|#k:v,…` after the mogrifiers renamed the name, as upstream's `godogstats`.
  */
 export function startStatsdSink(o: StatsdSinkOptions): { close(): Promise<void> } {
-  const log = o.log.child({ component: 'statsd' });
-  const socket = createSocket(o.host.includes(':') ? 'udp6' : 'udp4');
-  socket.on('error', (err) => log.warn({ err }, 'statsd socket error'));
-  const suffix = tagSuffix(o.tags);
+  const transport = createStatsdTransport(o);
+  const format = o.dogStatsd ? dogStatsdFormat(o) : statsdFormat(o.tags);
   const sent = new Map<string, number>();
 
   const flush = async (): Promise<void> => {
@@ -36,22 +37,15 @@ export function startStatsdSink(o: StatsdSinkOptions): { close(): Promise<void> 
       const delta = value - (sent.get(name) ?? 0);
       if (delta <= 0) continue;
       sent.set(name, value);
-      lines.push(`${sanitizeName(name)}${suffix}:${delta}|c`);
+      lines.push(format(name, `${delta}|c`));
     }
-    for (const [name, value] of reading.gauges) lines.push(`${sanitizeName(name)}${suffix}:${value}|g`);
+    for (const [name, value] of reading.gauges) lines.push(format(name, `${value}|g`));
     for (const [name, { samples, count }] of reading.timings) {
       // a sample of the interval's timings says which share of them it is, so statsd scales its counts
       const rate = samples.length < count ? `|@${(samples.length / count).toPrecision(4)}` : '';
-      for (const ms of samples) lines.push(`${sanitizeName(name)}${suffix}:${ms.toFixed(3)}|ms${rate}`);
+      for (const ms of samples) lines.push(format(name, `${ms.toFixed(3)}|ms${rate}`));
     }
-    for (const datagram of packLines(lines, MAX_DATAGRAM_BYTES)) {
-      await new Promise<void>((resolve) =>
-        socket.send(datagram, o.port, o.host, (err) => {
-          if (err) log.warn({ err, host: o.host, port: o.port }, 'statsd send failed');
-          resolve();
-        }),
-      );
-    }
+    transport.send(packLines(lines, transport.maxPayloadBytes));
   };
   // one flush at a time, so the last one (at close) never races a send on a closed socket
   let flushing = Promise.resolve();
@@ -67,22 +61,34 @@ export function startStatsdSink(o: StatsdSinkOptions): { close(): Promise<void> 
     async close() {
       clearInterval(timer);
       await queueFlush();
-      socket.close();
+      await transport.close();
     },
+  };
+}
+
+/** `<name><tags>:<value>|<type>`, `value` being `<value>|<type>[|@rate]`. */
+type LineFormat = (name: string, value: string) => string;
+
+function statsdFormat(tags: Readonly<Record<string, string>>): LineFormat {
+  const suffix = cleanTags(tags)
+    .map(([k, v]) => `.__${k}=${v}`)
+    .join('');
+  return (name, value) => `${sanitizeName(name)}${suffix}:${value}`;
+}
+
+function dogStatsdFormat(o: Pick<StatsdSinkOptions, 'tags' | 'mogrifiers'>): LineFormat {
+  const extra = cleanTags(o.tags).map(([k, v]) => `${k}:${v}`);
+  const mogrify = createMogrify(o.mogrifiers);
+  return (name, value) => {
+    const m = mogrify(sanitizeName(name));
+    const tags = [...extra, ...m.tags];
+    return `${sanitizeName(m.name)}:${value}${tags.length > 0 ? `|#${tags.join(',')}` : ''}`;
   };
 }
 
 /** `:` and `|` delimit the statsd line, so they cannot stay in a name. */
 function sanitizeName(name: string): string {
   return name.replace(/[:|\n]/g, '_');
-}
-
-function tagSuffix(tags: Readonly<Record<string, string>>): string {
-  return Object.entries(tags)
-    .filter(([k, v]) => k !== '' && v !== '')
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => `.__${k}=${v.replace(/[.:|]/g, '_')}`)
-    .join('');
 }
 
 /** Joins lines with `\n` into as few payloads of at most `maxBytes` as they fit; a longer line goes alone. */

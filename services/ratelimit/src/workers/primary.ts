@@ -2,7 +2,8 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger, RunningServer } from '@portcullis/kit';
 import { startDebugServer } from '../servers/debug-server.js';
 import type { Settings } from '../settings.js';
-import { startStatsdSink } from '../stats/statsd-sink.js';
+import { startStatsdSink, STATSD_DROPPED } from '../stats/statsd-sink.js';
+import type { StatsReading } from '../stats/stats.js';
 import { ClusterView } from './cluster-view.js';
 import { sendToWorker } from './messages.js';
 import { WorkerProfileRequests } from './worker-profiles.js';
@@ -37,8 +38,14 @@ export async function startPrimary(
   const view = new ClusterView({ expected: o.count, log });
   const profiles = new WorkerProfileRequests();
   const { statsd: to, flushIntervalMs, extraTags } = settings.stats;
+  // the sink runs here, so its own counter joins the workers' combined reading here
+  const dropped = { value: 0 };
+  const read = async (): Promise<StatsReading> => {
+    const reading = await view.drainReading();
+    return { ...reading, counters: [...reading.counters, [STATSD_DROPPED, dropped.value]] };
+  };
   const statsd = to.enabled
-    ? startStatsdSink({ ...to, flushIntervalMs, tags: extraTags, read: () => view.drainReading(), log })
+    ? startStatsdSink({ ...to, flushIntervalMs, tags: extraTags, read, log, dropped })
     : undefined;
   const debug: RunningServer = await startDebugServer({
     ...settings.debug,
