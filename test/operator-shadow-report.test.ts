@@ -207,8 +207,8 @@ describe('operator: shadow-mode report in RateLimitConfig status, from the ratel
   }, 180_000);
   afterAll(async () => {
     for (const app of instances.values()) await app.close();
-    await operator?.close();
-    await cp?.close();
+    await operator.close();
+    await cp.close();
   }, 60_000);
 
   it('sums the hits of every instance per rule, the shadow-mode rule over its limit, into the status', async () => {

@@ -29,7 +29,7 @@ export async function fetchMetrics(url: string, o: { timeoutMs: number; maxBytes
     const chunks: Uint8Array[] = [];
     let size = 0;
     if (res.body) {
-      for await (const chunk of res.body) {
+      for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
         size += chunk.byteLength;
         if (size > o.maxBytes) throw tooLarge(o.maxBytes);
         chunks.push(chunk);

@@ -1,6 +1,6 @@
 import {
   RULE_STATS,
-  zeroCounts,
+  countsOf,
   type Counts,
   type DomainCounts,
   type InstanceReading,
@@ -93,8 +93,8 @@ export class HitWindow {
       });
       if (delta.every((n) => n === 0)) return;
       bucket ??= this.bucketAt(atMs);
-      addInto(bucket, domain, descriptor, delta);
-      addInto(this.totalsByDomain, domain, descriptor, delta);
+      addInto(countsOf(bucket, domain, descriptor), delta);
+      addInto(countsOf(this.totalsByDomain, domain, descriptor), delta);
     });
   }
 
@@ -118,10 +118,6 @@ function forEachCount(
     for (const [descriptor, counts] of byDescriptor) fn(domain, descriptor, counts);
 }
 
-function addInto(into: DomainCounts, domain: string, descriptor: string, delta: Counts): void {
-  let byDescriptor = into.get(domain);
-  if (!byDescriptor) into.set(domain, (byDescriptor = new Map()));
-  let counts = byDescriptor.get(descriptor);
-  if (!counts) byDescriptor.set(descriptor, (counts = zeroCounts()));
+function addInto(counts: Counts, delta: Counts): void {
   for (let i = 0; i < RULE_STATS.length; i++) counts[i] = (counts[i] ?? 0) + (delta[i] ?? 0);
 }

@@ -30,6 +30,15 @@ export function zeroCounts(): Counts {
   return RULE_STATS.map(() => 0);
 }
 
+/** The counts of a rule in `byDomain`, added at zero when missing. */
+export function countsOf(byDomain: DomainCounts, domain: string, descriptor: string): Counts {
+  let byDescriptor = byDomain.get(domain);
+  if (!byDescriptor) byDomain.set(domain, (byDescriptor = new Map<string, Counts>()));
+  let counts = byDescriptor.get(descriptor);
+  if (!counts) byDescriptor.set(descriptor, (counts = zeroCounts()));
+  return counts;
+}
+
 /** The rule statistics and start time of an instance's text exposition. */
 export function readInstance(text: string): InstanceReading {
   const rules: DomainCounts = new Map();
@@ -42,10 +51,7 @@ export function readInstance(text: string): InstanceReading {
     const { domain, descriptor } = s.labels;
     const index = METRIC_INDEX.get(s.name);
     if (domain === undefined || descriptor === undefined || index === undefined || !(s.value >= 0)) continue;
-    let byDescriptor = rules.get(domain);
-    if (!byDescriptor) rules.set(domain, (byDescriptor = new Map()));
-    let counts = byDescriptor.get(descriptor);
-    if (!counts) byDescriptor.set(descriptor, (counts = zeroCounts()));
+    const counts = countsOf(rules, domain, descriptor);
     // EXTRA_TAGS add labels: instances with several label sets for one rule are summed
     counts[index] = (counts[index] ?? 0) + s.value;
   }

@@ -46,8 +46,9 @@ function parseSample(line: string, name: string): Sample | undefined {
       i += 2;
       let value = '';
       for (; i < line.length && line[i] !== '"'; i++) {
-        if (line[i] !== '\\') {
-          value += line[i];
+        const char = line[i] as string;
+        if (char !== '\\') {
+          value += char;
           continue;
         }
         const escaped = ESCAPES[line[i + 1] ?? ''];

@@ -126,7 +126,7 @@ export class ShadowReporter {
       const failure =
         err instanceof ScrapeError
           ? err
-          : new ScrapeError('unreadable', (err as Error).message ?? String(err));
+          : new ScrapeError('unreadable', err instanceof Error ? err.message : String(err));
       this.o.metrics.scrapes.inc({ result: failure.reason });
       if (this.failing.get(url) !== failure.message)
         this.o.log.warn({ url, reason: failure.reason, problem: failure.message }, 'metrics not scraped');
