@@ -38,16 +38,19 @@ function instanceMetrics(): { registry: Registry; hit(over: boolean): void } {
       labelNames: ['domain', 'descriptor'],
       registers: [registry],
     });
-  const [total, over, within, shadow] = ['total_hits', 'over_limit', 'within_limit', 'shadow_mode'].map(
-    stat,
-  ) as Array<Counter<'domain' | 'descriptor'>>;
+  const [total, over, within, shadow] = [
+    stat('total_hits'),
+    stat('over_limit'),
+    stat('within_limit'),
+    stat('shadow_mode'),
+  ];
   const labels = { domain: 'web', descriptor: 'path' };
   return {
     registry,
     hit: (isOver) => {
-      total?.inc(labels);
-      (isOver ? over : within)?.inc(labels);
-      if (isOver) shadow?.inc(labels);
+      total.inc(labels);
+      (isOver ? over : within).inc(labels);
+      if (isOver) shadow.inc(labels);
     },
   };
 }
