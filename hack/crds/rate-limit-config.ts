@@ -1,5 +1,6 @@
 import { RATE_LIMIT_UNITS } from '@portcullis/config';
-import { bool, int, list, obj, rule, str, unitSpellings, type CrdSource, type Schema } from './schema.js';
+import { bool, int, list, obj, rule, str, statusSchema, unitSpellings, type CrdSource, type Schema } from './schema.js';
+import { shadowReportSchema } from './shadow-report.js';
 
 /** Levels of nested `descriptors` the schema describes; deeper trees are refused by the API server. */
 export const MAX_DESCRIPTOR_DEPTH = 6;
@@ -109,5 +110,15 @@ export const rateLimitConfig: CrdSource = {
     },
     { required: ['domain'] },
   ),
-  printerColumns: [{ name: 'Domain', type: 'string', jsonPath: '.spec.domain' }],
+  status: statusSchema({ shadowReport: shadowReportSchema }),
+  printerColumns: [
+    { name: 'Domain', type: 'string', jsonPath: '.spec.domain' },
+    {
+      name: 'Shadow-Hits',
+      type: 'integer',
+      jsonPath: '.status.shadowReport.shadowModeHits',
+      description: 'Hits over a limit let through by shadow mode in the last window (status.shadowReport).',
+      priority: 1,
+    },
+  ],
 };

@@ -16,6 +16,8 @@ import { Reconciler } from './reconcile/reconciler.js';
 
 import { KINDS } from './resources.js';
 import { ensureKeysSecret } from './secrets.js';
+import { createShadowReportPart } from './shadow-report/shadow-report-part.js';
+import { servedConfigs, type ServedConfig } from './shadow-report/shadow-reporter.js';
 import type { Settings } from './settings.js';
 import { DirectorySource } from './sources/directory-source.js';
 import { createEndpointSliceEndpoints, createStaticEndpoints } from './sources/endpoints.js';
@@ -85,20 +87,22 @@ export async function startOperator(
   const statusSink: StatusSink = kubeConfig
     ? new KubernetesStatusSink({ kubeConfig, log })
     : new LogStatusSink(log.child({ component: 'status' }));
-  const endpoints = kubeConfig
-    ? createEndpointSliceEndpoints({
-        kubeConfig,
-        namespace: settings.namespace,
-        services: settings.discovery.services,
-        log,
-      })
-    : createStaticEndpoints(settings.discovery.endpoints);
+  const sliceEndpoints =
+    kubeConfig &&
+    createEndpointSliceEndpoints({
+      kubeConfig,
+      namespace: settings.namespace,
+      services: settings.discovery.services,
+      log,
+    });
+  const endpoints = sliceEndpoints ?? createStaticEndpoints(settings.discovery.endpoints);
   let elector: LeaderElector | undefined;
   const isLeader = (): boolean =>
     !kubeConfig || !settings.leaderElection.enabled || (elector?.isLeader() ?? false);
 
   const reconciler = new Reconciler({ gatewayDomain: settings.gatewayRateLimitDomain });
   const versions = new Map<string, string>();
+  let served: ServedConfig[] = [];
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   const reconcileNow = (): Promise<void> => {
@@ -121,6 +125,7 @@ export async function startOperator(
           for (const o of outcomes)
             metrics.reconciles.inc({ kind, result: o.rejection ? 'rejected' : 'accepted' });
         }
+        served = servedConfigs(results.RateLimitConfig);
         for (const [typeUrl, resources] of buildServiceDiscovery(endpoints.current())) {
           xds.setResources(typeUrl, resources);
         }
@@ -178,6 +183,16 @@ export async function startOperator(
       close: () => xds.close(),
     },
   ];
+  const shadowReport = createShadowReportPart({
+    settings: settings.shadowReport,
+    kubeConfig,
+    endpoints: sliceEndpoints,
+    registry,
+    served: () => served,
+    isLeader,
+    log,
+  });
+  if (shadowReport) parts.push(shadowReport);
   if (kubeConfig && settings.leaderElection.enabled) {
     const le = settings.leaderElection;
     elector = new LeaderElector({

@@ -1,3 +1,5 @@
+import type { ShadowReport } from './shadow-report/rule-report.js';
+
 /** The custom resources the operator reconciles, as the API server (or a manifest file) gives them. */
 export const GROUP = 'portcullis.dev';
 export const VERSION = 'v1alpha1';
@@ -24,6 +26,8 @@ export interface Condition {
 export interface ResourceStatus {
   observedGeneration?: number;
   conditions?: Condition[];
+  /** RateLimitConfig only: written by the shadow-mode report. */
+  shadowReport?: ShadowReport;
 }
 
 export interface Resource {

@@ -55,6 +55,50 @@ describe('operator settings', () => {
     ).toEqual(['LEADER_ELECTION_RENEW_DEADLINE must be shorter than LEADER_ELECTION_LEASE_DURATION']);
   });
 
+  it('reads the shadow-mode report settings, refusing values out of range or that do not fit together', () => {
+    expect(loadSettings({}).shadowReport).toEqual({
+      intervalMs: 60_000,
+      windowMs: 3_600_000,
+      maxRules: 20,
+      timeoutMs: 5_000,
+      maxBytes: 16_777_216,
+      endpoints: { name: 'ratelimit', portName: 'debug' },
+      urls: [],
+    });
+    expect(loadSettings({ OPERATOR_SHADOW_REPORT_INTERVAL: '0' }).shadowReport.intervalMs).toBe(0);
+    expect(
+      problemsOf({
+        OPERATOR_SHADOW_REPORT_INTERVAL: '10ms',
+        OPERATOR_SHADOW_REPORT_MAX_RULES: '0',
+        OPERATOR_SHADOW_REPORT_MAX_BYTES: '1000',
+        OPERATOR_SHADOW_REPORT_PORT: 'ratelimit',
+        OPERATOR_SHADOW_REPORT_URLS: 'http://10.0.0.1:6070/metrics,ftp://x',
+      }),
+    ).toEqual([
+      'OPERATOR_SHADOW_REPORT_INTERVAL="10ms": expected 0 (off) or a duration ≥ 100ms ≤ 1h',
+      'OPERATOR_SHADOW_REPORT_PORT: "ratelimit" is not name:portName',
+      'OPERATOR_SHADOW_REPORT_URLS: "ftp://x" is not an http(s) URL',
+      'OPERATOR_SHADOW_REPORT_MAX_RULES="0": expected an integer ≥ 1 ≤ 200',
+      'OPERATOR_SHADOW_REPORT_MAX_BYTES="1000": expected an integer ≥ 65536 ≤ 1073741824',
+    ]);
+    expect(
+      problemsOf({ OPERATOR_SHADOW_REPORT_INTERVAL: '2m', OPERATOR_SHADOW_REPORT_WINDOW: '1m' }),
+    ).toEqual(['OPERATOR_SHADOW_REPORT_INTERVAL must not be longer than OPERATOR_SHADOW_REPORT_WINDOW']);
+    expect(problemsOf({ OPERATOR_SHADOW_REPORT_PORT: 'limits:metrics' })).toEqual([
+      'OPERATOR_SHADOW_REPORT_PORT: "limits" is not a name in OPERATOR_DISCOVERY_SERVICES',
+    ]);
+    // with URLs, or in directory mode, the discovered services are not used
+    expect(
+      problemsOf({
+        OPERATOR_SHADOW_REPORT_PORT: 'limits:metrics',
+        OPERATOR_SHADOW_REPORT_URLS: 'http://a:1/metrics',
+      }),
+    ).toEqual([]);
+    expect(
+      problemsOf({ OPERATOR_SOURCE: 'directory', OPERATOR_SHADOW_REPORT_PORT: 'limits:metrics' }),
+    ).toEqual([]);
+  });
+
   it('is frozen all the way down', () => {
     const s = loadSettings({});
     expect(() => {

@@ -12,6 +12,7 @@ import {
   type ProfileListener,
   type TracingSettings,
 } from '@portcullis/kit';
+import { readShadowReportSettings, type ShadowReportSettings } from './shadow-report/settings.js';
 
 export interface Settings {
   source: 'kubernetes' | 'directory';
@@ -48,6 +49,8 @@ export interface Settings {
     endpoints: Readonly<Record<string, ReadonlyArray<{ address: string; port: number }>>>;
     services: Readonly<Record<string, { service: string; portName: string }>>;
   };
+  /** `OPERATOR_SHADOW_REPORT_*`: the per-rule hits written into each RateLimitConfig's status. */
+  shadowReport: ShadowReportSettings;
   log: { level: LogLevel; format: LogFormat };
   /** `TRACING_*`: the OpenTelemetry SDK `main.ts` registers. */
   tracing: TracingSettings;
@@ -116,6 +119,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
         env.list('OPERATOR_DISCOVERY_SERVICES', { default: ['ratelimit=portcullis-ratelimit:grpc'] }),
       ),
     },
+    shadowReport: readShadowReportSettings(env),
     log: readLogOptions(env, 'info'),
     tracing: readTracingSettings(env, { serviceName: 'portcullis-operator' }),
     profiles: readProfileListener(env, { host: 'OPERATOR_DEBUG_HOST', port: 'OPERATOR_DEBUG_PORT' }),
@@ -128,6 +132,16 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   const tls = settings.xds.tls;
   if ((tls.cert === '') !== (tls.key === ''))
     env.problem('XDS_TLS_CERT and XDS_TLS_KEY are set together or not at all');
+  const shadow = settings.shadowReport;
+  if (
+    kind === 'kubernetes' &&
+    shadow.intervalMs > 0 &&
+    shadow.urls.length === 0 &&
+    !settings.discovery.services[shadow.endpoints.name]
+  )
+    env.problem(
+      `OPERATOR_SHADOW_REPORT_PORT: "${shadow.endpoints.name}" is not a name in OPERATOR_DISCOVERY_SERVICES`,
+    );
   env.finish();
   return deepFreeze(settings);
 }

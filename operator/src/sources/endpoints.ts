@@ -32,6 +32,12 @@ export function createStaticEndpoints(
 
 const SERVICE_LABEL = 'kubernetes.io/service-name';
 
+/** EndpointSlices also know a Service's other ports. */
+export interface EndpointSliceEndpoints extends EndpointsSource {
+  /** The ready endpoints of the service named `name` on the port named `portName` (another than gRPC's). */
+  ready(name: string, portName: string): ServiceEndpoint[];
+}
+
 /**
  * Cluster mode: the ready endpoints of Services, from their EndpointSlices (one informer per Service). `services` maps the name handed out over xDS to
  * the Kubernetes Service and the name of its gRPC port.
@@ -41,25 +47,22 @@ export function createEndpointSliceEndpoints(o: {
   namespace: string;
   services: Readonly<Record<string, { service: string; portName: string }>>;
   log: Logger;
-}): EndpointsSource {
+}): EndpointSliceEndpoints {
   const log = o.log.child({ component: 'endpoint-slices' });
   const api = o.kubeConfig.makeApiClient(DiscoveryV1Api);
   const listeners: Array<() => void> = [];
   const informers: Array<{ stop(): Promise<void> }> = [];
   const slices = new Map<string, readonly V1EndpointSlice[]>();
+  const ready = (name: string, portName: string): ServiceEndpoint[] =>
+    (slices.get(name) ?? []).flatMap((s) => {
+      const port = s.ports?.find((p) => p.name === portName)?.port;
+      if (port === undefined) return [];
+      return s.endpoints
+        .filter((e) => e.conditions?.ready !== false)
+        .flatMap((e) => e.addresses.map((address) => ({ address, port })));
+    });
   const current = (): Map<string, ServiceEndpoint[]> =>
-    new Map(
-      Object.entries(o.services).map(([name, { portName }]) => [
-        name,
-        (slices.get(name) ?? []).flatMap((s) => {
-          const port = s.ports?.find((p) => p.name === portName)?.port;
-          if (port === undefined) return [];
-          return s.endpoints
-            .filter((e) => e.conditions?.ready !== false)
-            .flatMap((e) => e.addresses.map((address) => ({ address, port })));
-        }),
-      ]),
-    );
+    new Map(Object.entries(o.services).map(([name, { portName }]) => [name, ready(name, portName)]));
   const watch = async (name: string, service: string): Promise<void> => {
     const selector = `${SERVICE_LABEL}=${service}`;
     const list = (() =>
@@ -91,6 +94,7 @@ export function createEndpointSliceEndpoints(o: {
       await Promise.all(informers.map((i) => i.stop()));
     },
     current,
+    ready,
     onChange: (listener) => void listeners.push(listener),
   };
 }

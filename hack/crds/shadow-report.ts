@@ -1,0 +1,39 @@
+import { bool, int, list, obj, str, type Schema } from './schema.js';
+
+const count = (description: string): Schema => int({ format: 'int64', minimum: 0, description });
+
+/**
+ * `status.shadowReport` of a RateLimitConfig, written by the operator's shadow-mode report
+ * (operator/src/shadow-report): each rule's hits over a sliding window, from the ratelimit instances' metrics.
+ */
+export const shadowReportSchema: Schema = obj(
+  {
+    windowSeconds: int({ minimum: 1, description: 'The sliding window the counts cover.' }),
+    from: str({
+      format: 'date-time',
+      description: "Where the counts start: the window's start, or the first scrape when it is not filled yet.",
+    }),
+    collectedAt: str({ format: 'date-time', description: 'When the instances were scraped for this report.' }),
+    shadowModeHits: count('Shadow-mode hits of every rule, the truncated ones included.'),
+    rules: list(
+      obj(
+        {
+          key: str({
+            maxLength: 4096,
+            description: "The rule's statistics key (key_value.key2…), the descriptor label of the metrics.",
+          }),
+          shadowMode: bool({ description: "The rule's shadow_mode; absent for keys made from request values." }),
+          totalHits: count('Hits counted by the rule.'),
+          overLimit: count('Hits over the limit (in shadow mode too).'),
+          nearLimit: count('Hits above NEAR_LIMIT_RATIO of the limit.'),
+          withinLimit: count('Hits within the limit.'),
+          shadowModeHits: count('Hits over the limit let through because the rule is in shadow mode.'),
+        },
+        { required: ['key', 'totalHits', 'overLimit', 'nearLimit', 'withinLimit', 'shadowModeHits'] },
+      ),
+      { maxItems: 200, 'x-kubernetes-list-type': 'atomic', description: 'Most hits first.' },
+    ),
+    truncated: count('Rules left out past OPERATOR_SHADOW_REPORT_MAX_RULES.'),
+  },
+  { description: "Each rule's hits over a sliding window, from the ratelimit instances' metrics." },
+);

@@ -1,0 +1,57 @@
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from '@portcullis/kit';
+import { GROUP, PLURALS, VERSION, resourceName, type Resource } from '../resources.js';
+import { codeOf } from '../status/status-writer.js';
+import type { ShadowReport } from './rule-report.js';
+
+/** Where a RateLimitConfig's report goes; resolves with whether it got there. */
+export interface ShadowReportSink {
+  write(resource: Resource, report: ShadowReport): Promise<boolean>;
+}
+
+/**
+ * `status.shadowReport` through the status subresource, a merge patch of that field only: the conditions
+ * the reconciles write are left alone, and the rules list is replaced whole. A resource deleted meanwhile
+ * is no failure.
+ */
+export class KubernetesShadowReportSink implements ShadowReportSink {
+  private readonly objects: CustomObjectsApi;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly log: Logger,
+  ) {
+    this.objects = kubeConfig.makeApiClient(CustomObjectsApi);
+  }
+
+  async write(r: Resource, report: ShadowReport): Promise<boolean> {
+    try {
+      await this.objects.patchNamespacedCustomObjectStatus(
+        {
+          group: GROUP,
+          version: VERSION,
+          plural: PLURALS[r.kind],
+          namespace: r.metadata.namespace,
+          name: r.metadata.name,
+          body: { status: { shadowReport: report } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      return true;
+    } catch (err: unknown) {
+      if (codeOf(err) === 404) return true;
+      this.log.warn({ resource: `${r.kind}/${resourceName(r)}`, err }, 'shadow report not written');
+      return false;
+    }
+  }
+}
+
+/** Directory mode has no status: a report that changed is logged. */
+export class LogShadowReportSink implements ShadowReportSink {
+  constructor(private readonly log: Logger) {}
+
+  write(r: Resource, report: ShadowReport): Promise<boolean> {
+    this.log.info({ resource: `${r.kind}/${resourceName(r)}`, shadowReport: report }, 'shadow report');
+    return Promise.resolve(true);
+  }
+}

@@ -1,0 +1,128 @@
+import type { DescriptorRule, RateLimitConfig } from '@portcullis/config';
+import { zeroCounts, type Counts } from './instance-reading.js';
+
+/** One rule's hits over the window, as `status.shadowReport.rules[]` shows them. */
+export interface RuleReport {
+  /** The rule's statistics key: `key_value.key2…` from the domain, the `descriptor` label of the metrics. */
+  key: string;
+  /** The rule's `shadow_mode`; absent for keys made from request values (`detailed_metric`, `value_to_metric`). */
+  shadowMode?: boolean;
+  totalHits: number;
+  overLimit: number;
+  nearLimit: number;
+  withinLimit: number;
+  /** Hits over the limit let through because the rule is in shadow mode. */
+  shadowModeHits: number;
+}
+
+/** `status.shadowReport` of a RateLimitConfig. */
+export interface ShadowReport {
+  windowSeconds: number;
+  /** Where the counts start: the window's start, or the first scrape when the window is not filled yet. */
+  from: string;
+  collectedAt: string;
+  /** Shadow-mode hits of every rule of the domain, the truncated ones included. */
+  shadowModeHits: number;
+  /** Most hits first, at most `maxRules`. */
+  rules: RuleReport[];
+  /** Rules left out past `maxRules`. */
+  truncated: number;
+}
+
+/** Counts that differ by more than this share of the larger are a change worth a status write. */
+const CHANGE_RATIO = 0.1;
+
+/**
+ * The rules of a configuration by statistics key, as the ratelimit service names them (`key` or
+ * `key_value`, joined by `.` from the domain), with their shadow mode and whether they have a limit. Rules
+ * under `detailed_metric` or `value_to_metric` are counted under keys made from request values instead.
+ */
+export function indexRules(config: RateLimitConfig): Map<string, { shadowMode: boolean; limited: boolean }> {
+  const index = new Map<string, { shadowMode: boolean; limited: boolean }>();
+  const walk = (rules: readonly DescriptorRule[], parent: string, valuesInStats: boolean): void => {
+    for (const rule of rules) {
+      const key = `${parent}${rule.value === '' ? rule.key : `${rule.key}_${rule.value}`}`;
+      const named = valuesInStats || rule.detailedMetric || rule.valueToMetric;
+      const limited =
+        (rule.rateLimit !== undefined && !rule.rateLimit.unlimited) || rule.moreRateLimits.length > 0;
+      if (!named) index.set(key, { shadowMode: rule.shadowMode, limited });
+      walk(rule.descriptors, `${key}.`, valuesInStats || rule.valueToMetric);
+    }
+  };
+  walk(config.descriptors, '', false);
+  return index;
+}
+
+/**
+ * The report of one configuration from its domain's hits: every rule with a limit and every key with hits,
+ * most hits first, cut at `maxRules`.
+ */
+export function buildReport(o: {
+  config: RateLimitConfig;
+  hits: ReadonlyMap<string, Counts> | undefined;
+  maxRules: number;
+  windowMs: number;
+  fromMs: number;
+  nowMs: number;
+}): ShadowReport {
+  const index = indexRules(o.config);
+  const keys = new Set([
+    ...[...index].filter(([, r]) => r.limited).map(([k]) => k),
+    ...(o.hits?.keys() ?? []),
+  ]);
+  const rules = [...keys].map((key): RuleReport => {
+    const [totalHits, overLimit, nearLimit, withinLimit, shadowModeHits] = o.hits?.get(key) ?? zeroCounts();
+    const rule = index.get(key);
+    return {
+      key,
+      ...(rule ? { shadowMode: rule.shadowMode } : {}),
+      totalHits: totalHits ?? 0,
+      overLimit: overLimit ?? 0,
+      nearLimit: nearLimit ?? 0,
+      withinLimit: withinLimit ?? 0,
+      shadowModeHits: shadowModeHits ?? 0,
+    };
+  });
+  rules.sort((a, b) => b.totalHits - a.totalHits || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return {
+    windowSeconds: Math.round(o.windowMs / 1000),
+    from: isoSeconds(o.fromMs),
+    collectedAt: isoSeconds(o.nowMs),
+    shadowModeHits: rules.reduce((sum, r) => sum + r.shadowModeHits, 0),
+    rules: rules.slice(0, o.maxRules),
+    truncated: Math.max(0, rules.length - o.maxRules),
+  };
+}
+
+/**
+ * Whether `after` says something `before` does not: other rules, a rule's shadow mode, or a count that
+ * appeared, vanished or moved by more than `CHANGE_RATIO`. The times alone are no reason to write.
+ */
+export function isReportChanged(before: ShadowReport | undefined, after: ShadowReport): boolean {
+  if (!before || !Array.isArray(before.rules)) return true;
+  if (before.windowSeconds !== after.windowSeconds || before.truncated !== after.truncated) return true;
+  if (moved(before.shadowModeHits, after.shadowModeHits) || before.rules.length !== after.rules.length)
+    return true;
+  const previous = new Map(before.rules.map((r) => [r.key, r]));
+  return after.rules.some((r) => {
+    const p = previous.get(r.key);
+    return (
+      !p ||
+      p.shadowMode !== r.shadowMode ||
+      moved(p.totalHits, r.totalHits) ||
+      moved(p.overLimit, r.overLimit) ||
+      moved(p.nearLimit, r.nearLimit) ||
+      moved(p.withinLimit, r.withinLimit) ||
+      moved(p.shadowModeHits, r.shadowModeHits)
+    );
+  });
+}
+
+function moved(a: number, b: number): boolean {
+  return a !== b && (a === 0 || b === 0 || Math.abs(a - b) > CHANGE_RATIO * Math.max(a, b));
+}
+
+/** Kubernetes' timestamps: seconds, UTC. */
+function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+}

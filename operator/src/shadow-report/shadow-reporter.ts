@@ -1,0 +1,141 @@
+import type { RateLimitConfig } from '@portcullis/config';
+import type { Logger } from '@portcullis/kit';
+import type { KindResult } from '../reconcile/types.js';
+import { resourceName, type Resource } from '../resources.js';
+import { fetchMetrics, ScrapeError } from './fetch-metrics.js';
+import { HitWindow } from './hit-window.js';
+import { readInstance } from './instance-reading.js';
+import type { ShadowReportMetrics } from './report-metrics.js';
+import type { ShadowReportSink } from './report-sink.js';
+import { buildReport, isReportChanged, type ShadowReport } from './rule-report.js';
+import type { ShadowReportSettings } from './settings.js';
+
+/** A RateLimitConfig being served, with the configuration served (its last good generation). */
+export interface ServedConfig {
+  resource: Resource;
+  config: RateLimitConfig;
+}
+
+/** The served RateLimitConfigs of a reconcile's result, resource and model together. */
+export function servedConfigs(result: KindResult): ServedConfig[] {
+  const resources = new Map(result.outcomes.map((o) => [resourceName(o.resource), o.resource]));
+  return result.models.flatMap(({ name, model }) => {
+    const resource = resources.get(name);
+    return resource ? [{ resource, config: model as RateLimitConfig }] : [];
+  });
+}
+
+/** Buckets per window: the window's resolution. */
+const BUCKETS = 60;
+/** Scrapes and status writes in flight at once. */
+const CONCURRENCY = 8;
+
+/**
+ * The shadow-mode report: every interval, while this replica leads, scrapes each ratelimit instance's
+ * metrics, keeps the per-rule increases over a sliding window, and writes each served RateLimitConfig's
+ * report to its status when it changed meaningfully (`isReportChanged`). It runs on its own timer: a slow or
+ * failing scrape delays the next report, never a reconcile. Failures are logged when an instance's problem
+ * changes, and counted.
+ */
+export class ShadowReporter {
+  private readonly window: HitWindow;
+  /** The last report written per uid, so unchanged reports are not written again. */
+  private readonly written = new Map<string, ShadowReport>();
+  private readonly failing = new Map<string, string>();
+  private timer: NodeJS.Timeout | undefined;
+  private round: Promise<void> = Promise.resolve();
+  private closed = false;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly o: {
+      settings: ShadowReportSettings;
+      /** The metrics URLs of the instances now. */
+      targets: () => string[];
+      served: () => readonly ServedConfig[];
+      isLeader: () => boolean;
+      sink: ShadowReportSink;
+      metrics: ShadowReportMetrics;
+      log: Logger;
+      now?: () => number;
+    },
+  ) {
+    this.window = new HitWindow({
+      windowMs: o.settings.windowMs,
+      bucketMs: Math.max(1, Math.ceil(o.settings.windowMs / BUCKETS)),
+    });
+    this.now = o.now ?? Date.now;
+  }
+
+  start(): void {
+    const loop = (): void => {
+      this.round = this.runRound().catch((err: unknown) => this.o.log.error({ err }, 'shadow report failed'));
+      void this.round.then(() => {
+        if (!this.closed) this.timer = setTimeout(loop, this.o.settings.intervalMs);
+      });
+    };
+    this.timer = setTimeout(loop, this.o.settings.intervalMs);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.round;
+  }
+
+  private async runRound(): Promise<void> {
+    if (!this.o.isLeader()) {
+      this.window.clear();
+      this.written.clear();
+      return;
+    }
+    const urls = new Set(this.o.targets());
+    await inBatches([...urls], (url) => this.scrape(url));
+    const now = this.now();
+    this.window.forget(urls, now);
+    for (const url of this.failing.keys()) if (!urls.has(url)) this.failing.delete(url);
+    const totals = this.window.totals(now);
+    const changed: Array<{ resource: Resource; report: ShadowReport }> = [];
+    for (const { resource, config } of this.o.served()) {
+      const report = buildReport({
+        config,
+        hits: totals.get(config.domain),
+        maxRules: this.o.settings.maxRules,
+        windowMs: this.o.settings.windowMs,
+        fromMs: this.window.coveredFromMs(now),
+        nowMs: now,
+      });
+      const before = this.written.get(resource.metadata.uid) ?? resource.status?.shadowReport;
+      if (isReportChanged(before, report)) changed.push({ resource, report });
+    }
+    await inBatches(changed, async ({ resource, report }) => {
+      const ok = await this.o.sink.write(resource, report);
+      this.o.metrics.writes.inc({ result: ok ? 'written' : 'failed' });
+      if (ok) this.written.set(resource.metadata.uid, report);
+    });
+  }
+
+  private async scrape(url: string): Promise<void> {
+    const { timeoutMs, maxBytes } = this.o.settings;
+    try {
+      const reading = readInstance(await fetchMetrics(url, { timeoutMs, maxBytes }));
+      this.window.record(url, reading, this.now());
+      this.o.metrics.scrapes.inc({ result: 'ok' });
+      if (this.failing.delete(url)) this.o.log.info({ url }, 'metrics scraped again');
+    } catch (err: unknown) {
+      const failure =
+        err instanceof ScrapeError
+          ? err
+          : new ScrapeError('unreadable', err instanceof Error ? err.message : String(err));
+      this.o.metrics.scrapes.inc({ result: failure.reason });
+      if (this.failing.get(url) !== failure.message)
+        this.o.log.warn({ url, reason: failure.reason, problem: failure.message }, 'metrics not scraped');
+      this.failing.set(url, failure.message);
+    }
+  }
+}
+
+async function inBatches<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += CONCURRENCY)
+    await Promise.all(items.slice(i, i + CONCURRENCY).map(fn));
+}
