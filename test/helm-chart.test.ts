@@ -135,7 +135,13 @@ describe('Helm chart', () => {
       'ServiceAccount',
     ]);
     expect(kinds(productionLike)).toEqual(
-      expect.arrayContaining(['HorizontalPodAutoscaler', 'PodDisruptionBudget', 'ServiceMonitor']),
+      expect.arrayContaining([
+        'ConfigMap',
+        'HorizontalPodAutoscaler',
+        'PodDisruptionBudget',
+        'PrometheusRule',
+        'ServiceMonitor',
+      ]),
     );
   });
 
@@ -434,6 +440,44 @@ describe('Helm chart', () => {
         mountPath: '/etc/portcullis/redis-tls',
         readOnly: true,
       });
+    }
+  });
+
+  it("ships the dashboards to Grafana's sidecar and the alerts as a PrometheusRule, only when asked", () => {
+    expect(byDefault.filter((m) => ['ConfigMap', 'PrometheusRule'].includes(m.kind))).toEqual([]);
+    const dashboards = productionLike.filter((m) => m.kind === 'ConfigMap');
+    expect(dashboards.map((m) => m.metadata.name).sort()).toEqual(
+      ['gateway', 'inbox', 'operator', 'overview', 'ratelimit'].map((n) => `portcullis-dashboard-${n}`),
+    );
+    for (const m of dashboards) {
+      const meta = m.metadata as {
+        namespace?: string;
+        labels?: Record<string, string>;
+        annotations?: object;
+      };
+      expect([m.metadata.name, meta.namespace, meta.labels?.grafana_dashboard, meta.annotations]).toEqual([
+        m.metadata.name,
+        'monitoring',
+        '1',
+        { grafana_folder: 'Portcullis' },
+      ]);
+      const [file, json] = Object.entries(m.data as Record<string, string>)[0] ?? [];
+      expect(JSON.parse(json ?? '')).toMatchObject({ uid: file?.replace('.json', '') });
+    }
+    const rule = named(productionLike, 'PrometheusRule', 'portcullis-alerts');
+    expect(rule?.metadata).toMatchObject({ labels: { release: 'kube-prometheus-stack' } });
+    const rules = (rule?.spec as { groups: Array<{ rules: Array<Record<string, unknown>> }> }).groups.flatMap(
+      (g) => g.rules,
+    );
+    for (const r of rules) {
+      const labels = r.labels as Record<string, string>;
+      const notes = r.annotations as Record<string, string>;
+      expect([r.alert, labels.severity, labels.team]).toEqual([r.alert, labels.severity, 'edge']);
+      expect(['warning', 'critical']).toContain(labels.severity);
+      expect(Object.keys(notes).sort()).toEqual(['description', 'runbook_url', 'summary']);
+      expect(notes.runbook_url).toMatch(/README\.md#portcullis[a-z]+$/);
+      // scoped to this release's jobs in its namespace
+      expect(r.expr).toContain('namespace="portcullis", job=');
     }
   });
 });
