@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as monitoringV1 from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
@@ -443,7 +444,8 @@ describe('Helm chart', () => {
     }
   });
 
-  it("ships the dashboards to Grafana's sidecar and the alerts as a PrometheusRule, only when asked", () => {
+  it("ships the dashboards to Grafana's sidecar and the alerts as a PrometheusRule, only when asked", async () => {
+    const readme = await readFile(join(chart, 'README.md'), 'utf8');
     expect(byDefault.filter((m) => ['ConfigMap', 'PrometheusRule'].includes(m.kind))).toEqual([]);
     const dashboards = productionLike.filter((m) => m.kind === 'ConfigMap');
     expect(dashboards.map((m) => m.metadata.name).sort()).toEqual(
@@ -476,6 +478,9 @@ describe('Helm chart', () => {
       expect(['warning', 'critical']).toContain(labels.severity);
       expect(Object.keys(notes).sort()).toEqual(['description', 'runbook_url', 'summary']);
       expect(notes.runbook_url).toMatch(/README\.md#portcullis[a-z]+$/);
+      // the runbook: a section of the chart README named for the alert
+      expect(readme).toContain(`\n### ${String(r.alert)}\n`);
+      expect(notes.runbook_url?.endsWith(`#${String(r.alert).toLowerCase()}`)).toBe(true);
       // scoped to this release's jobs in its namespace
       expect(r.expr).toContain('namespace="portcullis", job=');
     }
