@@ -107,6 +107,7 @@ describe('the chart dashboards and alerts against a real Prometheus scraping the
   let refuser: XdsSubscription;
   let prometheus: PrometheusServer;
   let dashboards: GrafanaDashboard[];
+  let ruleSpec: Manifest['spec'];
   let alerts: Array<{ alert: string; expr: string }>;
   let forwarded = 0;
   /** What beforeAll started, closed in reverse order by afterAll. */
@@ -117,9 +118,8 @@ describe('the chart dashboards and alerts against a real Prometheus scraping the
     dashboards = rendered
       .filter((m) => m.kind === 'ConfigMap')
       .flatMap((m) => Object.values(m.data ?? {}).map((json) => JSON.parse(json) as GrafanaDashboard));
-    alerts = rendered
-      .filter((m) => m.kind === 'PrometheusRule')
-      .flatMap((m) => m.spec?.groups.flatMap((g) => g.rules) ?? []);
+    ruleSpec = rendered.find((m) => m.kind === 'PrometheusRule')?.spec;
+    alerts = ruleSpec?.groups.flatMap((g) => g.rules) ?? [];
 
     redis = await startRedis();
     started.push(() => redis.stop());
@@ -284,10 +284,9 @@ spec:
       'PortcullisForwardingDeadLetters',
       'PortcullisComponentDown',
     ]);
-    const rendered = await renderChart();
     const rules = join(dir, 'rules.json');
     // promtool reads YAML, and JSON is YAML: the PrometheusRule's spec is a rule file as it stands
-    await writeFile(rules, JSON.stringify(rendered.find((m) => m.kind === 'PrometheusRule')?.spec));
+    await writeFile(rules, JSON.stringify(ruleSpec));
     const { stdout } = await run('promtool', ['check', 'rules', rules]);
     expect(stdout).toContain(`SUCCESS: ${alerts.length} rules found`);
   });
