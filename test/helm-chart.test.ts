@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as monitoringV1 from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
@@ -135,7 +136,13 @@ describe('Helm chart', () => {
       'ServiceAccount',
     ]);
     expect(kinds(productionLike)).toEqual(
-      expect.arrayContaining(['HorizontalPodAutoscaler', 'PodDisruptionBudget', 'ServiceMonitor']),
+      expect.arrayContaining([
+        'ConfigMap',
+        'HorizontalPodAutoscaler',
+        'PodDisruptionBudget',
+        'PrometheusRule',
+        'ServiceMonitor',
+      ]),
     );
   });
 
@@ -464,6 +471,48 @@ describe('Helm chart', () => {
         mountPath: '/etc/portcullis/redis-tls',
         readOnly: true,
       });
+    }
+  });
+
+  it("ships the dashboards to Grafana's sidecar and the alerts as a PrometheusRule, only when asked", async () => {
+    const readme = await readFile(join(chart, 'README.md'), 'utf8');
+    expect(byDefault.filter((m) => ['ConfigMap', 'PrometheusRule'].includes(m.kind))).toEqual([]);
+    const dashboards = productionLike.filter((m) => m.kind === 'ConfigMap');
+    expect(dashboards.map((m) => m.metadata.name).sort()).toEqual(
+      ['gateway', 'inbox', 'operator', 'overview', 'ratelimit'].map((n) => `portcullis-dashboard-${n}`),
+    );
+    for (const m of dashboards) {
+      const meta = m.metadata as {
+        namespace?: string;
+        labels?: Record<string, string>;
+        annotations?: object;
+      };
+      expect([m.metadata.name, meta.namespace, meta.labels?.grafana_dashboard, meta.annotations]).toEqual([
+        m.metadata.name,
+        'monitoring',
+        '1',
+        { grafana_folder: 'Portcullis' },
+      ]);
+      const [file, json] = Object.entries(m.data as Record<string, string>)[0] ?? [];
+      expect(JSON.parse(json ?? '')).toMatchObject({ uid: file?.replace('.json', '') });
+    }
+    const rule = named(productionLike, 'PrometheusRule', 'portcullis-alerts');
+    expect(rule?.metadata).toMatchObject({ labels: { release: 'kube-prometheus-stack' } });
+    const rules = (rule?.spec as { groups: Array<{ rules: Array<Record<string, unknown>> }> }).groups.flatMap(
+      (g) => g.rules,
+    );
+    for (const r of rules) {
+      const labels = r.labels as Record<string, string>;
+      const notes = r.annotations as Record<string, string>;
+      expect([r.alert, labels.severity, labels.team]).toEqual([r.alert, labels.severity, 'edge']);
+      expect(['warning', 'critical']).toContain(labels.severity);
+      expect(Object.keys(notes).sort()).toEqual(['description', 'runbook_url', 'summary']);
+      expect(notes.runbook_url).toMatch(/README\.md#portcullis[a-z]+$/);
+      // the runbook: a section of the chart README named for the alert
+      expect(readme).toContain(`\n### ${String(r.alert)}\n`);
+      expect(notes.runbook_url?.endsWith(`#${String(r.alert).toLowerCase()}`)).toBe(true);
+      // scoped to this release's jobs in its namespace
+      expect(r.expr).toContain('namespace="portcullis", job=');
     }
   });
 });

@@ -109,8 +109,11 @@ describe('helm install, upgrade and uninstall on the real API server', () => {
   const productionLike: Release = {
     name: 'edge',
     namespace: 'edge',
-    // the ServiceMonitor needs the Prometheus operator's CRDs, which this cluster does not have
-    values: ['-f', production, '--set', 'metrics.serviceMonitor.enabled=false'],
+    // the ServiceMonitor and PrometheusRule need the Prometheus operator's CRDs, which this cluster does not
+    // have; the dashboards go to the release's namespace (no `monitoring` namespace here)
+    values: ['-f', production, '--set', 'metrics.serviceMonitor.enabled=false']
+      .concat(['--set', 'metrics.prometheusRule.enabled=false'])
+      .concat(['--set', 'metrics.dashboards.namespace=']),
   };
 
   it('accepts a server-side dry run on an empty cluster and creates nothing', async () => {

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { KINDS } from './resources.js';
 
 export interface OperatorMetrics {
   reconciles: Counter<'kind' | 'result'>;
@@ -13,7 +14,7 @@ export interface OperatorMetrics {
 
 export function createOperatorMetrics(registry: Registry, clientCount: () => number): OperatorMetrics {
   const registers = [registry];
-  return {
+  const metrics: OperatorMetrics = {
     reconciles: new Counter({
       name: 'portcullis_operator_reconciles_total',
       help: 'Resources reconciled, by kind and result (accepted or rejected).',
@@ -59,6 +60,12 @@ export function createOperatorMetrics(registry: Registry, clientCount: () => num
     }),
     leader: new Gauge({ name: 'portcullis_operator_leader', help: '1 while this replica leads.', registers }),
   };
+  // every kind's series from the start at 0, so increase() sees the first NACK or rejection (the chart's alerts)
+  for (const kind of KINDS) {
+    for (const counter of [metrics.pushes, metrics.acks, metrics.nacks]) counter.inc({ type: kind }, 0);
+    for (const result of ['accepted', 'rejected']) metrics.reconciles.inc({ kind, result }, 0);
+  }
+  return metrics;
 }
 
 /** The last path segment of a type URL, as a label: `RateLimitConfig`. */

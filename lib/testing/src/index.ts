@@ -2,6 +2,7 @@ export { freePort } from './free-port.js';
 export { compareGolden, readGoldenInputs } from './golden.js';
 export { spawnServer, type ServerProcess } from './server-process.js';
 export { startRedis, withRedis, type RedisOptions, type RedisServer } from './redis.js';
+export { startPrometheus, type PrometheusServer, type QueryAnswer, type ScrapeJob } from './prometheus.js';
 export { startMemcached, type MemcachedServer } from './memcached.js';
 export { createCertificates, createSelfSignedCertificate, type TestCertificates } from './certificates.js';
 export { isDefined, waitFor, waitUntil, type WaitOptions } from './wait.js';

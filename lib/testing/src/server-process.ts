@@ -57,6 +57,8 @@ function probe(port: number, p: SpawnOptions['probe']): Promise<boolean> {
     };
     socket.setTimeout(1000, () => done(false));
     socket.once('error', () => done(false));
+    // a server that answers "not ready yet" and hangs up (an HTTP/1.0 probe) is probed again
+    socket.once('close', () => done(false));
     socket.once(p.tls ? 'secureConnect' : 'connect', () => socket.write(p.send));
     socket.on('data', (chunk: Buffer) => {
       reply += chunk.toString();
