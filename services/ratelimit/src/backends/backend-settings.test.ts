@@ -32,6 +32,27 @@ describe('backend settings', () => {
     expect(loadSettings({ REDIS_TYPE: 'CLUSTER', REDIS_URL: 'a:1,b:2,c:3' }).kvstore.type).toBe('cluster');
   });
 
+  it('reads the cluster pipeline parallelism, 0 (all keys at once) by default, with REDIS_* aliases', () => {
+    expect(loadSettings({}).kvstore.clusterPipelineParallelism).toBe(0);
+    const s = loadSettings({
+      REDIS_CLUSTER_PIPELINE_PARALLELISM: '1',
+      KVSTORE_PERSECOND: 'true',
+      REDIS_PERSECOND_CLUSTER_PIPELINE_PARALLELISM: '4',
+    });
+    expect(s.kvstore.clusterPipelineParallelism).toBe(1);
+    expect(s.kvstore.perSecond?.clusterPipelineParallelism).toBe(4);
+    expect(
+      problems({
+        KVSTORE_CLUSTER_PIPELINE_PARALLELISM: '-1',
+        KVSTORE_PERSECOND: 'true',
+        KVSTORE_PERSECOND_CLUSTER_PIPELINE_PARALLELISM: 'two',
+      }),
+    ).toEqual([
+      'KVSTORE_CLUSTER_PIPELINE_PARALLELISM="-1": expected an integer ≥ 0 ≤ 1024',
+      'KVSTORE_PERSECOND_CLUSTER_PIPELINE_PARALLELISM="two": expected an integer ≥ 0 ≤ 1024',
+    ]);
+  });
+
   it('reads the per-second instance, sharing the main certificate files unless it names its own', () => {
     const s = loadSettings({
       KVSTORE_TLS_CACERT: '/ca.pem',

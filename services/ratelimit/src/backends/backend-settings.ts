@@ -12,6 +12,8 @@ export interface KvstoreConnection extends RedisConnection {
   pipelineWindowMs: number;
   /** Flush early once this many commands wait; 0 = no limit. */
   pipelineLimit: number;
+  /** Cluster only: how many of one request's keys are in flight at once; 0 = all of them. */
+  clusterPipelineParallelism: number;
 }
 
 export interface KvstoreSettings extends KvstoreConnection {
@@ -51,6 +53,12 @@ export function readKvstore(env: EnvReader): KvstoreSettings {
       max: 100_000,
       alias: 'REDIS_PIPELINE_LIMIT',
     }),
+    clusterPipelineParallelism: env.int('KVSTORE_CLUSTER_PIPELINE_PARALLELISM', {
+      default: 0,
+      min: 0,
+      max: 1024,
+      alias: 'REDIS_CLUSTER_PIPELINE_PARALLELISM',
+    }),
   };
   const perSecond: KvstoreConnection | undefined = env.bool('KVSTORE_PERSECOND', {
     default: false,
@@ -70,6 +78,12 @@ export function readKvstore(env: EnvReader): KvstoreSettings {
           min: 0,
           max: 100_000,
           alias: 'REDIS_PERSECOND_PIPELINE_LIMIT',
+        }),
+        clusterPipelineParallelism: env.int('KVSTORE_PERSECOND_CLUSTER_PIPELINE_PARALLELISM', {
+          default: 0,
+          min: 0,
+          max: 1024,
+          alias: 'REDIS_PERSECOND_CLUSTER_PIPELINE_PARALLELISM',
         }),
       }
     : undefined;
