@@ -11,7 +11,9 @@ const WINDOW = 1_800_000_000;
 /** The node serving `key`: the others answer `MOVED`. */
 async function ownerOf(cluster: RedisCluster, key: string): Promise<number> {
   for (const n of cluster.nodes) {
-    const reply = await redisCli(n.port, 'GET', key).catch((e: { stdout?: string }) => e.stdout ?? 'MOVED');
+    const reply = await redisCli(n.port, 'GET', key).catch(
+      (e: unknown) => (e as { stdout?: string }).stdout ?? 'MOVED',
+    );
     if (!reply.includes('MOVED')) return n.port;
   }
   throw new Error(`no node serves ${key}`);
