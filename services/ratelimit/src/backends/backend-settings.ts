@@ -1,4 +1,5 @@
 import type { EnvReader } from '@portcullis/kit';
+import type { ObjcacheTls } from './memcached-tls.js';
 import {
   RATELIMIT_PERSECOND_REDIS_ENV,
   RATELIMIT_REDIS_ENV,
@@ -31,6 +32,7 @@ export interface ObjcacheSettings {
   srvRefreshMs: number;
   /** Connections kept to each node. */
   maxIdleConns: number;
+  tls: ObjcacheTls;
 }
 
 /**
@@ -106,6 +108,19 @@ export function readObjcache(env: EnvReader, required: boolean): ObjcacheSetting
   } else if (required && hostPorts.length === 0 && srv === '') {
     env.problem('BACKEND_TYPE=objcache needs OBJCACHE_HOST_PORT or OBJCACHE_SRV');
   }
+  const tls: ObjcacheTls = {
+    enabled: env.bool('OBJCACHE_TLS', { default: false, alias: 'MEMCACHE_TLS' }),
+    clientCert: env.str('OBJCACHE_TLS_CLIENT_CERT', { alias: 'MEMCACHE_TLS_CLIENT_CERT' }),
+    clientKey: env.str('OBJCACHE_TLS_CLIENT_KEY', { alias: 'MEMCACHE_TLS_CLIENT_KEY' }),
+    caCert: env.str('OBJCACHE_TLS_CACERT', { alias: 'MEMCACHE_TLS_CACERT' }),
+    skipHostnameVerification: env.bool('OBJCACHE_TLS_SKIP_HOSTNAME_VERIFICATION', {
+      default: false,
+      alias: 'MEMCACHE_TLS_SKIP_HOSTNAME_VERIFICATION',
+    }),
+  };
+  if (tls.enabled && (tls.clientCert === '') !== (tls.clientKey === '')) {
+    env.problem('OBJCACHE_TLS_CLIENT_CERT and OBJCACHE_TLS_CLIENT_KEY go together: set both or neither');
+  }
   return {
     hostPorts,
     srv,
@@ -122,5 +137,6 @@ export function readObjcache(env: EnvReader, required: boolean): ObjcacheSetting
       max: 1024,
       alias: 'MEMCACHE_MAX_IDLE_CONNS',
     }),
+    tls,
   };
 }
