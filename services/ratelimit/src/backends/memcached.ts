@@ -64,9 +64,13 @@ export function createMemcachedStore(o: MemcachedStoreOptions): CounterStore {
     if (op.hits === 0) return;
     client.increment(op.key, op.hits, { initial: op.hits, expires: op.ttlSeconds }).then(
       ({ success, value }) => {
-        if (!success) return void counted.incrementError.value++;
         // a key the increment created holds the hits alone: upstream makes it with `add`
-        (value === op.hits ? counted.addSuccess : counted.incrementSuccess).value++;
+        const counter = !success
+          ? counted.incrementError
+          : value === op.hits
+            ? counted.addSuccess
+            : counted.incrementSuccess;
+        counter.value++;
       },
       (err: unknown) => {
         counted.incrementError.value++;
