@@ -107,8 +107,10 @@ export function createMemcachedStore(o: MemcachedStoreOptions): CounterStore {
     async ready() {
       const nodes = await o.nodes.current();
       await replace(nodes);
-      o.nodes.watch(nodes, (next) => {
-        replace(next).catch((err: unknown) => log.warn({ err, nodes: next }, 'memcached nodes not replaced'));
+      o.nodes.watch(nodes, (changed) => {
+        replace(changed).catch((err: unknown) =>
+          log.warn({ err, nodes: changed }, 'memcached nodes not replaced'),
+        );
       });
       for (;;) {
         if (closed) throw new BackendError('memcached: closed before it was ready');
