@@ -4,6 +4,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as HttpExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { B3Propagator } from '@opentelemetry/propagator-b3';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BatchSpanProcessor,
@@ -49,8 +50,9 @@ export interface Tracing {
 
 /**
  * Registers the OpenTelemetry SDK process-wide: an OTLP exporter (protobuf over HTTP, or gRPC) that reads
- * its endpoint, headers and timeout from the standard `OTEL_EXPORTER_OTLP_*` variables, W3C trace-context
- * and baggage propagation, and a sampler that follows the caller's decision and samples `samplingRate` of
+ * its endpoint, headers and timeout from the standard `OTEL_EXPORTER_OTLP_*` variables, W3C trace-context,
+ * B3 and baggage propagation as upstream Envoy ratelimit (B3 read in its single `b3` and multi `X-B3-*`
+ * forms, written as the single header, as Go's `b3.New()` does), and a sampler that follows the caller's decision and samples `samplingRate` of
  * new traces. Only an entry point calls this, once; the rest of the code uses the API (`withSpan`).
  * Undefined when tracing is off.
  */
@@ -68,7 +70,9 @@ export function startTracing(t: TracingSettings): Tracing | undefined {
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(
-    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+    new CompositePropagator({
+      propagators: [new W3CTraceContextPropagator(), new B3Propagator(), new W3CBaggagePropagator()],
+    }),
   );
   trace.setGlobalTracerProvider(provider);
   return { close: () => provider.shutdown() };

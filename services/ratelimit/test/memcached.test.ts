@@ -167,3 +167,29 @@ async function memcachedGet(port: number, pattern: RegExp): Promise<string | und
   const got = await ask(`get ${key}\r\n`, /END\r\n$/);
   return /\r\n(\S+)\r\nEND/.exec(got)?.[1];
 }
+
+describe('object cache (memcached) statistics when it goes away', () => {
+  it('counts a failed read in ratelimit.memcache.multiget with code=error, and answers 503', async () => {
+    const memcached = await startMemcached();
+    const h = await startHarness(RULES, {
+      BACKEND_TYPE: 'memcache',
+      OBJCACHE_HOST_PORT: memcached.address,
+      OBJCACHE_MAX_IDLE_CONNS: '1',
+    });
+    try {
+      expect((await h.json(request('down'))).status).toBe(200);
+      await memcached.kill();
+      expect((await h.json(request('down'))).status).toBe(503);
+      const stats = (await h.get('/stats', 'debug')).text;
+      expect(stats).toContain('ratelimit.memcache.multiget.__code=success: 1\n');
+      expect(stats).toContain('ratelimit.memcache.multiget.__code=error: 1\n');
+      expect(stats).toContain('ratelimit.memcache.keys_requested: 2\n');
+      expect((await h.get('/metrics', 'debug')).text).toContain(
+        'ratelimit_memcache_multiget{code="error"} 1',
+      );
+    } finally {
+      await h.close();
+      await memcached.stop();
+    }
+  });
+});

@@ -35,6 +35,7 @@ async function withStore(
         auth: o.auth ?? '',
         pipelineWindowMs: 0,
         pipelineLimit: 0,
+        clusterPipelineParallelism: 0,
       },
       log: quietLog,
       stats: new Stats(),

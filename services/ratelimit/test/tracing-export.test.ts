@@ -12,14 +12,18 @@ import { startService } from './service-process.js';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const TRACEPARENT = `00-${TRACE_ID}-b7ad6b7169203331-01`;
+const B3_TRACE_ID = '463ac35c9f6413ad48485a3953bb6124';
 const REQUEST = { domain: 'a', descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] };
 
-/** Starts the service with `env`, asks one decision with a sampled `traceparent`, stops it (which exports). */
-async function decideOnceAndStop(env: Record<string, string>, traceparent?: string): Promise<void> {
+/** Starts the service with `env`, asks one decision with `metadata` (trace headers), stops it (which exports). */
+async function decideOnceAndStop(
+  env: Record<string, string>,
+  metadata: Record<string, string> = {},
+): Promise<void> {
   const p = await startService({ TRACING_ENABLED: 'true', ...env });
   const rls = createRlsClient(`127.0.0.1:${p.ports.grpc}`);
   try {
-    await rls.shouldRateLimit(REQUEST, traceparent ? { traceparent } : {});
+    await rls.shouldRateLimit(REQUEST, metadata);
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
   } finally {
@@ -48,7 +52,7 @@ describe('OTLP span export', () => {
         TRACING_SERVICE_NAMESPACE: 'edge-ns',
         TRACING_SERVICE_INSTANCE_ID: 'pod-7',
       },
-      TRACEPARENT,
+      { traceparent: TRACEPARENT },
     ).finally(() => redis.stop());
     expect(receiver.contentTypes).toContain('application/x-protobuf');
     for (const text of [
@@ -69,11 +73,30 @@ describe('OTLP span export', () => {
     receivers.push(receiver);
     await decideOnceAndStop(
       { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, TRACING_EXPORTER_PROTOCOL: 'grpc' },
-      TRACEPARENT,
+      { traceparent: TRACEPARENT },
     );
     expect(hasExported(receiver.bodies, 'ShouldRateLimit Execution')).toBe(true);
     expect(hasExported(receiver.bodies, 'RateLimit')).toBe(true);
     expect(hasExported(receiver.bodies, Buffer.from(TRACE_ID, 'hex'))).toBe(true);
+  });
+
+  // upstream propagates B3 besides W3C: a Zipkin-instrumented caller's trace continues in the decision
+  it.each([
+    ['single b3 header', { b3: `${B3_TRACE_ID}-e457b5a2e4d86bd1-1` }],
+    [
+      'multi X-B3-* headers',
+      { 'x-b3-traceid': B3_TRACE_ID, 'x-b3-spanid': 'e457b5a2e4d86bd1', 'x-b3-sampled': '1' },
+    ],
+  ])('continues a B3 trace sent as %s', async (_, metadata) => {
+    const receiver = await startOtlpHttpReceiver();
+    receivers.push(receiver);
+    // sampling off for new traces: a span exported proves the caller's sampled B3 context was followed
+    await decideOnceAndStop(
+      { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, TRACING_SAMPLING_RATE: '0' },
+      metadata,
+    );
+    expect(hasExported(receiver.bodies, 'ShouldRateLimit Execution')).toBe(true);
+    expect(hasExported(receiver.bodies, Buffer.from(B3_TRACE_ID, 'hex'))).toBe(true);
   });
 
   it('samples no new trace with TRACING_SAMPLING_RATE=0', async () => {

@@ -32,6 +32,27 @@ describe('backend settings', () => {
     expect(loadSettings({ REDIS_TYPE: 'CLUSTER', REDIS_URL: 'a:1,b:2,c:3' }).kvstore.type).toBe('cluster');
   });
 
+  it('reads the cluster pipeline parallelism, 0 (all keys at once) by default, with REDIS_* aliases', () => {
+    expect(loadSettings({}).kvstore.clusterPipelineParallelism).toBe(0);
+    const s = loadSettings({
+      REDIS_CLUSTER_PIPELINE_PARALLELISM: '1',
+      KVSTORE_PERSECOND: 'true',
+      REDIS_PERSECOND_CLUSTER_PIPELINE_PARALLELISM: '4',
+    });
+    expect(s.kvstore.clusterPipelineParallelism).toBe(1);
+    expect(s.kvstore.perSecond?.clusterPipelineParallelism).toBe(4);
+    expect(
+      problems({
+        KVSTORE_CLUSTER_PIPELINE_PARALLELISM: '-1',
+        KVSTORE_PERSECOND: 'true',
+        KVSTORE_PERSECOND_CLUSTER_PIPELINE_PARALLELISM: 'two',
+      }),
+    ).toEqual([
+      'KVSTORE_CLUSTER_PIPELINE_PARALLELISM="-1": expected an integer ≥ 0 ≤ 1024',
+      'KVSTORE_PERSECOND_CLUSTER_PIPELINE_PARALLELISM="two": expected an integer ≥ 0 ≤ 1024',
+    ]);
+  });
+
   it('reads the per-second instance, sharing the main certificate files unless it names its own', () => {
     const s = loadSettings({
       KVSTORE_TLS_CACERT: '/ca.pem',
@@ -65,12 +86,34 @@ describe('backend settings', () => {
       srv: '',
       srvRefreshMs: 0,
       maxIdleConns: 4,
+      tls: { enabled: false, caCert: '', clientCert: '', clientKey: '', skipHostnameVerification: false },
     });
     expect(loadSettings({}).objcache.maxIdleConns).toBe(2);
     expect(
       loadSettings({ BACKEND_TYPE: 'objcache', OBJCACHE_SRV: '_mc._tcp.example', OBJCACHE_SRV_REFRESH: '1m' })
         .objcache,
     ).toMatchObject({ srv: '_mc._tcp.example', srvRefreshMs: 60_000 });
+  });
+
+  it('reads memcached TLS under upstream’s MEMCACHE_TLS* names too; a client certificate needs its key', () => {
+    expect(
+      loadSettings({
+        MEMCACHE_TLS: 'true',
+        MEMCACHE_TLS_CACERT: '/ca.pem',
+        OBJCACHE_TLS_CLIENT_CERT: '/client.pem',
+        MEMCACHE_TLS_CLIENT_KEY: '/client.key',
+        MEMCACHE_TLS_SKIP_HOSTNAME_VERIFICATION: 'true',
+      }).objcache.tls,
+    ).toEqual({
+      enabled: true,
+      caCert: '/ca.pem',
+      clientCert: '/client.pem',
+      clientKey: '/client.key',
+      skipHostnameVerification: true,
+    });
+    expect(problems({ OBJCACHE_TLS: 'true', OBJCACHE_TLS_CLIENT_CERT: '/client.pem' })).toEqual([
+      'OBJCACHE_TLS_CLIENT_CERT and OBJCACHE_TLS_CLIENT_KEY go together: set both or neither',
+    ]);
   });
 
   it('reads the local cache size, 0 by default', () => {

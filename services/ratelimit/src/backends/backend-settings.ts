@@ -1,4 +1,5 @@
 import type { EnvReader } from '@portcullis/kit';
+import type { ObjcacheTls } from './memcached-tls.js';
 import {
   RATELIMIT_PERSECOND_REDIS_ENV,
   RATELIMIT_REDIS_ENV,
@@ -12,6 +13,8 @@ export interface KvstoreConnection extends RedisConnection {
   pipelineWindowMs: number;
   /** Flush early once this many commands wait; 0 = no limit. */
   pipelineLimit: number;
+  /** Cluster only: how many of one request's keys are in flight at once; 0 = all of them. */
+  clusterPipelineParallelism: number;
 }
 
 export interface KvstoreSettings extends KvstoreConnection {
@@ -29,6 +32,7 @@ export interface ObjcacheSettings {
   srvRefreshMs: number;
   /** Connections kept to each node. */
   maxIdleConns: number;
+  tls: ObjcacheTls;
 }
 
 /**
@@ -51,6 +55,12 @@ export function readKvstore(env: EnvReader): KvstoreSettings {
       max: 100_000,
       alias: 'REDIS_PIPELINE_LIMIT',
     }),
+    clusterPipelineParallelism: env.int('KVSTORE_CLUSTER_PIPELINE_PARALLELISM', {
+      default: 0,
+      min: 0,
+      max: 1024,
+      alias: 'REDIS_CLUSTER_PIPELINE_PARALLELISM',
+    }),
   };
   const perSecond: KvstoreConnection | undefined = env.bool('KVSTORE_PERSECOND', {
     default: false,
@@ -70,6 +80,12 @@ export function readKvstore(env: EnvReader): KvstoreSettings {
           min: 0,
           max: 100_000,
           alias: 'REDIS_PERSECOND_PIPELINE_LIMIT',
+        }),
+        clusterPipelineParallelism: env.int('KVSTORE_PERSECOND_CLUSTER_PIPELINE_PARALLELISM', {
+          default: 0,
+          min: 0,
+          max: 1024,
+          alias: 'REDIS_PERSECOND_CLUSTER_PIPELINE_PARALLELISM',
         }),
       }
     : undefined;
@@ -92,6 +108,19 @@ export function readObjcache(env: EnvReader, required: boolean): ObjcacheSetting
   } else if (required && hostPorts.length === 0 && srv === '') {
     env.problem('BACKEND_TYPE=objcache needs OBJCACHE_HOST_PORT or OBJCACHE_SRV');
   }
+  const tls: ObjcacheTls = {
+    enabled: env.bool('OBJCACHE_TLS', { default: false, alias: 'MEMCACHE_TLS' }),
+    clientCert: env.str('OBJCACHE_TLS_CLIENT_CERT', { alias: 'MEMCACHE_TLS_CLIENT_CERT' }),
+    clientKey: env.str('OBJCACHE_TLS_CLIENT_KEY', { alias: 'MEMCACHE_TLS_CLIENT_KEY' }),
+    caCert: env.str('OBJCACHE_TLS_CACERT', { alias: 'MEMCACHE_TLS_CACERT' }),
+    skipHostnameVerification: env.bool('OBJCACHE_TLS_SKIP_HOSTNAME_VERIFICATION', {
+      default: false,
+      alias: 'MEMCACHE_TLS_SKIP_HOSTNAME_VERIFICATION',
+    }),
+  };
+  if (tls.enabled && (tls.clientCert === '') !== (tls.clientKey === '')) {
+    env.problem('OBJCACHE_TLS_CLIENT_CERT and OBJCACHE_TLS_CLIENT_KEY go together: set both or neither');
+  }
   return {
     hostPorts,
     srv,
@@ -108,5 +137,6 @@ export function readObjcache(env: EnvReader, required: boolean): ObjcacheSetting
       max: 1024,
       alias: 'MEMCACHE_MAX_IDLE_CONNS',
     }),
+    tls,
   };
 }

@@ -4,6 +4,7 @@ import type { Settings } from '../settings.js';
 import type { Stats } from '../stats/stats.js';
 import { createMemcachedStore } from './memcached.js';
 import { createNodeSource } from './memcached-nodes.js';
+import { createTlsTunnels } from './memcached-tls.js';
 import { createMemoryStore } from './memory.js';
 import { splitPerSecond } from './per-second.js';
 import { withPipelineWindow } from './pipeline-window.js';
@@ -56,6 +57,8 @@ export function createCounterStore(
           log: deps.log,
         }),
         connectionsPerNode: o.maxIdleConns,
+        tls: o.tls.enabled ? createTlsTunnels(o.tls, { log: deps.log }) : undefined,
+        stats: deps.stats,
         log: deps.log,
       });
     }

@@ -2,6 +2,7 @@ import { Cluster } from 'ioredis';
 import { batchPerTurn, withSpan, type Logger } from '@portcullis/kit';
 import type { KvstoreConnection } from './backend-settings.js';
 import { BackendError } from '../errors.js';
+import { mapWithParallelism } from './cluster-parallelism.js';
 import { createRedisPool, NO_QUEUE_POLICY, type RedisClient, type RedisPool } from '@portcullis/redis';
 import { BUCKET_TAKE, COUNTERS, queueBucketTake, sendBucketTake } from './redis-scripts.js';
 import type { Stats } from '../stats/stats.js';
@@ -25,7 +26,9 @@ export interface RedisStoreOptions {
  * bucket script per take (one key each). For single and sentinel the ops of every `run` of one event-loop
  * turn go in one pipeline when the turn ends (one round trip for all the requests decided in it, and no
  * wait), their increments and reads in one counters script call. For a cluster they are commands grouped
- * per node (auto-pipelining, per tick), so keys on different slots never meet in one multi-key command.
+ * per node (auto-pipelining, per tick), so keys on different slots never meet in one multi-key command;
+ * `clusterPipelineParallelism` keys of a request are in flight at once (0 = all), each key's commands
+ * (`INCRBY` + `EXPIRE`) together, as upstream's per-key cluster pipelines.
  * `KVSTORE_POOL_SIZE` clients are used round-robin.
  */
 export function createRedisStore(o: RedisStoreOptions): CounterStore {
@@ -39,7 +42,7 @@ export function createRedisStore(o: RedisStoreOptions): CounterStore {
 
   const onCluster = pool.clients[0] instanceof Cluster;
   const send = (ops: readonly CounterOp[]): Promise<number[]> => {
-    if (onCluster) return sendToCluster(pool.next() as Cluster, ops);
+    if (onCluster) return sendToCluster(pool.next() as Cluster, ops, c.clusterPipelineParallelism);
     return new Promise((resolve, reject) => queueInTurn({ ops, resolve, reject }));
   };
   // the ops of every request decided in this event-loop turn, sent in one pipeline when it ends
@@ -145,36 +148,36 @@ function toBackendError(err: unknown): BackendError {
   return new BackendError(`redis: ${(err as Error).message}`, { cause: err });
 }
 
-async function sendToCluster(client: Cluster, ops: readonly CounterOp[]): Promise<number[]> {
+async function sendToCluster(
+  client: Cluster,
+  ops: readonly CounterOp[],
+  parallelism: number,
+): Promise<number[]> {
   let values: unknown[];
   try {
-    values = await sendPerNode(client, ops);
+    values = await mapWithParallelism(ops, parallelism, (op) => sendOp(client, op));
   } catch (err: unknown) {
     throw toBackendError(err);
   }
   return values.map(Number);
 }
 
-/** Auto-pipelining sends the commands issued here in one write per node, each key's commands in order. */
-function sendPerNode(client: Cluster, ops: readonly CounterOp[]): Promise<unknown[]> {
-  return Promise.all(
-    ops.map((op): Promise<unknown> => {
-      switch (op.kind) {
-        case 'increment': {
-          const value = client.incrby(op.key, op.hits);
-          return Promise.all([value, client.expire(op.key, op.ttlSeconds)]).then(([v]) => v);
-        }
-        case 'read':
-          return client.get(op.key).then((v) => v ?? 0);
-        case 'take':
-          return sendBucketTake(client, op);
-        default: {
-          const unknown: never = op;
-          throw new Error(`unknown op ${String(unknown)}`);
-        }
-      }
-    }),
-  );
+/** Auto-pipelining sends the commands issued in one tick in one write per node, each key's commands in order. */
+function sendOp(client: Cluster, op: CounterOp): Promise<unknown> {
+  switch (op.kind) {
+    case 'increment': {
+      const value = client.incrby(op.key, op.hits);
+      return Promise.all([value, client.expire(op.key, op.ttlSeconds)]).then(([v]) => v);
+    }
+    case 'read':
+      return client.get(op.key).then((v) => v ?? 0);
+    case 'take':
+      return sendBucketTake(client, op);
+    default: {
+      const unknown: never = op;
+      throw new Error(`unknown op ${String(unknown)}`);
+    }
+  }
 }
 
 function exposePoolStats(pool: RedisPool, o: RedisStoreOptions): { closingLocally(): void } {

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { CallStats, type TimingSample } from './call-stats.js';
 import type { PrometheusNaming } from './stats-settings.js';
 import { registerUpstreamMetrics } from './upstream-prometheus-metrics.js';
+import { TaggedCounters } from './tagged-counters.js';
 
 /** A monotonically increasing count; a plain field so the hot path pays one addition. */
 export interface StatCounter {
@@ -35,6 +36,7 @@ export class Stats {
   private readonly calls = new Map<string, CallStats>();
   /** Counters outside `ratelimit.service`, by full name. */
   private readonly named = new Map<string, StatCounter>();
+  private readonly tagged = new TaggedCounters();
   /** Figures read when reported, by full name. */
   private readonly gauges = new Map<string, () => number>();
   private registry: Registry | undefined;
@@ -90,6 +92,15 @@ export class Stats {
   }
 
   /**
+   * A counter with tags under its full upstream name, e.g. `ratelimit.memcache.multiget` with `code=success`:
+   * `ratelimit.memcache.multiget.__code=success` in `/stats` and statsd, `ratelimit_memcache_multiget{code="success"}`
+   * in Prometheus.
+   */
+  taggedCounter(name: string, tags: Readonly<Record<string, string>>): StatCounter {
+    return this.tagged.counter(name, tags);
+  }
+
+  /**
    * A figure read when it is reported, by its full name (`ratelimit.localcache.entryCount`): `/stats`, a
    * statsd gauge (`|g`) each flush, a Prometheus gauge (dots as underscores).
    */
@@ -140,6 +151,7 @@ export class Stats {
     for (const [method, call] of this.calls)
       yield [`ratelimit_server.${method}.total_requests`, call.total_requests.value];
     for (const [name, counter] of this.named) yield [name, counter.value];
+    yield* this.tagged.entries();
     for (const [domain, stats] of this.overflow)
       yield [`${PREFIX}.rate_limit.${domain}.stats_overflow`, stats.total_hits.value];
   }
@@ -178,6 +190,7 @@ export class Stats {
     this.registry = registry;
     for (const [name, read] of this.gauges) registerGauge(registry, name, read);
     for (const [name, counter] of this.named) registerNamedCounter(registry, name, counter);
+    this.tagged.register(registry);
     for (const stat of RULE_STATS) {
       const rules = this.rules;
       new Counter({

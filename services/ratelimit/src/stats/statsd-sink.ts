@@ -27,7 +27,7 @@ export const STATSD_DROPPED = 'ratelimit.statsd.dropped_lines';
  */
 export function startStatsdSink(o: StatsdSinkOptions): { close(): Promise<void> } {
   const transport = createStatsdTransport(o);
-  const format = o.dogStatsd ? dogStatsdFormat(o) : statsdFormat(o.tags);
+  const format = createLineFormat(o);
   const sent = new Map<string, number>();
 
   const flush = async (): Promise<void> => {
@@ -69,21 +69,42 @@ export function startStatsdSink(o: StatsdSinkOptions): { close(): Promise<void> 
 /** `<name><tags>:<value>|<type>`, `value` being `<value>|<type>[|@rate]`. */
 type LineFormat = (name: string, value: string) => string;
 
-function statsdFormat(tags: Readonly<Record<string, string>>): LineFormat {
-  const suffix = cleanTags(tags)
-    .map(([k, v]) => `.__${k}=${v}`)
-    .join('');
-  return (name, value) => `${sanitizeName(name)}${suffix}:${value}`;
-}
-
-function dogStatsdFormat(o: Pick<StatsdSinkOptions, 'tags' | 'mogrifiers'>): LineFormat {
-  const extra = cleanTags(o.tags).map(([k, v]) => `${k}:${v}`);
+/**
+ * A statistic's line. Its tags are `EXTRA_TAGS` and those written into its name (`.__k=v`, as
+ * `TaggedCounters` names them), sorted by key together, as gostats serialises them; DogStatsD gets them as
+ * `|#k:v` and the mogrifier's tags after them, as upstream's `godogstats` separates them from that name.
+ */
+export function createLineFormat(
+  o: Pick<StatsdSinkOptions, 'tags' | 'dogStatsd' | 'mogrifiers'>,
+): LineFormat {
+  const extra = cleanTags(o.tags);
+  if (!o.dogStatsd) {
+    return (name, value) => {
+      const t = splitTags(sanitizeName(name), extra);
+      return `${t.name}${t.tags.map(([k, v]) => `.__${k}=${v}`).join('')}:${value}`;
+    };
+  }
   const mogrify = createMogrify(o.mogrifiers);
   return (name, value) => {
-    const m = mogrify(sanitizeName(name));
-    const tags = [...extra, ...m.tags];
+    const t = splitTags(sanitizeName(name), extra);
+    const m = mogrify(t.name);
+    const tags = [...t.tags.map(([k, v]) => `${k}:${v}`), ...m.tags];
     return `${sanitizeName(m.name)}:${value}${tags.length > 0 ? `|#${tags.join(',')}` : ''}`;
   };
+}
+
+type Tag = [key: string, value: string];
+
+function splitTags(name: string, extra: readonly Tag[]): { name: string; tags: Tag[] } {
+  const at = name.indexOf('.__');
+  if (at < 0) return { name, tags: [...extra] };
+  const tags = [...extra];
+  for (const pair of name.slice(at + 3).split('.__')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0) tags.push([pair.slice(0, eq), pair.slice(eq + 1)]);
+  }
+  tags.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { name: name.slice(0, at), tags };
 }
 
 /** `:` and `|` delimit the statsd line, so they cannot stay in a name. */
