@@ -64,6 +64,10 @@ export async function startOperator(
   });
   const metrics = createOperatorMetrics(registry, () => xds.clients().length);
   xds.on('ack', (e) => metrics.acks.inc({ type: typeLabel(e.typeUrl) }));
+  xds.on('response', (e) => {
+    metrics.responses.inc({ type: typeLabel(e.typeUrl) });
+    metrics.responseBytes.inc({ type: typeLabel(e.typeUrl) }, e.bytes);
+  });
   xds.on('nack', (e) => {
     metrics.nacks.inc({ type: typeLabel(e.typeUrl) });
     log.warn(
