@@ -33,7 +33,8 @@ function fieldSize(length: number): number {
   return 1 + varintSize(length) + length;
 }
 
-function writeField(buf: Buffer, at: number, field: number, bytes: Uint8Array): number {
+/** Writes field `field` holding `bytes` into `buf` at `at`; returns where it ends. */
+function writeField(buf: Buffer, at: number, [field, bytes]: readonly [number, Uint8Array]): number {
   buf[at++] = (field << 3) | LENGTH_DELIMITED;
   at = writeVarint(buf, at, bytes.length);
   buf.set(bytes, at);
@@ -51,8 +52,8 @@ export function encodeResourceField(typeUrl: string, value: Uint8Array): Buffer 
   let at = 0;
   buf[at++] = (RESOURCES << 3) | LENGTH_DELIMITED;
   at = writeVarint(buf, at, any);
-  at = writeField(buf, at, ANY_TYPE_URL, url);
-  writeField(buf, at, ANY_VALUE, value);
+  at = writeField(buf, at, [ANY_TYPE_URL, url]);
+  writeField(buf, at, [ANY_VALUE, value]);
   return buf;
 }
 
@@ -74,11 +75,11 @@ export function encodeDiscoveryResponse(o: {
   for (const f of o.resourceFields) size += f.length;
   for (const [, bytes] of rest) if (present(bytes)) size += fieldSize(bytes.length);
   const buf = Buffer.allocUnsafe(size);
-  let at = present(version) ? writeField(buf, 0, VERSION_INFO, version) : 0;
+  let at = present(version) ? writeField(buf, 0, [VERSION_INFO, version]) : 0;
   for (const f of o.resourceFields) {
     buf.set(f, at);
     at += f.length;
   }
-  for (const [field, bytes] of rest) if (present(bytes)) at = writeField(buf, at, field, bytes);
+  for (const f of rest) if (present(f[1])) at = writeField(buf, at, f);
   return buf;
 }
