@@ -24,9 +24,10 @@ import { API_ROUTE_TYPE, INBOX_ENDPOINT_TYPE, startXdsCounter } from './xds-coun
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const FIRST_PUSH_TIMEOUT_MS = 180_000;
 /** The operator is quiet (status writes done) once no reconcile has run for this long. */
-const QUIET_MS = 2000;
+const QUIET_MS = 3000;
 const SETTLE_MS = 300;
 const RESPONSES = 'portcullis_operator_xds_responses_total';
+const QUEUE_DEPTH = 'portcullis_operator_queue_depth';
 const RESPONSE_BYTES = 'portcullis_operator_xds_response_bytes_total';
 
 interface Settings {
@@ -69,13 +70,17 @@ function trackPeakRss(pid: number): { peak(): number; now(): number; stop(): voi
   return { peak: () => peak, now: read, stop: () => clearInterval(timer) };
 }
 
-/** Waits until the operator's reconcile count has not moved for `QUIET_MS`. */
+/**
+ * Waits until no change waits for a reconcile and the reconcile count has not moved for `QUIET_MS` (a
+ * reconcile's status writes, which may take minutes, keep the next changes queued).
+ */
 async function waitQuiet(metricsUrl: string): Promise<void> {
   let last = -1;
   let since = performance.now();
   for (;;) {
-    const count = sampleSum(await scrapeMetrics(metricsUrl), RECONCILE_COUNT);
-    if (count !== last) [last, since] = [count, performance.now()];
+    const metrics = await scrapeMetrics(metricsUrl);
+    const count = sampleSum(metrics, RECONCILE_COUNT);
+    if (count !== last || sampleSum(metrics, QUEUE_DEPTH) > 0) [last, since] = [count, performance.now()];
     else if (performance.now() - since >= QUIET_MS) return;
     await sleep(100);
   }

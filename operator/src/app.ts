@@ -101,6 +101,8 @@ export async function startOperator(
   const reconciler = new Reconciler({ gatewayDomain: settings.gatewayRateLimitDomain });
   const versions = new Map<string, string>();
   let running: Promise<void> = Promise.resolve();
+  let snapshotSet: () => void = () => undefined;
+  const firstSnapshot = new Promise<void>((resolve) => (snapshotSet = resolve));
   let timer: NodeJS.Timeout | undefined;
   const reconcileNow = (): Promise<void> => {
     clearTimeout(timer);
@@ -126,6 +128,7 @@ export async function startOperator(
           xds.setResources(typeUrl, resources);
         }
         end();
+        snapshotSet();
         if (isLeader()) await statusSink.write(KINDS.flatMap((k) => results[k].outcomes));
       })
       .catch((err: unknown) => log.error({ err }, 'reconcile failed'));
@@ -167,7 +170,13 @@ export async function startOperator(
     ...(secretReader
       ? [{ name: 'secret reader', start: () => secretReader.start(), close: () => secretReader.close() }]
       : []),
-    { name: 'first reconcile', start: () => reconcileNow(), close: () => clearTimeout(timer) },
+    // xDS serves as soon as the first snapshot is set: with thousands of resources, writing their
+    // statuses takes minutes, and the clients need not wait for them
+    {
+      name: 'first reconcile',
+      start: () => Promise.race([reconcileNow(), firstSnapshot]),
+      close: () => clearTimeout(timer),
+    },
     {
       name: 'xds server',
       start: async () => {
