@@ -22,7 +22,7 @@ import { startOperator, startRateLimit, type RateLimitInstance } from './process
 import { API_ROUTE_TYPE, INBOX_ENDPOINT_TYPE, startXdsCounter } from './xds-counter.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const FIRST_PUSH_TIMEOUT_MS = 180_000;
+const FIRST_PUSH_TIMEOUT_MS = 600_000;
 /** The operator is quiet (status writes done) once no reconcile has run for this long. */
 const QUIET_MS = 3000;
 const SETTLE_MS = 300;
