@@ -34,7 +34,7 @@ const message = (i: number, rpu: number): Message => ({
 });
 
 function validate(value: Uint8Array): RateLimitConfig {
-  const m = codec.decode(value) as Message;
+  const m = codec.decode(value) as unknown as Message;
   return parseRateLimitConfig(m.name, {
     domain: m.domain,
     descriptors: m.descriptors.map((d) => ({
