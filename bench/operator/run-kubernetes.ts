@@ -149,6 +149,14 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     onCleanup,
   );
   const readyMs = performance.now() - t0;
+  // a failure from here on says what the operator last wrote (it logs at warn and above only)
+  onCleanup(() => {
+    if (operator.child.lineCount() > 0 || operator.child.isExited())
+      process.stderr.write(
+        `operator (exited: ${operator.child.isExited()}):\n${operator.child.outputTail()}\n`,
+      );
+    return Promise.resolve();
+  });
   const pid = operator.child.pid;
   const rss = trackPeakRss(pid);
   onCleanup(() => Promise.resolve(rss.stop()));
@@ -257,7 +265,6 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   // the instances log each refused connection before the operator listens: counted, not printed
   const children = [operator.child, ...instances.map((i) => i.child)];
   out(`log lines at warn or above: ${children.map((c) => `${c.name} ${c.lineCount()}`).join(', ')}`);
-  if (operator.child.lineCount() > 0) out(`operator:\n${operator.child.outputTail()}`);
 }
 
 await runBench(main);
