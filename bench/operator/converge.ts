@@ -87,12 +87,14 @@ export interface WaitOptions {
   probeValue: number | undefined;
   since: number;
   cost: PollCost;
+  /** Give up after this long from `since`; 30 s by default. */
+  timeoutMs?: number;
 }
 
 /**
  * Polls an instance until it serves `expected`; returns the time from `since` to the probe answer that
  * first showed the change (configurations are applied whole, so one domain tells), once `/rlconfig`,
- * fetched right after, confirmed every rule. Throws if the instance exits or after 30 s.
+ * fetched right after, confirmed every rule. Throws if the instance exits or after `timeoutMs`.
  */
 export async function waitUntilServed(inst: RateLimitInstance, o: WaitOptions): Promise<number> {
   for (;;) {
@@ -100,9 +102,10 @@ export async function waitUntilServed(inst: RateLimitInstance, o: WaitOptions): 
     const value = await probe(inst, o.probeDomain, o.cost);
     const at = performance.now();
     if (value === o.probeValue && (await servesExactly(inst, o.expected, o.cost))) return at - o.since;
-    if (at - o.since > TIMEOUT_MS) {
+    const timeoutMs = o.timeoutMs ?? TIMEOUT_MS;
+    if (at - o.since > timeoutMs) {
       throw new Error(
-        `${inst.child.name} did not serve the ${o.expected.length} expected rules within ${TIMEOUT_MS} ms ` +
+        `${inst.child.name} did not serve the ${o.expected.length} expected rules within ${timeoutMs} ms ` +
           `(${o.probeDomain}: ${value ?? 'no rule'}, expected ${o.probeValue ?? 'no rule'}):\n` +
           inst.child.outputTail(),
       );
@@ -112,14 +115,14 @@ export async function waitUntilServed(inst: RateLimitInstance, o: WaitOptions): 
 }
 
 /** Polls an instance's `/stats` until it has applied a first configuration (the operator's first snapshot). */
-export async function waitForFirstConfig(inst: RateLimitInstance): Promise<void> {
-  const deadline = performance.now() + TIMEOUT_MS;
+export async function waitForFirstConfig(inst: RateLimitInstance, timeoutMs = TIMEOUT_MS): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     if (inst.child.isExited()) throw exitError(inst.child.name, inst.child.outputTail());
     if ((await readConfigLoads(inst)).success > 0) return;
     if (performance.now() > deadline) {
       throw new Error(
-        `${inst.child.name} got no configuration within ${TIMEOUT_MS} ms:\n${inst.child.outputTail()}`,
+        `${inst.child.name} got no configuration within ${timeoutMs} ms:\n${inst.child.outputTail()}`,
       );
     }
     await sleep(POLL_MS);

@@ -2,7 +2,7 @@ import { spawnNode, type Child } from '../common/child-process.js';
 import type { OnCleanup } from '../common/run-bench.js';
 import { waitForHttpOk } from '../common/wait-for-http.js';
 
-const READY_TIMEOUT_MS = 30_000;
+const READY_TIMEOUT_MS = 120_000;
 
 export interface OperatorProcess {
   child: Child;
@@ -11,19 +11,24 @@ export interface OperatorProcess {
 }
 
 /**
- * The operator in directory mode on `manifestsDir`, started and ready (`/readyz` answers 200); stopped by
- * `onCleanup`, registered as soon as it is spawned.
+ * The operator with the source `sourceEnv` sets (`OPERATOR_SOURCE` and what it needs), started and ready
+ * (`/readyz` answers 200); stopped by `onCleanup`, registered as soon as it is spawned. `nodeFlags`: say,
+ * `--cpu-prof`.
  */
 export async function startOperator(
-  o: { manifestsDir: string; ports: { xds: number; health: number; metrics: number } },
+  o: {
+    sourceEnv: Record<string, string>;
+    ports: { xds: number; health: number; metrics: number };
+    nodeFlags?: readonly string[];
+  },
   onCleanup: OnCleanup,
 ): Promise<OperatorProcess> {
   const child = spawnNode({
     name: 'operator',
     script: 'operator/src/main.ts',
+    ...(o.nodeFlags ? { nodeFlags: o.nodeFlags } : {}),
     env: {
-      OPERATOR_SOURCE: 'directory',
-      OPERATOR_MANIFESTS_DIR: o.manifestsDir,
+      ...o.sourceEnv,
       XDS_HOST: '127.0.0.1',
       XDS_PORT: String(o.ports.xds),
       HEALTH_HOST: '127.0.0.1',

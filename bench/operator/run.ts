@@ -101,7 +101,10 @@ async function startFleet(s: BenchSettings, manifestsDir: string, onCleanup: OnC
     return p;
   };
   const operator = await startOperator(
-    { manifestsDir, ports: { xds: port(), health: port(), metrics: port() } },
+    {
+      sourceEnv: { OPERATOR_SOURCE: 'directory', OPERATOR_MANIFESTS_DIR: manifestsDir },
+      ports: { xds: port(), health: port(), metrics: port() },
+    },
     onCleanup,
   );
   const instances = await Promise.all(
@@ -117,7 +120,7 @@ async function startFleet(s: BenchSettings, manifestsDir: string, onCleanup: OnC
     ),
   );
   // Every instance has the operator's first (empty) snapshot before anything is measured.
-  await Promise.all(instances.map(waitForFirstConfig));
+  await Promise.all(instances.map((inst) => waitForFirstConfig(inst)));
   return { operator, instances, cost: { probe: [], rlconfig: [] } };
 }
 

@@ -69,6 +69,10 @@ export async function startOperator(
   });
   const metrics = createOperatorMetrics(registry, () => xds.clients().length);
   xds.on('ack', (e) => metrics.acks.inc({ type: typeLabel(e.typeUrl) }));
+  xds.on('response', (e) => {
+    metrics.responses.inc({ type: typeLabel(e.typeUrl) });
+    metrics.responseBytes.inc({ type: typeLabel(e.typeUrl) }, e.bytes);
+  });
   xds.on('nack', (e) => {
     metrics.nacks.inc({ type: typeLabel(e.typeUrl) });
     log.warn(
@@ -104,6 +108,8 @@ export async function startOperator(
   const versions = new Map<string, string>();
   let served: ServedConfig[] = [];
   let running: Promise<void> = Promise.resolve();
+  let snapshotSet: () => void = () => undefined;
+  const firstSnapshot = new Promise<void>((resolve) => (snapshotSet = resolve));
   let timer: NodeJS.Timeout | undefined;
   const reconcileNow = (): Promise<void> => {
     clearTimeout(timer);
@@ -130,6 +136,7 @@ export async function startOperator(
           xds.setResources(typeUrl, resources);
         }
         end();
+        snapshotSet();
         if (isLeader()) await statusSink.write(KINDS.flatMap((k) => results[k].outcomes));
       })
       .catch((err: unknown) => log.error({ err }, 'reconcile failed'));
@@ -173,7 +180,13 @@ export async function startOperator(
     ...(secretReader
       ? [{ name: 'secret reader', start: () => secretReader.start(), close: () => secretReader.close() }]
       : []),
-    { name: 'first reconcile', start: () => reconcileNow(), close: () => clearTimeout(timer) },
+    // xDS serves as soon as the first snapshot is set: with thousands of resources, writing their
+    // statuses takes minutes, and the clients need not wait for them
+    {
+      name: 'first reconcile',
+      start: () => Promise.race([reconcileNow(), firstSnapshot]),
+      close: () => clearTimeout(timer),
+    },
     {
       name: 'xds server',
       start: async () => {

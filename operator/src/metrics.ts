@@ -8,6 +8,8 @@ export interface OperatorMetrics {
   pushes: Counter<'type'>;
   acks: Counter<'type'>;
   nacks: Counter<'type'>;
+  responses: Counter<'type'>;
+  responseBytes: Counter<'type'>;
   xdsClients: Gauge;
   leader: Gauge;
 }
@@ -47,6 +49,18 @@ export function createOperatorMetrics(registry: Registry, clientCount: () => num
     nacks: new Counter({
       name: 'portcullis_operator_xds_nacks_total',
       help: 'xDS NACKs received.',
+      labelNames: ['type'],
+      registers,
+    }),
+    responses: new Counter({
+      name: 'portcullis_operator_xds_responses_total',
+      help: 'xDS responses sent, each the whole resource set of its type for one stream.',
+      labelNames: ['type'],
+      registers,
+    }),
+    responseBytes: new Counter({
+      name: 'portcullis_operator_xds_response_bytes_total',
+      help: 'Encoded size of the xDS responses sent, in bytes.',
       labelNames: ['type'],
       registers,
     }),

@@ -107,5 +107,11 @@ describe('operator in directory mode', () => {
     expect(metrics).toMatch(
       /^portcullis_operator_xds_acks_total\{type="RateLimitConfig",component="operator"\} [1-9]/m,
     );
+    expect(metrics).toMatch(
+      /^portcullis_operator_xds_responses_total\{type="RateLimitConfig",component="operator"\} [1-9]/m,
+    );
+    expect(metrics).toMatch(
+      /^portcullis_operator_xds_response_bytes_total\{type="RateLimitConfig",component="operator"\} [1-9]\d{2}/m,
+    );
   });
 });

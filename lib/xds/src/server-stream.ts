@@ -1,5 +1,6 @@
 import { status as GrpcStatus, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { Logger } from '@portcullis/kit';
+import { encodeDiscoveryResponse } from './response-encoding.js';
 import type { SnapshotStore } from './snapshot.js';
 import {
   applyRequest,
@@ -10,14 +11,10 @@ import {
   shouldSend,
   type TypeState,
 } from './type-state.js';
-import type {
-  ClientState,
-  DiscoveryRequestMessage,
-  DiscoveryResponseMessage,
-  SotwServerEvents,
-} from './types.js';
+import type { ClientState, DiscoveryRequestMessage, SotwServerEvents } from './types.js';
 
-export type AdsCall = ServerDuplexStream<DiscoveryRequestMessage, DiscoveryResponseMessage>;
+/** Responses go out already encoded (`encodeDiscoveryResponse`): the server's serializer passes them on. */
+export type AdsCall = ServerDuplexStream<DiscoveryRequestMessage, Buffer>;
 
 export interface StreamContext {
   streamId: number;
@@ -67,17 +64,17 @@ export function serveStream(call: AdsCall, ctx: StreamContext): ServerStream {
     const resources = selectResources(st, snapshot);
     const nonce = ctx.nextNonce();
     const version = snapshot.version;
-    call.write({
+    const bytes = encodeDiscoveryResponse({
       versionInfo: version,
       typeUrl: st.typeUrl,
       nonce,
-      resources: resources.map((r) => ({ type_url: st.typeUrl, value: r.value })),
+      resourceFields: resources.map((r) => r.field),
     });
+    call.write(bytes);
     markSent(st, { nonce, version });
-    ctx.log.debug(
-      { nodeId, typeUrl: st.typeUrl, version, nonce, resources: resources.length },
-      'xDS response sent',
-    );
+    const sent = { typeUrl: st.typeUrl, version, nonce, resources: resources.length, bytes: bytes.length };
+    ctx.log.debug({ nodeId, ...sent }, 'xDS response sent');
+    ctx.emit('response', { ...fields(), ...sent });
   };
 
   const handle = (req: DiscoveryRequestMessage): void => {

@@ -58,4 +58,26 @@ describe('createSnapshotStore', () => {
     expect(() => store.set(T, [r('x', 1), r('x', 2)])).toThrow(`${T}: resource "x" appears more than once`);
     expect(store.get(T).version).toBe(version);
   });
+
+  it('keeps the version and encoding of each resource whose value did not change', () => {
+    const store = createSnapshotStore();
+    store.set(T, [r('a', 1), r('b', 2), r('c', 3)]);
+    const before = store.get(T).resources;
+    store.set(T, [r('a', 1), r('b', 9), r('c', 3)]);
+    const after = store.get(T).resources;
+    expect(after.get('a')).toBe(before.get('a'));
+    expect(after.get('c')).toBe(before.get('c'));
+    expect(after.get('b')?.version).not.toBe(before.get('b')?.version);
+    expect(after.get('b')?.value).toEqual(Uint8Array.from([9]));
+  });
+
+  it('gives a resource the same version wherever its value is the same', () => {
+    const store = createSnapshotStore();
+    store.set(T, [r('a', 1)]);
+    store.set(`${T}2`, [r('a', 1)]);
+    store.set(T, [r('a', 2)]);
+    store.set(T, [r('a', 1)]);
+    expect(store.get(T).resources.get('a')?.version).toBe(store.get(`${T}2`).resources.get('a')?.version);
+    expect(store.get(T).version).toBe(computeVersion([r('a', 1)]));
+  });
 });

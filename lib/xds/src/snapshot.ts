@@ -1,30 +1,49 @@
 import { createHash } from 'node:crypto';
 import { DuplicateResourceError } from './errors.js';
+import { encodeResourceField } from './response-encoding.js';
 import type { XdsResource } from './types.js';
+
+/** A resource as the snapshot keeps it: its own version, and its field of a response encoded once. */
+export interface StoredResource extends XdsResource {
+  /** The first 16 hex digits of SHA-256 over the value: unchanged as long as the value is. */
+  version: string;
+  /** The resource as one element of `DiscoveryResponse.resources` (see `encodeResourceField`). */
+  field: Uint8Array;
+}
 
 /** The resources of one type and the version naming them. */
 export interface TypeSnapshot {
   version: string;
   /** By name, in name order. */
-  resources: ReadonlyMap<string, XdsResource>;
+  resources: ReadonlyMap<string, StoredResource>;
+}
+
+function hashValue(value: Uint8Array): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, 16);
+}
+
+/** The type's version from each resource's name and version, in name order, each length-prefixed. */
+function combineVersions(resources: ReadonlyArray<{ name: string; version: string }>): string {
+  const hash = createHash('sha256');
+  const length = Buffer.alloc(4);
+  for (const r of resources) {
+    const name = Buffer.from(r.name, 'utf8');
+    length.writeUInt32BE(name.length);
+    hash.update(length).update(name).update(r.version);
+  }
+  return hash.digest('hex').slice(0, 16);
 }
 
 /**
- * A type's version is a content hash: the first 16 hex digits of SHA-256 over the resources in name order
- * (each name and value length-prefixed). It changes exactly when the content changes, and two operator
- * replicas (or one operator before and after a restart) give the same content the same version.
+ * A type's version is a content hash: the first 16 hex digits of SHA-256 over the resources in name order,
+ * each its name (length-prefixed) and its own version (the hash of its value). It changes exactly when
+ * the content changes, and two operator replicas (or one operator before and after a restart) give the
+ * same content the same version.
  */
 export function computeVersion(resources: readonly XdsResource[]): string {
-  const hash = createHash('sha256');
-  const length = Buffer.alloc(4);
-  for (const r of [...resources].sort(byName)) {
-    const name = Buffer.from(r.name, 'utf8');
-    length.writeUInt32BE(name.length);
-    hash.update(length).update(name);
-    length.writeUInt32BE(r.value.length);
-    hash.update(length).update(r.value);
-  }
-  return hash.digest('hex').slice(0, 16);
+  return combineVersions(
+    [...resources].sort(byName).map((r) => ({ name: r.name, version: hashValue(r.value) })),
+  );
 }
 
 /**
@@ -35,12 +54,16 @@ export const EMPTY_VERSION = computeVersion([]);
 
 const EMPTY: TypeSnapshot = { version: EMPTY_VERSION, resources: new Map() };
 
-function byName(a: XdsResource, b: XdsResource): number {
+function byName(a: { name: string }, b: { name: string }): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 export interface SnapshotStore {
-  /** Replaces every resource of `typeUrl`; `changed` is false when the content (hence version) is the same. */
+  /**
+   * Replaces every resource of `typeUrl`; `changed` is false when the content (hence version) is the same.
+   * A resource whose value did not change keeps its stored entry (version and encoding): only the changed
+   * ones are hashed and encoded.
+   */
   set(typeUrl: string, resources: readonly XdsResource[]): { version: string; changed: boolean };
   /** The current resources of a type; the empty snapshot for a type never set. */
   get(typeUrl: string): TypeSnapshot;
@@ -51,17 +74,27 @@ export function createSnapshotStore(): SnapshotStore {
   const types = new Map<string, TypeSnapshot>();
   return {
     set(typeUrl, resources) {
-      const names = new Set<string>();
+      const previous = this.get(typeUrl).resources;
+      const stored = new Map<string, StoredResource>();
       for (const r of resources) {
-        if (names.has(r.name)) throw new DuplicateResourceError(typeUrl, r.name);
-        names.add(r.name);
+        if (stored.has(r.name)) throw new DuplicateResourceError(typeUrl, r.name);
+        const before = previous.get(r.name);
+        stored.set(
+          r.name,
+          before && Buffer.compare(before.value, r.value) === 0
+            ? before
+            : {
+                name: r.name,
+                value: r.value,
+                version: hashValue(r.value),
+                field: encodeResourceField(typeUrl, r.value),
+              },
+        );
       }
-      const version = computeVersion(resources);
+      const sorted = [...stored.values()].sort(byName);
+      const version = combineVersions(sorted);
       if (version === this.get(typeUrl).version) return { version, changed: false };
-      const sorted = [...resources]
-        .sort(byName)
-        .map((r) => [r.name, { name: r.name, value: r.value }] as const);
-      types.set(typeUrl, { version, resources: new Map(sorted) });
+      types.set(typeUrl, { version, resources: new Map(sorted.map((r) => [r.name, r])) });
       return { version, changed: true };
     },
     get(typeUrl) {

@@ -1,6 +1,6 @@
 import { Server } from '@grpc/grpc-js';
 import type { Logger } from '@portcullis/kit';
-import { loadAdsServiceDefinition } from './ads-service.js';
+import { loadAdsStreamMethod } from './ads-service.js';
 import { serveStream, type AdsCall, type ServerStream } from './server-stream.js';
 import { createSnapshotStore } from './snapshot.js';
 import { createServerCredentials, type ServerTlsOptions } from './tls-credentials.js';
@@ -55,6 +55,7 @@ export function createSotwServer(opts: SotwServerOptions): SotwServer {
     disconnect: [],
     ack: [],
     nack: [],
+    response: [],
   };
   let lastStreamId = 0;
   let lastNonce = 0;
@@ -98,7 +99,11 @@ export function createSotwServer(opts: SotwServerOptions): SotwServer {
     },
     async start() {
       const s = new Server(KEEPALIVE);
-      s.addService(loadAdsServiceDefinition().service, { StreamAggregatedResources: handleCall });
+      // responses are written already encoded (server-stream.ts)
+      const service = {
+        StreamAggregatedResources: { ...loadAdsStreamMethod(), responseSerialize: (b: Buffer) => b },
+      };
+      s.addService(service, { StreamAggregatedResources: handleCall });
       boundPort = await new Promise<number>((resolve, reject) =>
         s.bindAsync(`${opts.host}:${opts.port}`, createServerCredentials(opts.tls), (err, port) =>
           err ? reject(err) : resolve(port),

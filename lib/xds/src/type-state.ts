@@ -1,5 +1,5 @@
-import type { ClientTypeState, DiscoveryRequestMessage, XdsResource } from './types.js';
-import type { TypeSnapshot } from './snapshot.js';
+import type { ClientTypeState, DiscoveryRequestMessage } from './types.js';
+import type { StoredResource, TypeSnapshot } from './snapshot.js';
 
 /** What the server knows about one type on one stream: subscription, nonces, ACKs and NACKs. */
 export interface TypeState {
@@ -114,7 +114,7 @@ export function shouldSend(st: TypeState, version: string): boolean {
 }
 
 /** Every resource for a wildcard subscription, else every named one that exists, in name order. */
-export function selectResources(st: TypeState, snapshot: TypeSnapshot): XdsResource[] {
+export function selectResources(st: TypeState, snapshot: TypeSnapshot): StoredResource[] {
   const all = [...snapshot.resources.values()];
   return st.wildcard ? all : all.filter((r) => st.names.has(r.name));
 }

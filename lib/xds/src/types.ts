@@ -90,6 +90,14 @@ export interface SotwServerEvents {
   disconnect: StreamEvent;
   ack: StreamEvent & { typeUrl: string; version: string; nonce: string };
   nack: StreamEvent & { typeUrl: string; version: string; nonce: string; message: string; code: number };
+  /** A response written to the stream: how many resources, and its encoded size in bytes. */
+  response: StreamEvent & {
+    typeUrl: string;
+    version: string;
+    nonce: string;
+    resources: number;
+    bytes: number;
+  };
 }
 
 /** What `SotwClientOptions.onResources` receives for each resource. */

@@ -9,6 +9,7 @@ import type { Logger } from '@portcullis/kit';
 import { desiredStatus, isStatusChanged } from '../reconcile/conditions.js';
 import type { Outcome, Rejection } from '../reconcile/types.js';
 import { GROUP, PLURALS, VERSION, resourceName, type Resource, type ResourceStatus } from '../resources.js';
+import { forEachBounded } from './bounded-each.js';
 
 /** Where reconcile results go: the status subresource and Events, or just the log in directory mode. */
 export interface StatusSink {
@@ -16,6 +17,7 @@ export interface StatusSink {
 }
 
 const COMPONENT = 'portcullis-operator';
+const STATUS_WRITES_IN_FLIGHT = 16;
 const EVENT_REASONS: Readonly<Record<Rejection['reason'], string>> = {
   Invalid: 'InvalidSpec',
   NotSupportedOverXds: 'NotSupportedOverXds',
@@ -42,13 +44,12 @@ export class KubernetesStatusSink implements StatusSink {
 
   async write(outcomes: readonly Outcome[]): Promise<void> {
     const now = (this.o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
-    await Promise.all(
-      outcomes.map(async (outcome) => {
-        const status = desiredStatus(outcome, now);
-        if (isStatusChanged(outcome.resource, status)) await this.patchStatus(outcome.resource, status);
-        await this.announce(outcome, now);
-      }),
-    );
+    // bounded: the first reconcile of 10,000 resources would otherwise open 10,000 requests at once
+    await forEachBounded(outcomes, STATUS_WRITES_IN_FLIGHT, async (outcome) => {
+      const status = desiredStatus(outcome, now);
+      if (isStatusChanged(outcome.resource, status)) await this.patchStatus(outcome.resource, status);
+      await this.announce(outcome, now);
+    });
   }
 
   private async patchStatus(r: Resource, status: ResourceStatus): Promise<void> {

@@ -64,6 +64,20 @@ describe('ratelimit with CONFIG_TYPE=GRPC_XDS_SOTW', () => {
     expect((await h.get('/rlconfig', 'debug')).text).toContain('b.k: unit=MINUTE requests_per_unit=9');
   });
 
+  it('rebuilds only the domains whose resources changed; the others keep their rule trees', async () => {
+    xds.setResources(RATE_LIMIT_CONFIG_TYPE, [config('team/a', 'a', 7), config('team/b', 'b', 9)]);
+    await waitUntil(async () => (await limit('b')) === 9 && (await limit('a')) === 7);
+    const before = h.app.service.currentRules();
+    xds.setResources(RATE_LIMIT_CONFIG_TYPE, [config('team/a', 'a', 7), config('team/b', 'b', 10)]);
+    await waitUntil(async () => (await limit('b')) === 10);
+    const after = h.app.service.currentRules();
+    expect(after?.domains.get('a')).toBe(before?.domains.get('a'));
+    expect(after?.configs.find((c) => c.domain === 'a')).toBe(before?.configs.find((c) => c.domain === 'a'));
+    expect(after?.domains.get('b')).not.toBe(before?.domains.get('b'));
+    xds.setResources(RATE_LIMIT_CONFIG_TYPE, [config('team/a', 'a', 7), config('team/b', 'b', 9)]);
+    await waitUntil(async () => (await limit('b')) === 9);
+  });
+
   it('NACKs an invalid configuration with the problems, keeps the last good one and counts the error', async () => {
     const errors = h.app.stats.counter('config_load_error').value;
     const bad = {

@@ -18,6 +18,34 @@ const c = parseRateLimitYaml(
 );
 
 describe('buildRuleSet', () => {
+  it('keeps the tree of each domain built from the same configurations as the previous rule set', () => {
+    const yaml = (file: string, domain: string, rpu: number) =>
+      parseRateLimitYaml(
+        file,
+        `domain: ${domain}\ndescriptors:\n  - key: x\n    rate_limit: {unit: second, requests_per_unit: ${rpu}}\n`,
+      );
+    const [e, f, g] = [yaml('e.yaml', 'e', 1), yaml('f.yaml', 'f', 2), yaml('g.yaml', 'g', 3)];
+    const opts = { mergeDomains: true, stats: new Stats() };
+    const previous = buildRuleSet([e, f, g], opts);
+    const f2 = yaml('f.yaml', 'f', 20);
+    const next = buildRuleSet([e, f2, g], { ...opts, previous });
+    expect(next.domains.get('e')).toBe(previous.domains.get('e'));
+    expect(next.domains.get('g')).toBe(previous.domains.get('g'));
+    expect(next.domains.get('f')).not.toBe(previous.domains.get('f'));
+    expect(describeRuleSet(next)).toBe(describeRuleSet(buildRuleSet([e, f2, g], opts)));
+    // a domain merged from one more configuration, or one less, is built again
+    const merged = buildRuleSet([e, f2, g, b], { ...opts, previous: next });
+    expect(merged.domains.get('d')).toBeDefined();
+    expect(buildRuleSet([e, g], { ...opts, previous: next }).domains.has('f')).toBe(false);
+  });
+
+  it('still rejects a duplicate domain whose first configuration is kept from the previous rule set', () => {
+    const previous = buildRuleSet([a], { mergeDomains: false, stats: new Stats() });
+    expect(() => buildRuleSet([a, b], { mergeDomains: false, stats: new Stats(), previous })).toThrow(
+      new ConfigError(["b.yaml: duplicate domain 'd' in config file (also in a.yaml)"]),
+    );
+  });
+
   it('rejects one domain in two files unless merging', () => {
     expect(() => buildRuleSet([a, b], { mergeDomains: false, stats: new Stats() })).toThrow(
       new ConfigError(["b.yaml: duplicate domain 'd' in config file (also in a.yaml)"]),

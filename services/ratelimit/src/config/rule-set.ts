@@ -85,6 +85,10 @@ export function childKey(key: string, value: string): string {
  * Builds the matching trees from validated configurations. The same domain in two configurations is an
  * error unless `mergeDomains`, which merges their top-level rules (a rule defined twice is still an
  * error). Throws a `ConfigError` listing every problem.
+ *
+ * `previous`: the rule set in force, built with the same options. A domain built from the very same
+ * configuration objects (the same ones, in the same order) keeps its tree from it, so that an update of
+ * one domain among thousands rebuilds that domain alone.
  */
 export function buildRuleSet(
   configs: readonly RateLimitConfig[],
@@ -93,38 +97,57 @@ export function buildRuleSet(
     stats: Stats;
     /** False when the counter store cannot run token buckets: a rule with `burst` is then an error. */
     tokenBuckets?: boolean;
+    previous?: RuleSet;
   },
 ): RuleSet {
   const problems: string[] = [];
-  const domains = new Map<string, { children: Map<string, RuleNode>; wildcards: WildcardRule[] }>();
-  const owners = new Map<string, string>();
-  for (const config of configs) {
-    const owner = owners.get(config.domain);
-    if (owner !== undefined && !opts.mergeDomains) {
-      problems.push(
-        `${config.source}: duplicate domain '${config.domain}' in config file (also in ${owner})`,
-      );
+  const domains = new Map<string, RuleLevel>();
+  const before = opts.previous
+    ? configsByDomain(opts.previous.configs)
+    : new Map<string, RateLimitConfig[]>();
+  for (const [domain, group] of configsByDomain(configs)) {
+    const kept = opts.previous?.domains.get(domain);
+    const was = before.get(domain);
+    if (kept && was?.length === group.length && was.every((c, i) => c === group[i])) {
+      domains.set(domain, kept);
       continue;
     }
-    owners.set(config.domain, owner ?? config.source);
-    let root = domains.get(config.domain);
-    if (!root) {
-      root = { children: new Map(), wildcards: [] };
-      domains.set(config.domain, root);
-    }
-    if (opts.tokenBuckets === false) problems.push(...findTokenBuckets(config));
-    for (const rule of config.descriptors) {
-      if (root.children.has(childKey(rule.key, rule.value))) {
+    const [first, ...others] = group;
+    if (!first) continue;
+    if (!opts.mergeDomains) {
+      for (const config of others)
         problems.push(
-          `${config.source}: duplicate descriptor composite key '${config.domain}.${composite(rule)}'`,
+          `${config.source}: duplicate domain '${domain}' in config file (also in ${first.source})`,
         );
-        continue;
+    }
+    const root = { children: new Map<string, RuleNode>(), wildcards: [] as WildcardRule[] };
+    domains.set(domain, root);
+    for (const config of opts.mergeDomains ? group : [first]) {
+      if (opts.tokenBuckets === false) problems.push(...findTokenBuckets(config));
+      for (const rule of config.descriptors) {
+        if (root.children.has(childKey(rule.key, rule.value))) {
+          problems.push(
+            `${config.source}: duplicate descriptor composite key '${domain}.${composite(rule)}'`,
+          );
+          continue;
+        }
+        addNode(root, buildNode(rule, { domain, parent: undefined, stats: opts.stats }));
       }
-      addNode(root, buildNode(rule, { domain: config.domain, parent: undefined, stats: opts.stats }));
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { domains, configs };
+}
+
+/** The configurations of each domain, in load order; domains in the order they first appear. */
+function configsByDomain(configs: readonly RateLimitConfig[]): Map<string, RateLimitConfig[]> {
+  const byDomain = new Map<string, RateLimitConfig[]>();
+  for (const config of configs) {
+    const group = byDomain.get(config.domain);
+    if (group) group.push(config);
+    else byDomain.set(config.domain, [config]);
+  }
+  return byDomain;
 }
 
 function composite(rule: DescriptorRule): string {

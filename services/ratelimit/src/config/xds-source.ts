@@ -62,6 +62,12 @@ interface ConfigMessage {
  */
 export class XdsConfigSource {
   private readonly subscription: XdsSubscription;
+  /**
+   * The rule set in force and each of its resources' configuration by the resource's bytes: a state-of-
+   * the-world response resends every resource, and those whose bytes did not change are neither decoded
+   * nor validated again, and their domains keep their trees.
+   */
+  private inForce: { rules: RuleSet; byBytes: ReadonlyMap<string, RateLimitConfig> } | undefined;
 
   constructor(private readonly o: XdsSourceOptions) {
     this.subscription = createXdsSubscription({
@@ -74,11 +80,12 @@ export class XdsConfigSource {
       ...(o.tls ? { tls: o.tls } : {}),
       log: o.log,
       decode: (resources) => this.decode(resources),
-      apply: (rules) => {
+      apply: ({ rules, byBytes }) => {
+        this.inForce = { rules, byBytes };
         o.onRules(rules);
         o.stats.counter('config_load_success').value++;
       },
-      describe: (rules) => ({ domains: rules.domains.size }),
+      describe: ({ rules }) => ({ domains: rules.domains.size }),
     });
   }
 
@@ -95,17 +102,30 @@ export class XdsConfigSource {
     return this.subscription.close();
   }
 
-  private decode(resources: readonly ReceivedResource[]): RuleSet {
+  private decode(resources: readonly ReceivedResource[]): {
+    rules: RuleSet;
+    byBytes: ReadonlyMap<string, RateLimitConfig>;
+  } {
     const { stats } = this.o;
     try {
       const problems: string[] = [];
       const configs: RateLimitConfig[] = [];
+      const byBytes = new Map<string, RateLimitConfig>();
       resources.forEach((r, i) => {
         try {
           if (r.typeUrl !== RATE_LIMIT_CONFIG_TYPE)
             throw new ConfigError([`resources[${i}]: unexpected type ${r.typeUrl}`]);
-          const message = codec.decode(r.value) as ConfigMessage;
-          configs.push(parseRateLimitConfig(message.name || `resources[${i}]`, toYamlShape(message)));
+          const bytes = Buffer.from(r.value.buffer, r.value.byteOffset, r.value.byteLength).toString(
+            'latin1',
+          );
+          let config = this.inForce?.byBytes.get(bytes);
+          if (!config) {
+            const message = codec.decode(r.value) as ConfigMessage;
+            config = parseRateLimitConfig(message.name || `resources[${i}]`, toYamlShape(message));
+            // an unnamed resource is named for its place in this response only
+            if (message.name) byBytes.set(bytes, config);
+          } else byBytes.set(bytes, config);
+          configs.push(config);
         } catch (err: unknown) {
           if (err instanceof ConfigError) problems.push(...err.problems);
           else problems.push(`resources[${i}]: cannot decode: ${(err as Error).message}`);
@@ -116,7 +136,12 @@ export class XdsConfigSource {
       // order (go-control-plane keeps a snapshot's in a map), and which one a NACK names, or which one a
       // merge of domains starts from, must not change from one push to the next
       configs.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
-      return buildRuleSet(configs, { mergeDomains: this.o.mergeDomains, stats });
+      const rules = buildRuleSet(configs, {
+        mergeDomains: this.o.mergeDomains,
+        stats,
+        ...(this.inForce ? { previous: this.inForce.rules } : {}),
+      });
+      return { rules, byBytes };
     } catch (err: unknown) {
       stats.counter('config_load_error').value++;
       throw err;
