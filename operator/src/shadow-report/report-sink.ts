@@ -1,7 +1,7 @@
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@portcullis/kit';
-import { GROUP, PLURALS, VERSION, resourceName, type Resource } from '../resources.js';
-import { codeOf } from '../status/status-writer.js';
+import { resourceName, type Resource } from '../resources.js';
+import { patchStatus } from '../status/patch-status.js';
 import type { ShadowReport } from './rule-report.js';
 
 /** Where a RateLimitConfig's report goes; resolves with whether it got there. */
@@ -24,25 +24,12 @@ export class KubernetesShadowReportSink implements ShadowReportSink {
     this.objects = kubeConfig.makeApiClient(CustomObjectsApi);
   }
 
-  async write(r: Resource, report: ShadowReport): Promise<boolean> {
-    try {
-      await this.objects.patchNamespacedCustomObjectStatus(
-        {
-          group: GROUP,
-          version: VERSION,
-          plural: PLURALS[r.kind],
-          namespace: r.metadata.namespace,
-          name: r.metadata.name,
-          body: { status: { shadowReport: report } },
-        },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
-      return true;
-    } catch (err: unknown) {
-      if (codeOf(err) === 404) return true;
-      this.log.warn({ resource: `${r.kind}/${resourceName(r)}`, err }, 'shadow report not written');
-      return false;
-    }
+  write(r: Resource, report: ShadowReport): Promise<boolean> {
+    return patchStatus(this.objects, r, {
+      status: { shadowReport: report },
+      log: this.log,
+      what: 'shadow report',
+    });
   }
 }
 

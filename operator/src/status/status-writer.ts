@@ -1,15 +1,10 @@
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-} from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@portcullis/kit';
 import { desiredStatus, isStatusChanged } from '../reconcile/conditions.js';
 import type { Outcome, Rejection } from '../reconcile/types.js';
-import { GROUP, PLURALS, VERSION, resourceName, type Resource, type ResourceStatus } from '../resources.js';
+import { resourceName } from '../resources.js';
 import { forEachBounded } from './bounded-each.js';
+import { patchStatus } from './patch-status.js';
 
 /** Where reconcile results go: the status subresource and Events, or just the log in directory mode. */
 export interface StatusSink {
@@ -47,29 +42,11 @@ export class KubernetesStatusSink implements StatusSink {
     // bounded: the first reconcile of 10,000 resources would otherwise open 10,000 requests at once
     await forEachBounded(outcomes, STATUS_WRITES_IN_FLIGHT, async (outcome) => {
       const status = desiredStatus(outcome, now);
-      if (isStatusChanged(outcome.resource, status)) await this.patchStatus(outcome.resource, status);
+      if (isStatusChanged(outcome.resource, status)) {
+        await patchStatus(this.objects, outcome.resource, { status, log: this.log, what: 'status' });
+      }
       await this.announce(outcome, now);
     });
-  }
-
-  private async patchStatus(r: Resource, status: ResourceStatus): Promise<void> {
-    try {
-      await this.objects.patchNamespacedCustomObjectStatus(
-        {
-          group: GROUP,
-          version: VERSION,
-          plural: PLURALS[r.kind],
-          namespace: r.metadata.namespace,
-          name: r.metadata.name,
-          body: { status },
-        },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
-      this.log.debug({ resource: `${r.kind}/${resourceName(r)}` }, 'status written');
-    } catch (err: unknown) {
-      if (codeOf(err) === 404) return;
-      this.log.warn({ resource: `${r.kind}/${resourceName(r)}`, err }, 'status not written');
-    }
   }
 
   private async announce(outcome: Outcome, now: string): Promise<void> {
