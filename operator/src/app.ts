@@ -13,6 +13,7 @@ import { buildServiceDiscovery, createSotwServer, type SotwServer } from '@portc
 import { LeaderElector } from './leader-election.js';
 import { createOperatorMetrics, typeLabel } from './metrics.js';
 import { Reconciler } from './reconcile/reconciler.js';
+import type { Outcome } from './reconcile/types.js';
 
 import { KINDS } from './resources.js';
 import { ensureKeysSecret } from './secrets.js';
@@ -111,8 +112,31 @@ export async function startOperator(
   let snapshotSet: () => void = () => undefined;
   const firstSnapshot = new Promise<void>((resolve) => (snapshotSet = resolve));
   let timer: NodeJS.Timeout | undefined;
+  // Statuses are written apart from the reconciles, so an edit never waits behind the first reconcile's
+  // thousands of writes; outcomes queued behind a write in progress collapse into the newest per resource.
+  let statusesWritten: Promise<void> = Promise.resolve();
+  const unwritten = new Map<string, Outcome>();
+  const writeStatuses = (outcomes: readonly Outcome[]): Promise<void> => {
+    for (const o of outcomes) unwritten.set(o.resource.metadata.uid, o);
+    statusesWritten = statusesWritten
+      .then(async () => {
+        const next = [...unwritten.values()];
+        unwritten.clear();
+        if (next.length > 0 && isLeader()) await statusSink.write(next);
+      })
+      .catch((err: unknown) => log.error({ err }, 'statuses not written'));
+    return statusesWritten;
+  };
+  // the last reconcile's outcome of each resource: a status changed by someone else is put back from it
+  let lastOutcomes = new Map<string, Outcome>();
+  store.onStatusChange((r) => {
+    const o = lastOutcomes.get(r.metadata.uid);
+    if (o?.resource.metadata.generation === r.metadata.generation)
+      void writeStatuses([{ ...o, resource: r }]);
+  });
   const reconcileNow = (): Promise<void> => {
     clearTimeout(timer);
+    let written: Promise<void> = Promise.resolve();
     running = running
       .then(async () => {
         metrics.queueDepth.set(0);
@@ -137,10 +161,12 @@ export async function startOperator(
         }
         end();
         snapshotSet();
-        if (isLeader()) await statusSink.write(KINDS.flatMap((k) => results[k].outcomes));
+        const outcomes = KINDS.flatMap((k) => results[k].outcomes);
+        lastOutcomes = new Map(outcomes.map((o) => [o.resource.metadata.uid, o]));
+        written = writeStatuses(outcomes);
       })
       .catch((err: unknown) => log.error({ err }, 'reconcile failed'));
-    return running;
+    return running.then(() => written);
   };
   const schedule = (): void => {
     metrics.queueDepth.inc();

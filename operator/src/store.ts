@@ -9,10 +9,22 @@ export class ResourceStore implements SecretLookup {
   private readonly byKind = new Map<Kind, Map<string, Resource>>(KINDS.map((k) => [k, new Map()]));
   private secrets = new Map<string, ReadonlyMap<string, Buffer>>();
   private readonly listeners: Array<() => void> = [];
+  private readonly statusListeners: Array<(resource: Resource) => void> = [];
 
+  /**
+   * Adds or replaces a resource. A new status alone (the same uid, generation and spec) goes to the
+   * `onStatusChange` listeners, not to `onChange`: reconciles read only the spec, and those updates are
+   * mostly the operator's own status writes coming back through the watch, which would otherwise start a
+   * reconcile of every resource each.
+   */
   upsert(resource: Resource): void {
-    this.kind(resource.kind).set(resourceName(resource), resource);
-    this.changed();
+    const map = this.kind(resource.kind);
+    const name = resourceName(resource);
+    const before = map.get(name);
+    map.set(name, resource);
+    if (before && isStatusOnlyUpdate(before, resource)) {
+      for (const l of this.statusListeners.slice()) l(resource);
+    } else this.changed();
   }
 
   remove(kind: Kind, name: string): void {
@@ -50,6 +62,11 @@ export class ResourceStore implements SecretLookup {
     this.listeners.push(listener);
   }
 
+  /** A resource whose status alone changed (see `upsert`). */
+  onStatusChange(listener: (resource: Resource) => void): void {
+    this.statusListeners.push(listener);
+  }
+
   private kind(kind: Kind): Map<string, Resource> {
     const map = this.byKind.get(kind);
     if (!map) throw new Error(`unknown kind ${kind}`);
@@ -59,4 +76,12 @@ export class ResourceStore implements SecretLookup {
   private changed(): void {
     for (const l of this.listeners.slice()) l();
   }
+}
+
+function isStatusOnlyUpdate(before: Resource, after: Resource): boolean {
+  return (
+    before.metadata.uid === after.metadata.uid &&
+    before.metadata.generation === after.metadata.generation &&
+    JSON.stringify(before.spec) === JSON.stringify(after.spec)
+  );
 }
