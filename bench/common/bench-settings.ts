@@ -17,3 +17,11 @@ export function readBenchSettings(env: NodeJS.ProcessEnv): BenchSettings {
   const dir = env.BENCH_CPU_PROF_DIR;
   return { durationMs, cpuProfDir: dir ? resolve(dir) : undefined };
 }
+
+/** A count setting of one benchmark (`BENCH_INSTANCES`, …): an integer ≥ 1, `fallback` when unset. */
+export function readCount(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name] ?? String(fallback);
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name}="${raw}": expected an integer ≥ 1`);
+  return n;
+}

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startControlPlane } from '@portcullis/testing';
-import { readBenchSettings } from '../common/bench-settings.js';
+import { readBenchSettings, readCount } from '../common/bench-settings.js';
 import { describeMachine, today } from '../common/machine.js';
 import { percentile } from '../common/percentile.js';
 import { distinctFreePorts } from '../common/ports.js';
@@ -39,12 +39,7 @@ interface Settings {
 }
 
 function readSettings(env: NodeJS.ProcessEnv): Settings {
-  const int = (name: string, fallback: number): number => {
-    const raw = env[name] ?? String(fallback);
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${name}="${raw}": expected an integer ≥ 1`);
-    return n;
-  };
+  const int = (name: string, fallback: number): number => readCount(env, name, fallback);
   return {
     counts: {
       rateLimitConfigs: int('BENCH_RATE_LIMIT_CONFIGS', 10_000),

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readCount } from '../common/bench-settings.js';
 import { describeMachine, today } from '../common/machine.js';
 import { percentile } from '../common/percentile.js';
 import { distinctFreePorts } from '../common/ports.js';
@@ -48,12 +49,7 @@ interface BenchSettings {
 }
 
 function readSettings(env: NodeJS.ProcessEnv): BenchSettings {
-  const int = (name: string, fallback: number): number => {
-    const raw = env[name] ?? String(fallback);
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${name}="${raw}": expected an integer ≥ 1`);
-    return n;
-  };
+  const int = (name: string, fallback: number): number => readCount(env, name, fallback);
   return {
     instances: int('BENCH_INSTANCES', 3),
     resources: int('BENCH_RESOURCES', 1000),
