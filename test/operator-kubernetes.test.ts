@@ -38,6 +38,23 @@ describe('operator with the Kubernetes API', () => {
     );
     expect(events).toContain(line);
   };
+  /** The operator's status writes so far, and how many wait. */
+  const statusWrites = async (): Promise<{ written: number; failed: number; pending: number }> => {
+    const text = await (await fetch(`http://127.0.0.1:${stack.operator.ports.metrics}/metrics`)).text();
+    const sample = (prefix: string): number =>
+      Number(
+        text
+          .split('\n')
+          .find((line) => line.startsWith(`portcullis_operator_${prefix}`))
+          ?.split(' ')
+          .at(-1),
+      );
+    return {
+      written: sample('status_writes_total{result="written"'),
+      failed: sample('status_writes_total{result="failed"'),
+      pending: sample('status_writes_pending{'),
+    };
+  };
   /** Creates a RateLimitConfig in `default` through the API, as the admin. */
   const create = (name: string, spec: unknown): Promise<unknown> =>
     objects.createNamespacedCustomObject({
@@ -98,12 +115,18 @@ describe('operator with the Kubernetes API', () => {
     expect(lease.spec?.holderIdentity).toBe('operator-0');
   });
 
-  it('follows an edit', async () => {
+  it('follows an edit, and writes the status of the edited resource alone', async () => {
+    await waitFor(statusWrites, (w) => w.pending === 0, { timeoutMs: WAIT_MS });
+    const before = await statusWrites();
     await stack.patchDescriptors(
       'messaging',
       '[{"key":"to_number","rate_limit":{"unit":"day","requests_per_unit":7}}]',
     );
     await stack.expectLimit('messaging', 7);
+    await stack.statusFor('messaging', (x) => x.status?.observedGeneration === 2);
+    const after = await waitFor(statusWrites, (w) => w.pending === 0, { timeoutMs: WAIT_MS });
+    expect(after.written - before.written).toBe(1);
+    expect(after.failed).toBe(before.failed);
   });
 
   it('rejects an invalid edit on the resource, with an Event, and keeps serving the last good one', async () => {

@@ -8,6 +8,8 @@ export interface OperatorProcess {
   child: Child;
   xdsPort: number;
   metricsUrl: string;
+  /** `http://127.0.0.1:<debug port>/debug/pprof` when a debug port was given. */
+  profilesUrl: string | undefined;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface OperatorProcess {
 export async function startOperator(
   o: {
     sourceEnv: Record<string, string>;
-    ports: { xds: number; health: number; metrics: number };
+    ports: { xds: number; health: number; metrics: number; debug?: number };
     nodeFlags?: readonly string[];
   },
   onCleanup: OnCleanup,
@@ -35,12 +37,18 @@ export async function startOperator(
       HEALTH_PORT: String(o.ports.health),
       METRICS_HOST: '127.0.0.1',
       METRICS_PORT: String(o.ports.metrics),
+      ...(o.ports.debug === undefined ? {} : { OPERATOR_DEBUG_PORT: String(o.ports.debug) }),
       LOG_LEVEL: 'warn',
     },
   });
   onCleanup(() => child.stop());
   await waitForHttpOk(`http://127.0.0.1:${o.ports.health}/readyz`, child, READY_TIMEOUT_MS);
-  return { child, xdsPort: o.ports.xds, metricsUrl: `http://127.0.0.1:${o.ports.metrics}/metrics` };
+  return {
+    child,
+    xdsPort: o.ports.xds,
+    metricsUrl: `http://127.0.0.1:${o.ports.metrics}/metrics`,
+    profilesUrl: o.ports.debug === undefined ? undefined : `http://127.0.0.1:${o.ports.debug}/debug/pprof`,
+  };
 }
 
 export interface RateLimitInstance {

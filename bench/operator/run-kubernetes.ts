@@ -2,6 +2,7 @@
 // API server (etcd + kube-apiserver from `npm run peers`) with 10,000 RateLimitConfigs, 1,000 ApiRoutes and
 // 1,000 InboxEndpoints: time to the first full push, single-edit latency, the operator's CPU and memory,
 // and the bytes of each xDS push. Prints figures; asserts nothing.
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -23,11 +24,14 @@ import { API_ROUTE_TYPE, INBOX_ENDPOINT_TYPE, startXdsCounter } from './xds-coun
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const FIRST_PUSH_TIMEOUT_MS = 600_000;
-/** The operator is quiet once no reconcile has run for this long; status writes, apart from reconciles, may go on. */
+/** The operator is quiet once no reconcile has run for this long and no status waits to be written. */
 const QUIET_MS = 3000;
 const SETTLE_MS = 300;
+/** The debug port's limit on a CPU profile. */
+const PROFILE_SECONDS_MAX = 60;
 const RESPONSES = 'portcullis_operator_xds_responses_total';
 const QUEUE_DEPTH = 'portcullis_operator_queue_depth';
+const STATUS_WRITES_PENDING = 'portcullis_operator_status_writes_pending';
 const RESPONSE_BYTES = 'portcullis_operator_xds_response_bytes_total';
 
 interface Settings {
@@ -66,8 +70,8 @@ function trackPeakRss(pid: number): { peak(): number; now(): number; stop(): voi
 }
 
 /**
- * Waits until no change waits for a reconcile and the reconcile count has not moved for `QUIET_MS` (a
- * reconcile's status writes, which may take minutes, keep the next changes queued).
+ * Waits until no change waits for a reconcile, no status waits to be written (the first reconcile's take
+ * minutes at 10,000) and the reconcile count has not moved for `QUIET_MS`.
  */
 async function waitQuiet(metricsUrl: string): Promise<void> {
   let last = -1;
@@ -75,10 +79,31 @@ async function waitQuiet(metricsUrl: string): Promise<void> {
   for (;;) {
     const metrics = await scrapeMetrics(metricsUrl);
     const count = sampleSum(metrics, RECONCILE_COUNT);
-    if (count !== last || sampleSum(metrics, QUEUE_DEPTH) > 0) [last, since] = [count, performance.now()];
+    const busy = sampleSum(metrics, QUEUE_DEPTH) + sampleSum(metrics, STATUS_WRITES_PENDING) > 0;
+    if (count !== last || busy) [last, since] = [count, performance.now()];
     else if (performance.now() - since >= QUIET_MS) return;
     await sleep(100);
   }
+}
+
+/**
+ * With `BENCH_CPU_PROF_DIR`, a V8 CPU profile of the operator's next `seconds` from its debug port, written to
+ * `<dir>/<name>.cpuprofile` (a `--cpu-prof` profile, written on exit, would cover the whole run and is lost
+ * when a slow shutdown ends in SIGKILL).
+ */
+async function takeProfile(
+  url: string | undefined,
+  dir: string | undefined,
+  name: string,
+  seconds: number,
+): Promise<void> {
+  if (!url || !dir) return;
+  const res = await fetch(`${url}/profile?seconds=${seconds}`);
+  if (res.status !== 200) throw new Error(`${url}/profile: HTTP ${res.status} ${await res.text()}`);
+  const file = join(dir, `${name}.cpuprofile`);
+  await mkdir(dir, { recursive: true });
+  await writeFile(file, Buffer.from(await res.arrayBuffer()));
+  out(`CPU profile of ${seconds} s: ${file}`);
 }
 
 /** Responses sent and their bytes for one type, from the operator's metrics. */
@@ -104,13 +129,13 @@ async function main(onCleanup: OnCleanup): Promise<void> {
       `${s.concurrency} in flight)`,
   );
 
-  const free = await distinctFreePorts(3 + 3 * s.instances);
+  const free = await distinctFreePorts(4 + 3 * s.instances);
   const port = (): number => {
     const p = free.pop();
     if (p === undefined) throw new Error('not enough free ports');
     return p;
   };
-  const ports = { xds: port(), health: port(), metrics: port() };
+  const ports = { xds: port(), health: port(), metrics: port(), ...(s.cpuProfDir ? { debug: port() } : {}) };
   // The subscribers wait for the operator (they retry every 200 ms), so its first push is measured whole.
   const instances: RateLimitInstance[] = await Promise.all(
     Array.from({ length: s.instances }, (_, k) =>
@@ -139,7 +164,6 @@ async function main(onCleanup: OnCleanup): Promise<void> {
         LEADER_ELECTION: 'false',
       },
       ports,
-      ...(s.cpuProfDir ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${s.cpuProfDir}`] } : {}),
     },
     onCleanup,
   );
@@ -152,6 +176,9 @@ async function main(onCleanup: OnCleanup): Promise<void> {
       );
     return Promise.resolve();
   });
+  const profile = (name: string, seconds: number): Promise<void> =>
+    takeProfile(operator.profilesUrl, s.cpuProfDir, name, seconds);
+  const startProfiled = profile('operator-start', PROFILE_SECONDS_MAX);
   const pid = operator.child.pid;
   const rss = trackPeakRss(pid);
   onCleanup(() => Promise.resolve(rss.stop()));
@@ -185,10 +212,12 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   const settledMs = performance.now() - t0 - QUIET_MS;
   const settledCpuMs = readProcessesCpuMs([pid]) ?? Number.NaN;
   const settledRss = rss.now();
-  out(`reconciles quiet after ${ms(settledMs)} ms`);
+  out(`quiet (statuses written) after ${ms(settledMs)} ms`);
 
   const current = [...expected];
   const editMs: number[] = [];
+  await startProfiled;
+  const editsProfiled = profile('operator-edits', Math.min(PROFILE_SECONDS_MAX, s.edits * 5));
   const editsFrom = {
     cpu: readProcessesCpuMs([pid]) ?? Number.NaN,
     metrics: await scrapeMetrics(operator.metricsUrl),
@@ -211,6 +240,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     await waitQuiet(operator.metricsUrl);
   }
   const editsCpuMs = (readProcessesCpuMs([pid]) ?? Number.NaN) - editsFrom.cpu;
+  await editsProfiled;
   const afterEdits = await scrapeMetrics(operator.metricsUrl);
   rss.stop();
 
@@ -228,7 +258,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     ['operator ready (informers listed all)', `${ms(readyMs)} ms`],
     ['first full push, all served', `${ms(firstPushMs)} ms`],
     ['operator CPU until then', `${ms(firstPushCpuMs)} ms`],
-    ['reconciles quiet (status writes may go on)', `${ms(settledMs)} ms`],
+    ['quiet: reconciles done, statuses written', `${ms(settledMs)} ms`],
     ['operator CPU until then', `${ms(settledCpuMs)} ms`],
     ['operator RSS: settled / peak', `${mib(settledRss)} / ${mib(rss.peak())} MiB`],
     [

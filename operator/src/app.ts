@@ -1,4 +1,4 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import {
   createErrorMapper,
   createHttpApp,
@@ -10,6 +10,7 @@ import {
   type Part,
 } from '@portcullis/kit';
 import { buildServiceDiscovery, createSotwServer, type SotwServer } from '@portcullis/xds';
+import { loadKubeConfig, reuseConnections } from './kube-config.js';
 import { LeaderElector } from './leader-election.js';
 import { createOperatorMetrics, typeLabel } from './metrics.js';
 import { Reconciler } from './reconcile/reconciler.js';
@@ -83,14 +84,16 @@ export async function startOperator(
   });
 
   const kubeConfig =
-    settings.source === 'kubernetes' ? (deps.kubeConfig ?? loadKubeConfig(settings.kubeconfig)) : undefined;
+    settings.source === 'kubernetes'
+      ? reuseConnections(deps.kubeConfig ?? loadKubeConfig(settings.kubeconfig))
+      : undefined;
   const source: ResourceSource = kubeConfig
     ? new KubernetesSource({ kubeConfig, store, log, watchNamespace: settings.watchNamespace })
     : new DirectorySource({ dir: settings.manifestsDir, store, log });
   const secretReader =
     kubeConfig && new SecretReader({ kubeConfig, log, refreshMs: settings.secretRefreshMs });
   const statusSink: StatusSink = kubeConfig
-    ? new KubernetesStatusSink({ kubeConfig, log })
+    ? new KubernetesStatusSink({ kubeConfig, log, writes: metrics.statusWrites })
     : new LogStatusSink(log.child({ component: 'status' }));
   const sliceEndpoints =
     kubeConfig &&
@@ -116,15 +119,23 @@ export async function startOperator(
   // thousands of writes; outcomes queued behind a write in progress collapse into the newest per resource.
   let statusesWritten: Promise<void> = Promise.resolve();
   const unwritten = new Map<string, Outcome>();
+  let writing = 0;
+  const pending = (): void => metrics.statusWritesPending.set(unwritten.size + writing);
   const writeStatuses = (outcomes: readonly Outcome[]): Promise<void> => {
     for (const o of outcomes) unwritten.set(o.resource.metadata.uid, o);
+    pending();
     statusesWritten = statusesWritten
       .then(async () => {
         const next = [...unwritten.values()];
         unwritten.clear();
+        writing = next.length;
         if (next.length > 0 && isLeader()) await statusSink.write(next);
       })
-      .catch((err: unknown) => log.error({ err }, 'statuses not written'));
+      .catch((err: unknown) => log.error({ err }, 'statuses not written'))
+      .finally(() => {
+        writing = 0;
+        pending();
+      });
     return statusesWritten;
   };
   // the last reconcile's outcome of each resource: a status changed by someone else is put back from it
@@ -268,13 +279,6 @@ export async function startOperator(
     isLeader,
     close: () => running$.close(),
   };
-}
-
-function loadKubeConfig(path: string): KubeConfig {
-  const kc = new KubeConfig();
-  if (path) kc.loadFromFile(path);
-  else kc.loadFromDefault();
-  return kc;
 }
 
 /** The health and metrics endpoints have no errors of their own: kit's edge errors, anything else `INTERNAL`. */

@@ -5,6 +5,8 @@ export interface OperatorMetrics {
   reconciles: Counter<'kind' | 'result'>;
   reconcileSeconds: Histogram;
   queueDepth: Gauge;
+  statusWritesPending: Gauge;
+  statusWrites: Counter<'result'>;
   pushes: Counter<'type'>;
   acks: Counter<'type'>;
   nacks: Counter<'type'>;
@@ -32,6 +34,17 @@ export function createOperatorMetrics(registry: Registry, clientCount: () => num
     queueDepth: new Gauge({
       name: 'portcullis_operator_queue_depth',
       help: 'Resource changes seen and not yet reconciled.',
+      registers,
+    }),
+    statusWritesPending: new Gauge({
+      name: 'portcullis_operator_status_writes_pending',
+      help: 'Reconciled resources whose status is waiting to be compared and written (the leader only).',
+      registers,
+    }),
+    statusWrites: new Counter({
+      name: 'portcullis_operator_status_writes_total',
+      help: 'Status patches of the reconciled resources, by result (written or failed).',
+      labelNames: ['result'],
       registers,
     }),
     pushes: new Counter({
@@ -79,6 +92,7 @@ export function createOperatorMetrics(registry: Registry, clientCount: () => num
     for (const counter of [metrics.pushes, metrics.acks, metrics.nacks]) counter.inc({ type: kind }, 0);
     for (const result of ['accepted', 'rejected']) metrics.reconciles.inc({ kind, result }, 0);
   }
+  for (const result of ['written', 'failed']) metrics.statusWrites.inc({ result }, 0);
   return metrics;
 }
 

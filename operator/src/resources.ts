@@ -50,10 +50,20 @@ export function resourceName(r: Pick<Resource, 'metadata'>): string {
   return `${r.metadata.namespace}/${r.metadata.name}`;
 }
 
-/** Older first, then by name: the order in which resources claim a domain, a route or an endpoint id. */
+/**
+ * Older first, then by name: the order in which resources claim a domain, a route or an endpoint id.
+ * Code-point order, not the locale's: the same in every process, and cheap over 10,000 resources.
+ */
 export function byAge(a: Resource, b: Resource): number {
-  const t = a.metadata.creationTimestamp.localeCompare(b.metadata.creationTimestamp);
-  return t !== 0 ? t : resourceName(a).localeCompare(resourceName(b));
+  return (
+    compare(a.metadata.creationTimestamp, b.metadata.creationTimestamp) ||
+    compare(a.metadata.namespace, b.metadata.namespace) ||
+    compare(a.metadata.name, b.metadata.name)
+  );
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export function isKind(kind: unknown): kind is Kind {

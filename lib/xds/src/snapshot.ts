@@ -81,7 +81,7 @@ export function createSnapshotStore(): SnapshotStore {
         const before = previous.get(r.name);
         stored.set(
           r.name,
-          before && Buffer.compare(before.value, r.value) === 0
+          before && (before.value === r.value || Buffer.compare(before.value, r.value) === 0)
             ? before
             : {
                 name: r.name,

@@ -1,5 +1,6 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@portcullis/kit';
+import type { Counter } from 'prom-client';
 import { desiredStatus, isStatusChanged } from '../reconcile/conditions.js';
 import type { Outcome, Rejection } from '../reconcile/types.js';
 import { resourceName } from '../resources.js';
@@ -23,15 +24,28 @@ const EVENT_REASONS: Readonly<Record<Rejection['reason'], string>> = {
  * Writes `status` through the status subresource (a merge patch of status only, so spec edits in flight
  * are never overwritten) when it would change, and a Warning Event when a resource becomes rejected or its
  * rejection changes. Failures are logged and retried on the next reconcile.
+ *
+ * Every reconcile hands over every resource's outcome; one already settled for the same object (its
+ * `resourceVersion`) costs a lookup, so a reconcile after one edit among 10,000 compares one status, not all.
  */
 export class KubernetesStatusSink implements StatusSink {
   private readonly objects: CustomObjectsApi;
   private readonly core: CoreV1Api;
   /** The last rejection announced per uid, so an Event is sent once per change, not per reconcile. */
   private readonly announced = new Map<string, string>();
+  /** Per uid, the outcome (`settledKey`) whose status was last found written or written. */
+  private readonly settled = new Map<string, string>();
   private readonly log: Logger;
 
-  constructor(private readonly o: { kubeConfig: KubeConfig; log: Logger; now?: () => Date }) {
+  constructor(
+    private readonly o: {
+      kubeConfig: KubeConfig;
+      log: Logger;
+      /** Status patches by result, `written` or `failed`. */
+      writes?: Counter<'result'>;
+      now?: () => Date;
+    },
+  ) {
     this.objects = o.kubeConfig.makeApiClient(CustomObjectsApi);
     this.core = o.kubeConfig.makeApiClient(CoreV1Api);
     this.log = o.log.child({ component: 'status-writer' });
@@ -39,12 +53,24 @@ export class KubernetesStatusSink implements StatusSink {
 
   async write(outcomes: readonly Outcome[]): Promise<void> {
     const now = (this.o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
+    const unsettled = outcomes.filter((o) => {
+      const key = settledKey(o);
+      return key === undefined || this.settled.get(o.resource.metadata.uid) !== key;
+    });
     // bounded: the first reconcile of 10,000 resources would otherwise open 10,000 requests at once
-    await forEachBounded(outcomes, STATUS_WRITES_IN_FLIGHT, async (outcome) => {
+    await forEachBounded(unsettled, STATUS_WRITES_IN_FLIGHT, async (outcome) => {
       const status = desiredStatus(outcome, now);
+      let settled = true;
       if (isStatusChanged(outcome.resource, status)) {
-        await patchStatus(this.objects, outcome.resource, { status, log: this.log, what: 'status' });
+        settled = await patchStatus(this.objects, outcome.resource, {
+          status,
+          log: this.log,
+          what: 'status',
+        });
+        this.o.writes?.inc({ result: settled ? 'written' : 'failed' });
       }
+      const key = settledKey(outcome);
+      if (settled && key !== undefined) this.settled.set(outcome.resource.metadata.uid, key);
       await this.announce(outcome, now);
     });
   }
@@ -83,6 +109,16 @@ export class KubernetesStatusSink implements StatusSink {
       this.log.warn({ resource: `${r.kind}/${resourceName(r)}`, err }, 'event not recorded');
     }
   }
+}
+
+/**
+ * What an outcome's status depends on, for one version of the object; undefined without a
+ * `resourceVersion`, when a status changed by someone else could not be told apart.
+ */
+function settledKey({ resource, rejection, servedGeneration, refs }: Outcome): string | undefined {
+  const version = resource.metadata.resourceVersion;
+  if (!version) return undefined;
+  return JSON.stringify([version, rejection?.reason, rejection?.message, servedGeneration, refs]);
 }
 
 /** Directory mode has nowhere to write status: rejections are logged once per change instead. */
