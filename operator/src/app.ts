@@ -228,6 +228,7 @@ export async function startOperator(
     endpoints: sliceEndpoints,
     registry,
     served: () => served,
+    resources: store,
     isLeader,
     log,
   });
