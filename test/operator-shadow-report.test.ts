@@ -177,6 +177,13 @@ describe('operator: shadow-mode report in RateLimitConfig status, from the ratel
   const ruleOf = (report: ShadowReport, key: string) => report.rules.find((r) => r.key === key);
   const operatorMetrics = (): Promise<string> =>
     scrapeMetrics(`http://127.0.0.1:${operator.ports.metrics}/metrics`);
+  const okScrapes = (text: string): number =>
+    sampleSum(text, 'portcullis_operator_shadow_report_scrapes_total', 'result="ok"');
+  /** Waits for several more rounds of the leading operator's report. */
+  const someRounds = async (): Promise<void> => {
+    const scrapes = okScrapes(await operatorMetrics());
+    await waitFor(operatorMetrics, (text) => okScrapes(text) >= scrapes + 6, { timeoutMs: WAIT_MS });
+  };
 
   beforeAll(async () => {
     ip = hostAddress();
@@ -280,14 +287,7 @@ describe('operator: shadow-mode report in RateLimitConfig status, from the ratel
       sampleSum(before, 'portcullis_operator_shadow_report_scrapes_total', 'result="unreachable"'),
     ).toBeGreaterThan(0);
     const version = (await rlc('web')).metadata.resourceVersion;
-    const scrapes = sampleSum(before, 'portcullis_operator_shadow_report_scrapes_total', 'result="ok"');
-    // several rounds later
-    await waitFor(
-      operatorMetrics,
-      (text) =>
-        sampleSum(text, 'portcullis_operator_shadow_report_scrapes_total', 'result="ok"') >= scrapes + 6,
-      { timeoutMs: WAIT_MS },
-    );
+    await someRounds();
     expect((await rlc('web')).metadata.resourceVersion).toBe(version);
   });
 
@@ -325,17 +325,7 @@ describe('operator: shadow-mode report in RateLimitConfig status, from the ratel
     await waitUntil(() => standby.isLeader(), WAIT_MS);
     // the new leader's rounds: the report it carried says nothing new, so it is not written again (b's 4
     // hits are only in it: b is gone, and a and c started before it, so their first scrape is a baseline)
-    const scrapes = sampleSum(
-      await operatorMetrics(),
-      'portcullis_operator_shadow_report_scrapes_total',
-      'result="ok"',
-    );
-    await waitFor(
-      operatorMetrics,
-      (text) =>
-        sampleSum(text, 'portcullis_operator_shadow_report_scrapes_total', 'result="ok"') >= scrapes + 6,
-      { timeoutMs: WAIT_MS },
-    );
+    await someRounds();
     expect((await rlc('web')).metadata.resourceVersion).toBe(version);
     await send(instance('a'), WEB.spec.domain, '/login', 10);
     // the new leader's report: the earlier 13 hits and its own 10 (without the carried ones it would be 19)
