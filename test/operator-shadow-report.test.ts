@@ -5,8 +5,10 @@ import {
   freePort,
   startControlPlane,
   waitFor,
+  waitUntil,
   type ControlPlane,
 } from '@portcullis/testing';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleSum, scrapeMetrics } from '../bench/operator/operator-metrics.js';
 import { startOperator, type OperatorApp } from '../operator/src/app.js';
@@ -61,6 +63,7 @@ interface ReportedRlc {
 describe('operator: shadow-mode report in RateLimitConfig status, from the ratelimit instances', () => {
   let cp: ControlPlane;
   let operator: OperatorApp;
+  let operatorKubeConfig: KubeConfig;
   const instances = new Map<string, RateLimitApp>();
   let ip = '';
   let serviceUid = '';
@@ -145,6 +148,20 @@ describe('operator: shadow-mode report in RateLimitConfig status, from the ratel
     return app;
   };
 
+  /** An operator replica contending for the Lease, with short lease timings and a fast report. */
+  const startReplica = (name: string): Promise<OperatorApp> =>
+    startOperator(
+      operatorSettings({
+        POD_NAME: name,
+        LEADER_ELECTION_LEASE_DURATION: '2s',
+        LEADER_ELECTION_RENEW_DEADLINE: '1500ms',
+        LEADER_ELECTION_RETRY_PERIOD: '200ms',
+        OPERATOR_SHADOW_REPORT_INTERVAL: '300ms',
+        OPERATOR_SHADOW_REPORT_WINDOW: '10m',
+      }),
+      { log, kubeConfig: operatorKubeConfig },
+    );
+
   const rlc = async (name: string): Promise<ReportedRlc> =>
     JSON.parse(await cp.kubectl(['get', 'rlc', name, '--namespace', 'default', '-o', 'json'])) as ReportedRlc;
 
@@ -160,11 +177,18 @@ describe('operator: shadow-mode report in RateLimitConfig status, from the ratel
   const ruleOf = (report: ShadowReport, key: string) => report.rules.find((r) => r.key === key);
   const operatorMetrics = (): Promise<string> =>
     scrapeMetrics(`http://127.0.0.1:${operator.ports.metrics}/metrics`);
+  const okScrapes = (text: string): number =>
+    sampleSum(text, 'portcullis_operator_shadow_report_scrapes_total', 'result="ok"');
+  /** Waits for several more rounds of the leading operator's report. */
+  const someRounds = async (): Promise<void> => {
+    const scrapes = okScrapes(await operatorMetrics());
+    await waitFor(operatorMetrics, (text) => okScrapes(text) >= scrapes + 6, { timeoutMs: WAIT_MS });
+  };
 
   beforeAll(async () => {
     ip = hostAddress();
     cp = await startControlPlane({ crds: [join(REPO, 'crds')] });
-    const { kubeConfig } = await applyOperatorRbac(cp, OPERATOR_NAMESPACE);
+    operatorKubeConfig = (await applyOperatorRbac(cp, OPERATOR_NAMESPACE)).kubeConfig;
     serviceUid = await cp.kubectl(
       ['apply', '--namespace', OPERATOR_NAMESPACE, '-o', 'jsonpath={.metadata.uid}', '-f', '-'],
       {
@@ -184,17 +208,7 @@ describe('operator: shadow-mode report in RateLimitConfig status, from the ratel
     await cp.kubectl(['apply', '-f', '-'], {
       input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [WEB, OTHER] }),
     });
-    operator = await startOperator(
-      operatorSettings({
-        POD_NAME: 'operator-0',
-        LEADER_ELECTION_LEASE_DURATION: '2s',
-        LEADER_ELECTION_RENEW_DEADLINE: '1500ms',
-        LEADER_ELECTION_RETRY_PERIOD: '200ms',
-        OPERATOR_SHADOW_REPORT_INTERVAL: '300ms',
-        OPERATOR_SHADOW_REPORT_WINDOW: '10m',
-      }),
-      { log, kubeConfig },
-    );
+    operator = await startReplica('operator-0');
     const a = await startInstance('a');
     const b = await startInstance('b');
     await applySlice('a', a.ports.debug);
@@ -273,14 +287,7 @@ describe('operator: shadow-mode report in RateLimitConfig status, from the ratel
       sampleSum(before, 'portcullis_operator_shadow_report_scrapes_total', 'result="unreachable"'),
     ).toBeGreaterThan(0);
     const version = (await rlc('web')).metadata.resourceVersion;
-    const scrapes = sampleSum(before, 'portcullis_operator_shadow_report_scrapes_total', 'result="ok"');
-    // several rounds later
-    await waitFor(
-      operatorMetrics,
-      (text) =>
-        sampleSum(text, 'portcullis_operator_shadow_report_scrapes_total', 'result="ok"') >= scrapes + 6,
-      { timeoutMs: WAIT_MS },
-    );
+    await someRounds();
     expect((await rlc('web')).metadata.resourceVersion).toBe(version);
   });
 
@@ -304,5 +311,36 @@ describe('operator: shadow-mode report in RateLimitConfig status, from the ratel
       shadowModeHits: 7,
     });
     expect(report.shadowModeHits).toBe(7);
+  });
+
+  it("carries the leader's report over to the next leader, and adds the new leader's hits on top", async () => {
+    const standby = await startReplica('operator-1');
+    expect(standby.isLeader()).toBe(false);
+    const earlier = await reportOf('web', (r) => ruleOf(r, 'path_/login')?.totalHits === 13);
+    // the last report a few seconds back, so that the seconds no leader counts show in the next one
+    await waitUntil(() => Date.now() >= Date.parse(earlier.collectedAt) + 3000, WAIT_MS);
+    const version = (await rlc('web')).metadata.resourceVersion;
+    await operator.close();
+    operator = standby;
+    await waitUntil(() => standby.isLeader(), WAIT_MS);
+    // the new leader's rounds: the report it carried says nothing new, so it is not written again (b's 4
+    // hits are only in it: b is gone, and a and c started before it, so their first scrape is a baseline)
+    await someRounds();
+    expect((await rlc('web')).metadata.resourceVersion).toBe(version);
+    await send(instance('a'), WEB.spec.domain, '/login', 10);
+    // the new leader's report: the earlier 13 hits and its own 10 (without the carried ones it would be 19)
+    const report = await reportOf('web', (r) => ruleOf(r, 'path_/login')?.totalHits === 23);
+    expect(ruleOf(report, 'path_/login')).toEqual({
+      key: 'path_/login',
+      shadowMode: true,
+      totalHits: 23,
+      overLimit: 17,
+      nearLimit: 3,
+      withinLimit: 6,
+      shadowModeHits: 17,
+    });
+    expect(ruleOf(report, 'path_/api')?.totalHits).toBe(3);
+    expect(report).toMatchObject({ domain: WEB.spec.domain, from: earlier.from, shadowModeHits: 17 });
+    expect(report.uncountedSeconds).toBeGreaterThanOrEqual(3);
   });
 });

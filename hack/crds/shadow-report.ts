@@ -8,12 +8,18 @@ const count = (description: string): Schema => int({ format: 'int64', minimum: 0
  */
 export const shadowReportSchema: Schema = obj(
   {
+    domain: str({
+      description: "The domain counted: the configuration's when the report was written (a new leader carries a report forward only for the same domain).",
+    }),
     windowSeconds: int({ minimum: 1, description: 'The sliding window the counts cover.' }),
     from: str({
       format: 'date-time',
       description: "Where the counts start: the window's start, or the first scrape when it is not filled yet.",
     }),
     collectedAt: str({ format: 'date-time', description: 'When the instances were scraped for this report.' }),
+    uncountedSeconds: count(
+      "Seconds of the window whose hits no leader counted: between a previous leader's last report and this leader's first scrape. Absent when none.",
+    ),
     shadowModeHits: count('Shadow-mode hits of every rule, the truncated ones included.'),
     rules: list(
       obj(

@@ -239,6 +239,7 @@ export async function startOperator(
     endpoints: sliceEndpoints,
     registry,
     served: () => served,
+    resources: store,
     isLeader,
     log,
   });

@@ -11,6 +11,18 @@ interface Bucket {
   hits: DomainCounts;
 }
 
+/** A domain's counts carried from an earlier leader's report (`carry`). */
+interface Carried {
+  /** The report's `collectedAt`: the bucket its counts went into. */
+  atMs: number;
+  /** The report's `from`. */
+  fromMs: number;
+  /** What the report itself had left uncounted. */
+  uncountedMs: number;
+  /** When they were carried: the hits from `atMs` until then were counted by nobody. */
+  carriedMs: number;
+}
+
 /**
  * The hits of each rule over a sliding window, from counter readings of many instances. Each reading's
  * increase since the same instance's previous one goes into a time bucket (`bucketMs` wide); buckets that
@@ -19,12 +31,18 @@ interface Bucket {
  * new. An instance seen for the first time counts from its start when that lies within the window (a new
  * pod), and from this reading otherwise. An instance that goes away keeps its last reading for a window, so
  * coming back (not ready for a while) does not count its hits twice.
+ *
+ * A domain can start from an earlier leader's report (`carry`): its counts go into the bucket of that
+ * report's time and leave with it. An instance first seen afterwards counts from its start for that domain
+ * only if it started after that report (the earlier leader never saw it); else its first reading is a
+ * baseline, and its hits between the report and that reading are not counted (`uncountedMs`).
  */
 export class HitWindow {
   private buckets: Bucket[] = [];
   private readonly totalsByDomain: DomainCounts = new Map();
   private readonly last = new Map<string, { reading: InstanceReading; seenMs: number }>();
   private firstMs: number | undefined;
+  private readonly carried = new Map<string, Carried>();
 
   constructor(private readonly o: { windowMs: number; bucketMs: number }) {}
 
@@ -35,7 +53,7 @@ export class HitWindow {
     const started = reading.startedAtMs;
     if (!before) {
       if (started !== undefined && started >= nowMs - this.o.windowMs)
-        this.add(Math.min(started, nowMs), reading.rules, undefined);
+        this.add(Math.min(started, nowMs), this.notCarriedSince(started, reading.rules), undefined);
       return;
     }
     if (started !== before.reading.startedAtMs) {
@@ -44,6 +62,27 @@ export class HitWindow {
       return;
     }
     this.add(nowMs, reading.rules, before.reading.rules);
+  }
+
+  /**
+   * Starts `domain` from an earlier report: `rules` (counts by rule key) collected at `atMs`, counted from
+   * `fromMs`, with `uncountedMs` of it missing. Ignored for a domain that has counts or was carried already,
+   * and for a report the window has left. Call it before the first reading.
+   */
+  carry(
+    domain: string,
+    rules: ReadonlyMap<string, Counts>,
+    o: { atMs: number; fromMs: number; uncountedMs: number; nowMs: number },
+  ): void {
+    const atMs = Math.min(o.atMs, o.nowMs);
+    if (this.carried.has(domain) || this.totalsByDomain.has(domain) || !this.inWindow(atMs, o.nowMs)) return;
+    this.carried.set(domain, {
+      atMs,
+      fromMs: Math.min(o.fromMs, atMs),
+      uncountedMs: o.uncountedMs,
+      carriedMs: o.nowMs,
+    });
+    this.add(atMs, new Map([[domain, new Map(rules)]]), undefined);
   }
 
   /** Forgets instances not in `present` that have been gone for a whole window. */
@@ -66,12 +105,31 @@ export class HitWindow {
         if (byDescriptor.size === 0) this.totalsByDomain.delete(domain);
       });
     }
+    for (const [domain, c] of this.carried)
+      if (!this.inWindow(c.atMs, nowMs) && c.carriedMs <= edge) this.carried.delete(domain);
     return this.totalsByDomain;
   }
 
-  /** Where the data starts: the first reading, or the window's start once it has been filled. */
-  coveredFromMs(nowMs: number): number {
-    return Math.max(this.firstMs ?? nowMs, nowMs - this.o.windowMs);
+  /**
+   * Where a domain's data starts: the first reading, or the window's start once it has been filled; while
+   * carried counts are in the window, their report's `from` (they are not split in time, so it may lie
+   * before the window's start).
+   */
+  coveredFromMs(domain: string, nowMs: number): number {
+    const own = Math.max(this.firstMs ?? nowMs, nowMs - this.o.windowMs);
+    const c = this.carried.get(domain);
+    return c && this.inWindow(c.atMs, nowMs) ? Math.min(c.fromMs, own) : own;
+  }
+
+  /**
+   * How much of a domain's window no leader counted: from the carried report's time to the carry, while
+   * that lies in the window, and what the carried report had missing while its counts are in the window.
+   */
+  uncountedMs(domain: string, nowMs: number): number {
+    const c = this.carried.get(domain);
+    if (!c) return 0;
+    const gap = Math.max(0, c.carriedMs - Math.max(c.atMs, nowMs - this.o.windowMs));
+    return gap + (this.inWindow(c.atMs, nowMs) ? c.uncountedMs : 0);
   }
 
   /** Drops everything (a replica that stops leading stops reading). */
@@ -79,7 +137,21 @@ export class HitWindow {
     this.buckets = [];
     this.totalsByDomain.clear();
     this.last.clear();
+    this.carried.clear();
     this.firstMs = undefined;
+  }
+
+  /** Whether the bucket of `atMs` is still in the window ending at `nowMs` (as `totals` drops them). */
+  private inWindow(atMs: number, nowMs: number): boolean {
+    return Math.floor(atMs / this.o.bucketMs) * this.o.bucketMs + this.o.bucketMs > nowMs - this.o.windowMs;
+  }
+
+  /** `rules` without the domains carried from a report collected at or after `startedMs`. */
+  private notCarriedSince(startedMs: number, rules: DomainCounts): DomainCounts {
+    if (this.carried.size === 0) return rules;
+    return new Map(
+      [...rules].filter(([domain]) => !((this.carried.get(domain)?.atMs ?? -Infinity) >= startedMs)),
+    );
   }
 
   /** Adds `rules` minus `previous` (per counter; all of it where a counter went down) at `atMs`. */

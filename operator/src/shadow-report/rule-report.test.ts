@@ -1,6 +1,6 @@
 import { parseRateLimitConfig } from '@portcullis/config';
 import { describe, expect, it } from 'vitest';
-import { buildReport, indexRules, isReportChanged, type ShadowReport } from './rule-report.js';
+import { buildReport, carriedReport, indexRules, isReportChanged, type ShadowReport } from './rule-report.js';
 
 const config = parseRateLimitConfig('team/web', {
   domain: 'web',
@@ -54,9 +54,11 @@ describe('buildReport', () => {
       maxRules: 20,
       windowMs: 3_600_000,
       fromMs: T0,
+      uncountedMs: 0,
       nowMs: T0 + 60_000,
     });
     expect(report).toEqual({
+      domain: 'web',
       windowSeconds: 3600,
       from: '2026-11-27T12:00:00Z',
       collectedAt: '2026-11-27T12:01:00Z',
@@ -121,6 +123,7 @@ describe('buildReport', () => {
       maxRules: 2,
       windowMs: 60_000,
       fromMs: T0,
+      uncountedMs: 0,
       nowMs: T0,
     });
     expect(report.rules.map((r) => r.key)).toEqual(['remote_address', 'path_/login']);
@@ -135,6 +138,7 @@ describe('buildReport', () => {
       maxRules: 20,
       windowMs: 60_000,
       fromMs: T0,
+      uncountedMs: 0,
       nowMs: T0,
     });
     expect(report.rules.map((r) => [r.key, r.totalHits])).toEqual([
@@ -143,6 +147,76 @@ describe('buildReport', () => {
       ['remote_address', 0],
       ['tenant.plan_free', 0],
     ]);
+  });
+});
+
+describe('buildReport uncountedSeconds', () => {
+  it('says how many seconds of the window were not counted, and is left out when none', () => {
+    const build = (uncountedMs: number) =>
+      buildReport({
+        config,
+        hits: undefined,
+        maxRules: 1,
+        windowMs: 60_000,
+        fromMs: T0,
+        uncountedMs,
+        nowMs: T0,
+      });
+    expect(build(42_400).uncountedSeconds).toBe(42);
+    expect(build(400)).not.toHaveProperty('uncountedSeconds');
+  });
+});
+
+describe('carriedReport', () => {
+  const written: ShadowReport = {
+    domain: 'web',
+    windowSeconds: 600,
+    from: '2026-11-27T11:55:00Z',
+    collectedAt: '2026-11-27T11:58:00Z',
+    uncountedSeconds: 12,
+    shadowModeHits: 3,
+    rules: [
+      {
+        key: 'path_/login',
+        shadowMode: true,
+        totalHits: 9,
+        overLimit: 3,
+        nearLimit: 1,
+        withinLimit: 6,
+        shadowModeHits: 3,
+      },
+      // a rule dropped from the configuration since: its hits happened all the same
+      { key: 'gone', totalHits: 2, overLimit: 0, nearLimit: 0, withinLimit: 2, shadowModeHits: 0 },
+    ],
+    truncated: 0,
+  };
+  const at = { domain: 'web', windowMs: 600_000, nowMs: T0 };
+
+  it('gives the counts of every listed rule with the times of the report', () => {
+    expect(carriedReport(written, at)).toEqual({
+      atMs: Date.parse('2026-11-27T11:58:00Z'),
+      fromMs: Date.parse('2026-11-27T11:55:00Z'),
+      uncountedMs: 12_000,
+      rules: new Map([
+        ['path_/login', [9, 3, 1, 6, 3]],
+        ['gone', [2, 0, 0, 2, 0]],
+      ]),
+    });
+    // a from further back than the report's own window cannot be: its window's start instead
+    expect(carriedReport({ ...written, from: '2026-11-27T10:00:00Z' }, at)?.fromMs).toBe(
+      Date.parse('2026-11-27T11:48:00Z'),
+    );
+    // a longer window than the report's: its counts are all within this one
+    expect(carriedReport(written, { ...at, windowMs: 3_600_000 })?.rules.size).toBe(2);
+  });
+
+  it('carries nothing of another domain, a longer window, a report older than the window, or no report', () => {
+    expect(carriedReport(written, { ...at, domain: 'api' })).toBeUndefined();
+    expect(carriedReport(written, { ...at, windowMs: 60_000 })).toBeUndefined();
+    expect(carriedReport(written, { ...at, nowMs: Date.parse('2026-11-27T12:08:00Z') })).toBeUndefined();
+    expect(carriedReport({ ...written, collectedAt: 'not a time' }, at)).toBeUndefined();
+    expect(carriedReport(undefined, at)).toBeUndefined();
+    expect(carriedReport({} as ShadowReport, at)).toBeUndefined();
   });
 });
 
@@ -157,6 +231,7 @@ describe('isReportChanged', () => {
     shadowModeHits: 50,
   };
   const report = (r: Partial<typeof rule> = {}, extra: Partial<ShadowReport> = {}): ShadowReport => ({
+    domain: 'web',
     windowSeconds: 3600,
     from: '2026-11-27T12:00:00Z',
     collectedAt: '2026-11-27T12:01:00Z',
@@ -171,10 +246,11 @@ describe('isReportChanged', () => {
     expect(isReportChanged({} as ShadowReport, report())).toBe(true);
   });
 
-  it('is false when only the times moved, or counts moved by 10% or less', () => {
+  it('is false when only the times or the uncounted seconds moved, or counts moved by 10% or less', () => {
     expect(isReportChanged(report(), report({}, { collectedAt: '2026-11-27T13:00:00Z', from: 'x' }))).toBe(
       false,
     );
+    expect(isReportChanged(report(), report({}, { uncountedSeconds: 40 }))).toBe(false);
     expect(isReportChanged(report(), report({ totalHits: 110, withinLimit: 55, shadowModeHits: 46 }))).toBe(
       false,
     );
@@ -187,7 +263,8 @@ describe('isReportChanged', () => {
     expect(isReportChanged(report(), report({ shadowModeHits: 0 }))).toBe(true);
   });
 
-  it('is true when the rules, a shadow mode, the truncation or the window changed', () => {
+  it('is true when the domain, the rules, a shadow mode, the truncation or the window changed', () => {
+    expect(isReportChanged(report(), report({}, { domain: 'api' }))).toBe(true);
     expect(isReportChanged(report(), report({ key: 'other' }))).toBe(true);
     expect(isReportChanged(report(), report({ shadowMode: false }))).toBe(true);
     expect(isReportChanged(report(), report({}, { truncated: 1 }))).toBe(true);

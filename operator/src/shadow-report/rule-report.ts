@@ -17,10 +17,17 @@ export interface RuleReport {
 
 /** `status.shadowReport` of a RateLimitConfig. */
 export interface ShadowReport {
+  /** The domain counted: the configuration's when the report was written. */
+  domain: string;
   windowSeconds: number;
   /** Where the counts start: the window's start, or the first scrape when the window is not filled yet. */
   from: string;
   collectedAt: string;
+  /**
+   * Seconds of the window whose hits no leader counted: between a previous leader's last report and this
+   * leader's first scrape. Absent when none.
+   */
+  uncountedSeconds?: number;
   /** Shadow-mode hits of every rule of the domain, the truncated ones included. */
   shadowModeHits: number;
   /** Most hits first, at most `maxRules`. */
@@ -63,6 +70,7 @@ export function buildReport(o: {
   maxRules: number;
   windowMs: number;
   fromMs: number;
+  uncountedMs: number;
   nowMs: number;
 }): ShadowReport {
   const index = indexRules(o.config);
@@ -84,22 +92,62 @@ export function buildReport(o: {
     };
   });
   rules.sort((a, b) => b.totalHits - a.totalHits || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const uncountedSeconds = Math.round(o.uncountedMs / 1000);
   return {
+    domain: o.config.domain,
     windowSeconds: Math.round(o.windowMs / 1000),
     from: isoSeconds(o.fromMs),
     collectedAt: isoSeconds(o.nowMs),
+    ...(uncountedSeconds > 0 ? { uncountedSeconds } : {}),
     shadowModeHits: rules.reduce((sum, r) => sum + r.shadowModeHits, 0),
     rules: rules.slice(0, o.maxRules),
     truncated: Math.max(0, rules.length - o.maxRules),
   };
 }
 
+/** What an earlier report lets a new leader carry forward (`HitWindow.carry`). */
+export interface CarriedReport {
+  atMs: number;
+  fromMs: number;
+  uncountedMs: number;
+  /** Counts by rule key, as `RULE_STATS`. */
+  rules: Map<string, Counts>;
+}
+
 /**
- * Whether `after` says something `before` does not: other rules, a rule's shadow mode, or a count that
- * appeared, vanished or moved by more than `CHANGE_RATIO`. The times alone are no reason to write.
+ * The counts of a report written earlier (by another leader, or this replica before it restarted) that
+ * can be carried into a window of `windowMs` ending at `nowMs` for `domain`: a report of the same domain,
+ * collected within the window, over a window no longer than this one (a longer one counted hits this one
+ * would not). The rules it lists are carried whatever the configuration now says: a rule dropped since
+ * still had those hits, as a leader that stayed would keep them. Truncated rules' counts are not in it.
+ */
+export function carriedReport(
+  report: ShadowReport | undefined,
+  o: { domain: string; windowMs: number; nowMs: number },
+): CarriedReport | undefined {
+  if (!report || !Array.isArray(report.rules) || report.domain !== o.domain) return undefined;
+  if (!(report.windowSeconds * 1000 <= o.windowMs)) return undefined;
+  const atMs = Date.parse(report.collectedAt);
+  const fromMs = Date.parse(report.from);
+  if (!Number.isFinite(atMs) || !Number.isFinite(fromMs) || atMs <= o.nowMs - o.windowMs) return undefined;
+  const rules = new Map<string, Counts>();
+  for (const r of report.rules)
+    rules.set(r.key, [r.totalHits, r.overLimit, r.nearLimit, r.withinLimit, r.shadowModeHits]);
+  return {
+    atMs,
+    fromMs: Math.max(fromMs, atMs - report.windowSeconds * 1000),
+    uncountedMs: (report.uncountedSeconds ?? 0) * 1000,
+    rules,
+  };
+}
+
+/**
+ * Whether `after` says something `before` does not: another domain, other rules, a rule's shadow mode, or a
+ * count that appeared, vanished or moved by more than `CHANGE_RATIO`. The times and `uncountedSeconds`
+ * alone are no reason to write.
  */
 export function isReportChanged(before: ShadowReport | undefined, after: ShadowReport): boolean {
-  if (!before || !Array.isArray(before.rules)) return true;
+  if (!before || !Array.isArray(before.rules) || before.domain !== after.domain) return true;
   if (before.windowSeconds !== after.windowSeconds || before.truncated !== after.truncated) return true;
   if (moved(before.shadowModeHits, after.shadowModeHits) || before.rules.length !== after.rules.length)
     return true;

@@ -5,7 +5,7 @@ import type { EndpointSliceEndpoints } from '../sources/endpoints.js';
 import { createShadowReportMetrics } from './report-metrics.js';
 import { KubernetesShadowReportSink, LogShadowReportSink } from './report-sink.js';
 import type { ShadowReportSettings } from './settings.js';
-import { ShadowReporter, type ServedConfig } from './shadow-reporter.js';
+import { ShadowReporter, type ResourceLookup, type ServedConfig } from './shadow-reporter.js';
 
 /**
  * The shadow-mode report as a part of the operator, or undefined when it is off (interval 0) or has
@@ -18,6 +18,7 @@ export function createShadowReportPart(o: {
   endpoints: EndpointSliceEndpoints | undefined;
   registry: Registry;
   served: () => readonly ServedConfig[];
+  resources: ResourceLookup;
   isLeader: () => boolean;
   log: Logger;
 }): Part | undefined {
@@ -34,6 +35,7 @@ export function createShadowReportPart(o: {
             .ready(name, portName)
             .map((e) => `http://${e.address.includes(':') ? `[${e.address}]` : e.address}:${e.port}/metrics`),
     served: o.served,
+    resources: o.resources,
     isLeader: o.isLeader,
     sink: o.kubeConfig ? new KubernetesShadowReportSink(o.kubeConfig, log) : new LogShadowReportSink(log),
     metrics: createShadowReportMetrics(o.registry),

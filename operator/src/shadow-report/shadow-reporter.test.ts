@@ -28,9 +28,9 @@ const config = parseRateLimitConfig('team/web', {
 });
 
 /** An instance's metrics endpoint as the ratelimit exports them: one rule's counters and its start time. */
-function instanceMetrics(): { registry: Registry; hit(over: boolean): void } {
+function instanceMetrics(startedAtMs: number): { registry: Registry; hit(over: boolean): void } {
   const registry = new Registry();
-  new Gauge({ name: 'process_start_time_seconds', help: 's', registers: [registry] }).set(Date.now() / 1000);
+  new Gauge({ name: 'process_start_time_seconds', help: 's', registers: [registry] }).set(startedAtMs / 1000);
   const stat = (s: string): Counter<'domain' | 'descriptor'> =>
     new Counter({
       name: `ratelimit_service_rate_limit_${s}`,
@@ -61,6 +61,8 @@ describe('ShadowReporter', () => {
   let instance: ReturnType<typeof instanceMetrics>;
   let leader = true;
   let reporter: ShadowReporter;
+  /** The resource as the store has it now (its status), where the served one has none. */
+  let stored: Resource | undefined;
   let metrics: ReturnType<typeof createShadowReportMetrics>;
   const written: ShadowReport[] = [];
   const sink: ShadowReportSink = {
@@ -71,7 +73,9 @@ describe('ShadowReporter', () => {
   };
 
   beforeEach(async () => {
-    instance = instanceMetrics();
+    // a minute ago: within the window
+    instance = instanceMetrics(Date.now() - 60_000);
+    stored = undefined;
     server = createServer((_req, res) => void instance.registry.metrics().then((text) => res.end(text)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
@@ -90,12 +94,14 @@ describe('ShadowReporter', () => {
       },
       targets: () => [url],
       served: () => [{ resource, config }],
+      resources: {
+        get: (kind, name) => (kind === 'RateLimitConfig' && name === 'team/web' ? stored : undefined),
+      },
       isLeader: () => leader,
       sink,
       metrics,
       log,
     });
-    reporter.start();
   });
   afterEach(async () => {
     await reporter.close();
@@ -116,6 +122,7 @@ describe('ShadowReporter', () => {
   const totalOf = (r: ShadowReport | undefined): number | undefined => r?.rules[0]?.totalHits;
 
   it('writes a report when its counts move by more than 10%, not for each scrape', async () => {
+    reporter.start();
     for (let i = 0; i < 20; i++) instance.hit(i >= 16);
     await lastWhen((r) => totalOf(r) === 20);
     expect(last()?.rules[0]).toEqual({
@@ -140,6 +147,7 @@ describe('ShadowReporter', () => {
 
   it('neither scrapes nor writes while not leading, and starts its counts over when leading again', async () => {
     leader = false;
+    reporter.start();
     instance.hit(true);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await scrapes()).toBe(0);
@@ -147,5 +155,62 @@ describe('ShadowReporter', () => {
     leader = true;
     // the instance started within the window: all its hits count
     await lastWhen((r) => totalOf(r) === 1);
+  });
+
+  /** A report in the status as an earlier leader wrote it: 30 hits, 10 of them shadow-mode, `ago` ms ago. */
+  const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+  /** A report in the status as an earlier leader wrote it: 30 hits, 10 of them shadow-mode, `ago` ms ago. */
+  const earlierReport = (agoMs: number): ShadowReport => {
+    const at = Date.now() - agoMs;
+    return {
+      domain: 'web',
+      windowSeconds: 600,
+      from: iso(at - 300_000),
+      collectedAt: iso(at),
+      shadowModeHits: 10,
+      rules: [
+        {
+          key: 'path',
+          shadowMode: true,
+          totalHits: 30,
+          overLimit: 10,
+          nearLimit: 0,
+          withinLimit: 20,
+          shadowModeHits: 10,
+        },
+      ],
+      truncated: 0,
+    };
+  };
+
+  it('carries the report in the status forward, adds its own hits on top, and does not write it back unchanged', async () => {
+    // the instance started before that report: its hits so far were the earlier leader's to count
+    for (let i = 0; i < 5; i++) instance.hit(true);
+    stored = { ...resource, status: { shadowReport: earlierReport(3000) } };
+    reporter.start();
+    await someRounds();
+    expect(written).toEqual([]);
+    for (let i = 0; i < 10; i++) instance.hit(true);
+    await lastWhen((r) => totalOf(r) === 40);
+    expect(last()?.rules[0]).toMatchObject({
+      totalHits: 40,
+      overLimit: 20,
+      withinLimit: 20,
+      shadowModeHits: 20,
+    });
+    // the earlier report's start, and the seconds between it and this leader's first scrape
+    expect(last()?.from).toBe(stored.status?.shadowReport?.from);
+    expect(last()?.uncountedSeconds).toBeGreaterThanOrEqual(3);
+  });
+
+  it('carries nothing from a report older than the window: counts start with its own scrapes', async () => {
+    for (let i = 0; i < 5; i++) instance.hit(true);
+    const earlier = earlierReport(700_000);
+    stored = { ...resource, status: { shadowReport: earlier } };
+    reporter.start();
+    // the instance started within the window and there is nothing carried: its hits since its start count
+    await lastWhen((r) => totalOf(r) === 5);
+    expect(last()).not.toHaveProperty('uncountedSeconds');
+    expect(Date.parse(last()?.from ?? '')).toBeGreaterThan(Date.parse(earlier.collectedAt));
   });
 });

@@ -1,13 +1,13 @@
 import type { RateLimitConfig } from '@portcullis/config';
 import type { Logger } from '@portcullis/kit';
 import type { KindResult } from '../reconcile/types.js';
-import { resourceName, type Resource } from '../resources.js';
+import { resourceName, type Kind, type Resource } from '../resources.js';
 import { fetchMetrics, ScrapeError } from './fetch-metrics.js';
 import { HitWindow } from './hit-window.js';
 import { readInstance } from './instance-reading.js';
 import type { ShadowReportMetrics } from './report-metrics.js';
 import type { ShadowReportSink } from './report-sink.js';
-import { buildReport, isReportChanged, type ShadowReport } from './rule-report.js';
+import { buildReport, carriedReport, isReportChanged, type ShadowReport } from './rule-report.js';
 import type { ShadowReportSettings } from './settings.js';
 
 /** A RateLimitConfig being served, with the configuration served (its last good generation). */
@@ -25,6 +25,11 @@ export function servedConfigs(result: KindResult): ServedConfig[] {
   });
 }
 
+/** Where the latest status of a resource is read (the operator's store). */
+export interface ResourceLookup {
+  get(kind: Kind, name: string): Resource | undefined;
+}
+
 /** Buckets per window: the window's resolution. */
 const BUCKETS = 60;
 /** Scrapes and status writes in flight at once. */
@@ -35,13 +40,17 @@ const CONCURRENCY = 8;
  * metrics, keeps the per-rule increases over a sliding window, and writes each served RateLimitConfig's
  * report to its status when it changed meaningfully (`isReportChanged`). It runs on its own timer: a slow or
  * failing scrape delays the next report, never a reconcile. Failures are logged when an instance's problem
- * changes, and counted.
+ * changes, and counted. On taking the lead (or starting), each served configuration's window starts from
+ * the report already in its status when that is still in the window (`carriedReport`), so a leader change
+ * does not empty the reports.
  */
 export class ShadowReporter {
   private readonly window: HitWindow;
   /** The last report written per uid, so unchanged reports are not written again. */
   private readonly written = new Map<string, ShadowReport>();
   private readonly failing = new Map<string, string>();
+  /** Whether the reports in the statuses are still to be carried: until the first round while leading. */
+  private carrying = true;
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<void> = Promise.resolve();
   private closed = false;
@@ -53,6 +62,8 @@ export class ShadowReporter {
       /** The metrics URLs of the instances now. */
       targets: () => string[];
       served: () => readonly ServedConfig[];
+      /** The resources as the store has them now: a served one's status may predate the last report written. */
+      resources: ResourceLookup;
       isLeader: () => boolean;
       sink: ShadowReportSink;
       metrics: ShadowReportMetrics;
@@ -87,7 +98,12 @@ export class ShadowReporter {
     if (!this.o.isLeader()) {
       this.window.clear();
       this.written.clear();
+      this.carrying = true;
       return;
+    }
+    if (this.carrying) {
+      this.carrying = false;
+      this.carryReports(this.now());
     }
     const urls = new Set(this.o.targets());
     await inBatches([...urls], (url) => this.scrape(url));
@@ -102,10 +118,11 @@ export class ShadowReporter {
         hits: totals.get(config.domain),
         maxRules: this.o.settings.maxRules,
         windowMs: this.o.settings.windowMs,
-        fromMs: this.window.coveredFromMs(now),
+        fromMs: this.window.coveredFromMs(config.domain, now),
+        uncountedMs: this.window.uncountedMs(config.domain, now),
         nowMs: now,
       });
-      const before = this.written.get(resource.metadata.uid) ?? resource.status?.shadowReport;
+      const before = this.written.get(resource.metadata.uid) ?? this.statusReport(resource);
       if (isReportChanged(before, report)) changed.push({ resource, report });
     }
     await inBatches(changed, async ({ resource, report }) => {
@@ -113,6 +130,22 @@ export class ShadowReporter {
       this.o.metrics.writes.inc({ result: ok ? 'written' : 'failed' });
       if (ok) this.written.set(resource.metadata.uid, report);
     });
+  }
+
+  private carryReports(nowMs: number): void {
+    for (const { resource, config } of this.o.served()) {
+      const carried = carriedReport(this.statusReport(resource), {
+        domain: config.domain,
+        windowMs: this.o.settings.windowMs,
+        nowMs,
+      });
+      if (carried) this.window.carry(config.domain, carried.rules, { ...carried, nowMs });
+    }
+  }
+
+  private statusReport(resource: Resource): ShadowReport | undefined {
+    const now = this.o.resources.get(resource.kind, resourceName(resource));
+    return (now?.metadata.uid === resource.metadata.uid ? now : resource).status?.shadowReport;
   }
 
   private async scrape(url: string): Promise<void> {
