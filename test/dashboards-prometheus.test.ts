@@ -18,8 +18,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { helmPath } from '../hack/helm.js';
-import { startOperator, type OperatorApp } from '../operator/src/app.js';
-import { loadSettings as loadOperatorSettings } from '../operator/src/settings.js';
+import type { OperatorApp } from '../operator/src/app.js';
+import { startDirectoryOperator } from '../operator/test/directory-operator.js';
 import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
 import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
 import { startInbox, type InboxApp } from '../services/inbox/src/app.js';
@@ -168,18 +168,9 @@ spec:
     );
 
     const grpcPort = await freePort();
-    operator = await startOperator(
-      loadOperatorSettings({
-        OPERATOR_SOURCE: 'directory',
-        OPERATOR_MANIFESTS_DIR: dir,
-        OPERATOR_SERVICE_ENDPOINTS: `ratelimit=127.0.0.1:${grpcPort}`,
-        XDS_HOST: '127.0.0.1',
-        XDS_PORT: '0',
-        HEALTH_PORT: '0',
-        METRICS_PORT: '0',
-      }),
-      { log },
-    );
+    operator = await startDirectoryOperator(dir, {
+      env: { OPERATOR_SERVICE_ENDPOINTS: `ratelimit=127.0.0.1:${grpcPort}` },
+    });
     started.push(() => operator.close());
     const xds = `127.0.0.1:${operator.ports.xds}`;
     ratelimit = await startRateLimit(

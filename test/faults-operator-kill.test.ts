@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, quietLog as log, spawnLogged, waitUntil, type LoggedProcess } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directoryOperatorEnv } from '../operator/test/directory-operator.js';
 import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
 import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
 import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
@@ -42,17 +43,16 @@ describe('operator SIGKILLed under running services', () => {
   const operators: LoggedProcess[] = [];
 
   const startOperatorProcess = async (): Promise<LoggedProcess> => {
-    const p = spawnLogged(process.execPath, ['--import', 'tsx', OPERATOR_MAIN], {
-      OPERATOR_SOURCE: 'directory',
-      OPERATOR_MANIFESTS_DIR: dir,
-      XDS_HOST: '127.0.0.1',
-      XDS_PORT: String(xdsPort),
-      HEALTH_HOST: '127.0.0.1',
-      HEALTH_PORT: String(await freePort()),
-      METRICS_HOST: '127.0.0.1',
-      METRICS_PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-    });
+    const p = spawnLogged(
+      process.execPath,
+      ['--import', 'tsx', OPERATOR_MAIN],
+      directoryOperatorEnv(dir, {
+        XDS_PORT: String(xdsPort),
+        HEALTH_PORT: String(await freePort()),
+        METRICS_PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+      }),
+    );
     operators.push(p);
     return p;
   };

@@ -5,8 +5,8 @@ import { credentials, type Client, type ServiceError } from '@grpc/grpc-js';
 import { register } from '@grpc/grpc-js-xds';
 import { freePort, quietLog as log } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOperator, type OperatorApp } from '../operator/src/app.js';
-import { loadSettings as loadOperatorSettings } from '../operator/src/settings.js';
+import type { OperatorApp } from '../operator/src/app.js';
+import { startDirectoryOperator } from '../operator/test/directory-operator.js';
 import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
 import { loadRateLimitServiceDefinition } from '../services/ratelimit/src/servers/grpc-server.js';
 import { loadSettings as loadRateLimitSettings } from '../services/ratelimit/src/settings.js';
@@ -53,18 +53,9 @@ describe('local platform: operator (directory) → xDS → ratelimit, called thr
     dir = await mkdtemp(join(tmpdir(), 'platform-'));
     await writeFile(join(dir, 'web.yaml'), manifest(3));
     const grpcPort = await freePort();
-    operator = await startOperator(
-      loadOperatorSettings({
-        OPERATOR_SOURCE: 'directory',
-        OPERATOR_MANIFESTS_DIR: dir,
-        OPERATOR_SERVICE_ENDPOINTS: `ratelimit=127.0.0.1:${grpcPort}`,
-        XDS_HOST: '127.0.0.1',
-        XDS_PORT: '0',
-        HEALTH_PORT: '0',
-        METRICS_PORT: '0',
-      }),
-      { log },
-    );
+    operator = await startDirectoryOperator(dir, {
+      env: { OPERATOR_SERVICE_ENDPOINTS: `ratelimit=127.0.0.1:${grpcPort}` },
+    });
     ratelimit = await startRateLimit(
       loadRateLimitSettings({
         BACKEND_TYPE: 'memory',
