@@ -2,8 +2,8 @@ import type { Logger } from '@portcullis/kit';
 import { freePort, quietLog } from '@portcullis/testing';
 import type { OperatorApp } from '../operator/src/app.js';
 import { startDirectoryOperator } from '../operator/test/directory-operator.js';
-import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
-import { loadSettings as loadRateLimitSettings } from '../services/ratelimit/src/settings.js';
+import type { RateLimitApp } from '../services/ratelimit/src/app.js';
+import { startXdsRateLimit } from '../services/ratelimit/test/xds-rate-limit.js';
 
 /** What `npm start` runs at its core: the operator on a directory, and the ratelimit service it configures. */
 export interface DirectoryPlatform {
@@ -18,7 +18,7 @@ export interface DirectoryPlatform {
 }
 
 export interface DirectoryPlatformOptions {
-  /** The ratelimit service's settings on top of the xDS ones (memory backend, node id `ratelimit-0`). */
+  /** The ratelimit service's settings on top of `startXdsRateLimit`'s and node id `ratelimit-0`. */
   rateLimitEnv?: Record<string, string>;
   /** Both apps' log (quiet by default). */
   log?: Logger;
@@ -41,23 +41,10 @@ export async function startDirectoryPlatform(
     log,
   });
   const xds = `127.0.0.1:${operator.ports.xds}`;
-  const ratelimit = await startRateLimit(
-    loadRateLimitSettings({
-      BACKEND_TYPE: 'memory',
-      CONFIG_TYPE: 'GRPC_XDS_SOTW',
-      CONFIG_GRPC_XDS_SERVER_URL: xds,
-      CONFIG_GRPC_XDS_NODE_ID: 'ratelimit-0',
-      CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '100ms',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      GRPC_HOST: '127.0.0.1',
-      GRPC_PORT: String(grpcPort),
-      DEBUG_HOST: '127.0.0.1',
-      DEBUG_PORT: '0',
-      ...o.rateLimitEnv,
-    }),
-    { log },
-  ).catch(async (err: unknown) => {
+  const ratelimit = await startXdsRateLimit(xds, {
+    env: { CONFIG_GRPC_XDS_NODE_ID: 'ratelimit-0', GRPC_PORT: String(grpcPort), ...o.rateLimitEnv },
+    log,
+  }).catch(async (err: unknown) => {
     await operator.close();
     throw err;
   });
