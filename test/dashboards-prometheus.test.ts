@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createXdsSubscription, type XdsSubscription } from '@portcullis/xds';
 import {
-  freePort,
   quietLog as log,
   startPrometheus,
   startRedis,
@@ -18,16 +17,13 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { helmPath } from '../hack/helm.js';
-import { startOperator, type OperatorApp } from '../operator/src/app.js';
-import { loadSettings as loadOperatorSettings } from '../operator/src/settings.js';
 import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
 import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
 import { startInbox, type InboxApp } from '../services/inbox/src/app.js';
 import { loadSettings as loadInboxSettings } from '../services/inbox/src/settings.js';
 import { startWorker } from '../services/inbox/src/worker/worker-app.js';
-import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
 import { RATE_LIMIT_CONFIG_TYPE } from '../services/ratelimit/src/config/xds-source.js';
-import { loadSettings as loadRateLimitSettings } from '../services/ratelimit/src/settings.js';
+import { startDirectoryPlatform } from './directory-platform.js';
 
 // The chart's dashboards and alerts against the metrics the services really export: the chart rendered by
 // Helm (release and namespace `portcullis`, as a ServiceMonitor would label the series), the rules checked by
@@ -99,8 +95,6 @@ describe('the chart dashboards and alerts against a real Prometheus scraping the
   let dir: string;
   let redis: RedisServer;
   let target: Server;
-  let operator: OperatorApp;
-  let ratelimit: RateLimitApp;
   let gateway: GatewayApp;
   let inbox: InboxApp;
   let worker: Awaited<ReturnType<typeof startWorker>>;
@@ -167,38 +161,11 @@ spec:
 `,
     );
 
-    const grpcPort = await freePort();
-    operator = await startOperator(
-      loadOperatorSettings({
-        OPERATOR_SOURCE: 'directory',
-        OPERATOR_MANIFESTS_DIR: dir,
-        OPERATOR_SERVICE_ENDPOINTS: `ratelimit=127.0.0.1:${grpcPort}`,
-        XDS_HOST: '127.0.0.1',
-        XDS_PORT: '0',
-        HEALTH_PORT: '0',
-        METRICS_PORT: '0',
-      }),
-      { log },
-    );
-    started.push(() => operator.close());
-    const xds = `127.0.0.1:${operator.ports.xds}`;
-    ratelimit = await startRateLimit(
-      loadRateLimitSettings({
-        BACKEND_TYPE: 'redis',
-        REDIS_URL: redis.address,
-        CONFIG_TYPE: 'GRPC_XDS_SOTW',
-        CONFIG_GRPC_XDS_SERVER_URL: xds,
-        CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '100ms',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        GRPC_HOST: '127.0.0.1',
-        GRPC_PORT: String(grpcPort),
-        DEBUG_HOST: '127.0.0.1',
-        DEBUG_PORT: '0',
-      }),
-      { log },
-    );
-    started.push(() => ratelimit.close());
+    const platform = await startDirectoryPlatform(dir, {
+      rateLimitEnv: { BACKEND_TYPE: 'redis', REDIS_URL: redis.address },
+    });
+    started.push(() => platform.close());
+    const { operator, ratelimit, xds } = platform;
     gateway = await startGateway(
       loadGatewaySettings({
         GATEWAY_HOST: '127.0.0.1',
@@ -207,7 +174,7 @@ spec:
         GATEWAY_REDIS_URL: redisUrl,
         GATEWAY_XDS_SERVER_URL: xds,
         GATEWAY_XDS_RETRY_INTERVAL: '100ms',
-        GATEWAY_RATELIMIT_URL: `127.0.0.1:${grpcPort}`,
+        GATEWAY_RATELIMIT_URL: platform.grpc,
       }),
       { log },
     );

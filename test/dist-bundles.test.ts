@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { freePort, waitUntil } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDist, ENTRIES } from '../hack/build-dist.js';
+import { directoryOperatorEnv } from '../operator/test/directory-operator.js';
 
 // What the container images run (Dockerfile): the bundles of hack/build-dist.ts on plain Node, no
 // TypeScript runtime, protos and the inspector found through the images' settings. Docker itself cannot
@@ -101,15 +102,15 @@ describe('service bundles (what the images run)', () => {
     const [xds, opHealth, opMetrics, rlHttp, rlGrpc, rlDebug, gw, ib] = await Promise.all(
       Array.from({ length: 8 }, () => freePort()),
     );
-    start('operator.mjs', {
-      OPERATOR_SOURCE: 'directory',
-      OPERATOR_MANIFESTS_DIR: join(repo, 'examples/resources'),
-      XDS_HOST: '127.0.0.1',
-      XDS_PORT: String(xds),
-      HEALTH_PORT: String(opHealth),
-      METRICS_PORT: String(opMetrics),
-      OPERATOR_SERVICE_ENDPOINTS: `ratelimit=127.0.0.1:${rlGrpc}`,
-    });
+    start(
+      'operator.mjs',
+      directoryOperatorEnv(join(repo, 'examples/resources'), {
+        XDS_PORT: String(xds),
+        HEALTH_PORT: String(opHealth),
+        METRICS_PORT: String(opMetrics),
+        OPERATOR_SERVICE_ENDPOINTS: `ratelimit=127.0.0.1:${rlGrpc}`,
+      }),
+    );
     const xdsEnv = { retry: '200ms', url: `127.0.0.1:${xds}` };
     start('ratelimit.mjs', {
       BACKEND_TYPE: 'memory',

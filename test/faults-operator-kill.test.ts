@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, quietLog as log, spawnLogged, waitUntil, type LoggedProcess } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directoryOperatorEnv } from '../operator/test/directory-operator.js';
 import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
 import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
-import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
-import { loadSettings as loadRateLimitSettings } from '../services/ratelimit/src/settings.js';
+import type { RateLimitApp } from '../services/ratelimit/src/app.js';
+import { startXdsRateLimit } from '../services/ratelimit/test/xds-rate-limit.js';
 
 const OPERATOR_MAIN = join(import.meta.dirname, '../operator/src/main.ts');
 
@@ -42,17 +43,16 @@ describe('operator SIGKILLed under running services', () => {
   const operators: LoggedProcess[] = [];
 
   const startOperatorProcess = async (): Promise<LoggedProcess> => {
-    const p = spawnLogged(process.execPath, ['--import', 'tsx', OPERATOR_MAIN], {
-      OPERATOR_SOURCE: 'directory',
-      OPERATOR_MANIFESTS_DIR: dir,
-      XDS_HOST: '127.0.0.1',
-      XDS_PORT: String(xdsPort),
-      HEALTH_HOST: '127.0.0.1',
-      HEALTH_PORT: String(await freePort()),
-      METRICS_HOST: '127.0.0.1',
-      METRICS_PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-    });
+    const p = spawnLogged(
+      process.execPath,
+      ['--import', 'tsx', OPERATOR_MAIN],
+      directoryOperatorEnv(dir, {
+        XDS_PORT: String(xdsPort),
+        HEALTH_PORT: String(await freePort()),
+        METRICS_PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+      }),
+    );
     operators.push(p);
     return p;
   };
@@ -76,22 +76,9 @@ describe('operator SIGKILLed under running services', () => {
     await writeFile(join(dir, 'routes.yaml'), apiRoute(['ping']));
     xdsPort = await freePort();
     await startOperatorProcess();
-    ratelimit = await startRateLimit(
-      loadRateLimitSettings({
-        BACKEND_TYPE: 'memory',
-        CONFIG_TYPE: 'GRPC_XDS_SOTW',
-        CONFIG_GRPC_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`,
-        CONFIG_GRPC_XDS_NODE_ID: 'ratelimit-0',
-        CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '100ms',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        GRPC_HOST: '127.0.0.1',
-        GRPC_PORT: '0',
-        DEBUG_HOST: '127.0.0.1',
-        DEBUG_PORT: '0',
-      }),
-      { log },
-    );
+    ratelimit = await startXdsRateLimit(`127.0.0.1:${xdsPort}`, {
+      env: { CONFIG_GRPC_XDS_NODE_ID: 'ratelimit-0' },
+    });
     gateway = await startGateway(
       loadGatewaySettings({
         GATEWAY_HOST: '127.0.0.1',

@@ -17,8 +17,8 @@ import { startOperator, type OperatorApp } from '../operator/src/app.js';
 import { loadSettings as loadOperatorSettings } from '../operator/src/settings.js';
 import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
 import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
-import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
-import { loadSettings as loadRateLimitSettings } from '../services/ratelimit/src/settings.js';
+import type { RateLimitApp } from '../services/ratelimit/src/app.js';
+import { startXdsRateLimit } from '../services/ratelimit/test/xds-rate-limit.js';
 
 /**
  * The gateway's routes and rate limits from an ApiRoute applied with kubectl: operator (Kubernetes mode,
@@ -89,22 +89,9 @@ describe('gateway routes and rate limits from kubectl-applied ApiRoutes', () => 
     );
     const xds = `127.0.0.1:${operator.ports.xds}`;
     const grpcPort = await freePort();
-    ratelimit = await startRateLimit(
-      loadRateLimitSettings({
-        BACKEND_TYPE: 'memory',
-        CONFIG_TYPE: 'GRPC_XDS_SOTW',
-        CONFIG_GRPC_XDS_SERVER_URL: xds,
-        CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '100ms',
-        FORCE_START_WITHOUT_INITIAL_CONFIG: 'true',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        GRPC_HOST: '127.0.0.1',
-        GRPC_PORT: String(grpcPort),
-        DEBUG_HOST: '127.0.0.1',
-        DEBUG_PORT: '0',
-      }),
-      { log },
-    );
+    ratelimit = await startXdsRateLimit(xds, {
+      env: { FORCE_START_WITHOUT_INITIAL_CONFIG: 'true', GRPC_PORT: String(grpcPort) },
+    });
     gateway = await startGateway(
       loadGatewaySettings({
         GATEWAY_HOST: '127.0.0.1',

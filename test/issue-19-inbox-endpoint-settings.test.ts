@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quietLog as log, waitUntil } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOperator, type OperatorApp } from '../operator/src/app.js';
-import { loadSettings as loadOperatorSettings } from '../operator/src/settings.js';
+import type { OperatorApp } from '../operator/src/app.js';
+import { startDirectoryOperator } from '../operator/test/directory-operator.js';
 import { startInbox, type InboxApp } from '../services/inbox/src/app.js';
 import { loadSettings as loadInboxSettings } from '../services/inbox/src/settings.js';
 
@@ -48,17 +48,7 @@ describe('InboxEndpoints with a response and a signature, through the operator t
     dir = await mkdtemp(join(tmpdir(), 'issue-19-response-'));
     await writeFile(join(dir, 'slack.yaml'), RESOURCE);
     await writeFile(join(dir, 'github.yaml'), signed('first-secret'));
-    operator = await startOperator(
-      loadOperatorSettings({
-        OPERATOR_SOURCE: 'directory',
-        OPERATOR_MANIFESTS_DIR: dir,
-        XDS_HOST: '127.0.0.1',
-        XDS_PORT: '0',
-        HEALTH_PORT: '0',
-        METRICS_PORT: '0',
-      }),
-      { log },
-    );
+    operator = await startDirectoryOperator(dir);
     inbox = await startInbox(
       loadInboxSettings({
         INBOX_HOST: '127.0.0.1',

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { quietLog as log, waitUntil } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localServices } from '../hack/local-services.js';
-import { startOperator, type OperatorApp } from '../operator/src/app.js';
-import { loadSettings as loadOperatorSettings } from '../operator/src/settings.js';
+import type { OperatorApp } from '../operator/src/app.js';
+import { startDirectoryOperator } from '../operator/test/directory-operator.js';
 import { startInbox, type InboxApp } from '../services/inbox/src/app.js';
 import { loadSettings as loadInboxSettings } from '../services/inbox/src/settings.js';
 
@@ -50,17 +50,7 @@ describe('npm start: the example InboxEndpoint forwards from the inbox of local 
     dir = await mkdtemp(join(tmpdir(), 'local-forwarding-'));
     await writeFile(join(dir, 'inbox-endpoint.yaml'), example.replace(EXAMPLE_TARGET, targetUrl));
 
-    operator = await startOperator(
-      loadOperatorSettings({
-        OPERATOR_SOURCE: 'directory',
-        OPERATOR_MANIFESTS_DIR: dir,
-        XDS_HOST: '127.0.0.1',
-        XDS_PORT: '0',
-        HEALTH_PORT: '0',
-        METRICS_PORT: '0',
-      }),
-      { log },
-    );
+    operator = await startDirectoryOperator(dir);
     const inboxEnv = localServices(root).find((s) => s.name === 'inbox')?.env;
     if (!inboxEnv) throw new Error('npm start runs no inbox');
     inbox = await startInbox(

@@ -3,13 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, type Client, type ServiceError } from '@grpc/grpc-js';
 import { register } from '@grpc/grpc-js-xds';
-import { freePort, quietLog as log } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOperator, type OperatorApp } from '../operator/src/app.js';
-import { loadSettings as loadOperatorSettings } from '../operator/src/settings.js';
-import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
 import { loadRateLimitServiceDefinition } from '../services/ratelimit/src/servers/grpc-server.js';
-import { loadSettings as loadRateLimitSettings } from '../services/ratelimit/src/settings.js';
+import { startDirectoryPlatform, type DirectoryPlatform } from './directory-platform.js';
 
 const manifest = (rpu: number) => `apiVersion: portcullis.dev/v1alpha1
 kind: RateLimitConfig
@@ -36,8 +32,7 @@ type RlsClient = Client & {
 
 describe('local platform: operator (directory) → xDS → ratelimit, called through xds:///ratelimit', () => {
   let dir: string;
-  let operator: OperatorApp;
-  let ratelimit: RateLimitApp;
+  let platform: DirectoryPlatform;
   let client: RlsClient;
 
   const ask = (user: string) =>
@@ -52,39 +47,11 @@ describe('local platform: operator (directory) → xDS → ratelimit, called thr
     register();
     dir = await mkdtemp(join(tmpdir(), 'platform-'));
     await writeFile(join(dir, 'web.yaml'), manifest(3));
-    const grpcPort = await freePort();
-    operator = await startOperator(
-      loadOperatorSettings({
-        OPERATOR_SOURCE: 'directory',
-        OPERATOR_MANIFESTS_DIR: dir,
-        OPERATOR_SERVICE_ENDPOINTS: `ratelimit=127.0.0.1:${grpcPort}`,
-        XDS_HOST: '127.0.0.1',
-        XDS_PORT: '0',
-        HEALTH_PORT: '0',
-        METRICS_PORT: '0',
-      }),
-      { log },
-    );
-    ratelimit = await startRateLimit(
-      loadRateLimitSettings({
-        BACKEND_TYPE: 'memory',
-        CONFIG_TYPE: 'GRPC_XDS_SOTW',
-        CONFIG_GRPC_XDS_SERVER_URL: `127.0.0.1:${operator.ports.xds}`,
-        CONFIG_GRPC_XDS_NODE_ID: 'ratelimit-0',
-        CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '100ms',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        GRPC_HOST: '127.0.0.1',
-        GRPC_PORT: String(grpcPort),
-        DEBUG_HOST: '127.0.0.1',
-        DEBUG_PORT: '0',
-      }),
-      { log },
-    );
+    platform = await startDirectoryPlatform(dir);
     const bootstrap = {
       xds_servers: [
         {
-          server_uri: `127.0.0.1:${operator.ports.xds}`,
+          server_uri: platform.xds,
           channel_creds: [{ type: 'insecure' }],
           server_features: ['xds_v3'],
         },
@@ -98,8 +65,7 @@ describe('local platform: operator (directory) → xDS → ratelimit, called thr
   });
   afterAll(async () => {
     client.close();
-    await ratelimit.close();
-    await operator.close();
+    await platform.close();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -112,7 +78,7 @@ describe('local platform: operator (directory) → xDS → ratelimit, called thr
     await ask('alice');
     await ask('alice');
     expect((await ask('alice')).overallCode).toBe('OVER_LIMIT');
-    const nodes = operator.xds
+    const nodes = platform.operator.xds
       .clients()
       .map((c) => c.nodeId)
       .sort();

@@ -13,8 +13,8 @@ import {
 } from '@portcullis/testing';
 import { startOperator, type OperatorApp } from '../operator/src/app.js';
 import { loadSettings as loadOperatorSettings } from '../operator/src/settings.js';
-import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
-import { loadSettings as loadRateLimitSettings } from '../services/ratelimit/src/settings.js';
+import type { RateLimitApp } from '../services/ratelimit/src/app.js';
+import { startXdsRateLimit } from '../services/ratelimit/test/xds-rate-limit.js';
 import { applyOperatorRbac } from './operator-rbac.js';
 
 export const REPO = join(import.meta.dirname, '..');
@@ -114,24 +114,14 @@ export class OperatorStack {
     stack.redis = await startRedis();
     await stack.startOperator();
     await stack.kubectl('apply', '-f', join(REPO, 'examples/resources/'));
-    stack.ratelimit = await startRateLimit(
-      loadRateLimitSettings({
+    stack.ratelimit = await startXdsRateLimit(`127.0.0.1:${stack.xdsPort}`, {
+      env: {
         BACKEND_TYPE: 'redis',
         KVSTORE_URL: stack.redis.address,
-        CONFIG_TYPE: 'GRPC_XDS_SOTW',
-        CONFIG_GRPC_XDS_SERVER_URL: `127.0.0.1:${stack.xdsPort}`,
         CONFIG_GRPC_XDS_NODE_ID: 'ratelimit-0',
-        CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '100ms',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        GRPC_HOST: '127.0.0.1',
-        GRPC_PORT: '0',
-        DEBUG_HOST: '127.0.0.1',
-        DEBUG_PORT: '0',
         RESPONSE_DYNAMIC_METADATA: 'true',
-      }),
-      { log: quietLog },
-    );
+      },
+    });
     return stack;
   }
 

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
 import { createSotwClient, type ReceivedResource, type SotwClient } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOperator, type OperatorApp } from '../src/app.js';
-import { loadSettings } from '../src/settings.js';
+import type { OperatorApp } from '../src/app.js';
 import { waitUntil, quietLog as log } from '@portcullis/testing';
+import { startDirectoryOperator } from './directory-operator.js';
 
 const rlc = createMessageCodec(PROTO_FILES.rateLimitConfig, 'ratelimit.config.ratelimit.v3.RateLimitConfig');
 const TYPE = rlc.typeUrl;
@@ -33,19 +33,7 @@ describe('operator in directory mode', () => {
     dir = await mkdtemp(join(tmpdir(), 'operator-dir-'));
     await writeFile(join(dir, 'a.yaml'), manifest('a', 'alpha', 5));
     await writeFile(join(dir, 'other.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ignored}\n');
-    app = await startOperator(
-      loadSettings({
-        OPERATOR_SOURCE: 'directory',
-        OPERATOR_MANIFESTS_DIR: dir,
-        XDS_HOST: '127.0.0.1',
-        XDS_PORT: '0',
-        HEALTH_HOST: '127.0.0.1',
-        HEALTH_PORT: '0',
-        METRICS_HOST: '127.0.0.1',
-        METRICS_PORT: '0',
-      }),
-      { log },
-    );
+    app = await startDirectoryOperator(dir);
     client = createSotwClient({
       serverUrl: `127.0.0.1:${app.ports.xds}`,
       nodeId: 'test',

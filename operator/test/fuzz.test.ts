@@ -11,13 +11,12 @@ import {
   fuzzTimeoutMs,
   httpPath,
   httpRequest,
-  quietLog,
   rawRequestBytes,
   type HttpClient,
 } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOperator, type OperatorApp } from '../src/app.js';
-import { loadSettings } from '../src/settings.js';
+import type { OperatorApp } from '../src/app.js';
+import { startDirectoryOperator } from './directory-operator.js';
 
 // issue 15: the operator's health and metrics ports under generated requests from a fixed seed: never a
 // 5xx (finding 13 was a 500 to an unknown method), never a stack or an internal name in a body.
@@ -44,19 +43,7 @@ spec:
       rate_limit: {unit: minute, requests_per_unit: 5}
 `,
     );
-    app = await startOperator(
-      loadSettings({
-        OPERATOR_SOURCE: 'directory',
-        OPERATOR_MANIFESTS_DIR: dir,
-        XDS_HOST: '127.0.0.1',
-        XDS_PORT: '0',
-        HEALTH_HOST: '127.0.0.1',
-        HEALTH_PORT: '0',
-        METRICS_HOST: '127.0.0.1',
-        METRICS_PORT: '0',
-      }),
-      { log: quietLog },
-    );
+    app = await startDirectoryOperator(dir);
     health = createHttpClient(app.ports.health);
     metrics = createHttpClient(app.ports.metrics);
   });

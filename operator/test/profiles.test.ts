@@ -1,28 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { profilePortProblems, quietLog as log } from '@portcullis/testing';
+import { profilePortProblems } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOperator } from '../src/app.js';
-import { loadSettings } from '../src/settings.js';
+import { startDirectoryOperator } from './directory-operator.js';
 
 describe('operator /debug/pprof/ on OPERATOR_DEBUG_PORT', () => {
   let dir: string;
-  const start = (env: Record<string, string>) =>
-    startOperator(
-      loadSettings({
-        OPERATOR_SOURCE: 'directory',
-        OPERATOR_MANIFESTS_DIR: dir,
-        XDS_HOST: '127.0.0.1',
-        XDS_PORT: '0',
-        HEALTH_HOST: '127.0.0.1',
-        HEALTH_PORT: '0',
-        METRICS_HOST: '127.0.0.1',
-        METRICS_PORT: '0',
-        ...env,
-      }),
-      { log },
-    );
+  const start = (env: Record<string, string>) => startDirectoryOperator(dir, { env });
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'operator-profiles-'));
   });

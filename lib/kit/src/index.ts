@@ -33,6 +33,7 @@ export {
 } from './error-mapper.js';
 export { GRPC_STATUS, type GrpcStatus } from './grpc-status.js';
 export { parseDurationMs } from './duration.js';
+export { splitHostPort, type HostPort } from './host-port.js';
 export { batchPerTurn } from './turn-batch.js';
 export { createEnvReader, parseBoolean, type EnvReader, type EnvSource } from './env.js';
 export { deepFreeze } from './deep-freeze.js';

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { splitHostPort, type HostPort } from '@portcullis/kit';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { ClientPolicy } from './client-policy.js';
 import type { RedisClient, RedisConnection } from './types.js';
@@ -14,14 +15,14 @@ export function createRedisClient(c: RedisConnection, policy: Readonly<ClientPol
       if (/^rediss?:\/\//.test(c.url)) {
         return new Redis({ ...common, ...fromUrl(c.url), ...(common.tls ? { tls: common.tls } : {}) });
       }
-      return new Redis({ ...common, ...splitHostPort(c.url) });
+      return new Redis({ ...common, ...toRedisNode(c.url) });
     case 'sentinel': {
       const [name = '', ...sentinels] = c.url.split(',').map((s) => s.trim());
       const [sentinelUsername, sentinelPassword] = splitAuth(c.sentinelAuth);
       return new Redis({
         ...common,
         name,
-        sentinels: sentinels.map(splitHostPort),
+        sentinels: sentinels.map(toRedisNode),
         ...(sentinelUsername ? { sentinelUsername } : {}),
         ...(sentinelPassword ? { sentinelPassword } : {}),
         ...(common.tls ? { enableTLSForSentinelMode: true, sentinelTLS: common.tls } : {}),
@@ -34,7 +35,7 @@ export function createRedisClient(c: RedisConnection, policy: Readonly<ClientPol
     }
     case 'cluster':
       return new Cluster(
-        c.url.split(',').map((s) => splitHostPort(s.trim())),
+        c.url.split(',').map((s) => toRedisNode(s.trim())),
         {
           redisOptions: common,
           enableOfflineQueue: policy.offlineQueue,
@@ -93,15 +94,13 @@ function toTls(files: RedisConnection['tls']): NonNullable<RedisOptions['tls']> 
   return { ...(cert ? { cert } : {}), ...(key ? { key } : {}), ...(ca ? { ca } : {}) };
 }
 
+/** `host:port`, `[v6]:port` or `host`: Redis's port 6379 when none is given. */
+function toRedisNode(address: string): HostPort {
+  return splitHostPort(address, 6379);
+}
+
 /** `password` or `user:password` into [user, password]. */
 function splitAuth(auth: string): [string, string] {
   const i = auth.indexOf(':');
   return i < 0 ? ['', auth] : [auth.slice(0, i), auth.slice(i + 1)];
-}
-
-/** `host:port`, `[v6]:port` or `host` (port 6379). */
-function splitHostPort(address: string): { host: string; port: number } {
-  const m = /^\[(.+)\]:(\d+)$/.exec(address) ?? /^([^:]+):(\d+)$/.exec(address);
-  if (m?.[1] && m[2]) return { host: m[1], port: Number(m[2]) };
-  return { host: address.replace(/^\[(.*)\]$/, '$1'), port: 6379 };
 }

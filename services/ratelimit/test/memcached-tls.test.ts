@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
 import { promisify } from 'node:util';
+import { SettingsError } from '@portcullis/kit';
 import {
   createCertificates,
   quietLog,
@@ -133,6 +134,21 @@ describe('the memcached TLS listener', () => {
     } finally {
       tunnels.close();
       await memcached.stop();
+    }
+  });
+
+  it('refuses a node whose port is not one, naming it', async () => {
+    const tunnels = createTlsTunnels(
+      { enabled: true, caCert: '', clientCert: '', clientKey: '', skipHostnameVerification: false },
+      { log: quietLog },
+    );
+    try {
+      await expect(tunnels.open('cache-0:abc')).rejects.toThrow(SettingsError);
+      await expect(tunnels.open('cache-0:abc')).rejects.toThrow(
+        '"cache-0:abc": expected host:port with a port from 1 to 65535',
+      );
+    } finally {
+      tunnels.close();
     }
   });
 });

@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { connect, type ConnectionOptions } from 'node:tls';
-import type { Logger } from '@portcullis/kit';
+import { splitHostPort, type Logger } from '@portcullis/kit';
+
+/** memcached's port, for a node given without one. */
+const MEMCACHED_PORT = 11211;
 
 /** `OBJCACHE_TLS*` (upstream's `MEMCACHE_TLS*`). */
 export interface ObjcacheTls {
@@ -44,7 +47,7 @@ export function createTlsTunnels(tls: ObjcacheTls, o: { log: Logger }): TlsTunne
   const listeners = new Map<string, Promise<{ server: Server; address: string }>>();
 
   const listen = async (node: string): Promise<{ server: Server; address: string }> => {
-    const { host, port } = splitNode(node);
+    const { host, port } = splitHostPort(node, MEMCACHED_PORT);
     const server = createServer((plain) => {
       void isOwnSocket(plain).then(
         (own) => {
@@ -84,7 +87,11 @@ export function createTlsTunnels(tls: ObjcacheTls, o: { log: Logger }): TlsTunne
     for (const [node, listener] of listeners) {
       if (nodes.includes(node)) continue;
       listeners.delete(node);
-      void listener.then(({ server }) => server.close());
+      // one that failed to start (a bad address, its open() already rejected) has nothing to close
+      void listener.then(
+        ({ server }) => server.close(),
+        () => undefined,
+      );
     }
   };
   return {
@@ -99,13 +106,6 @@ export function createTlsTunnels(tls: ObjcacheTls, o: { log: Logger }): TlsTunne
     keepOnly,
     close: () => keepOnly([]),
   };
-}
-
-/** `host:port` or `[v6]:port`; memcached's port 11211 when none is given. */
-function splitNode(node: string): { host: string; port: number } {
-  const m = /^\[(.+)\]:(\d+)$/.exec(node) ?? /^([^:]+):(\d+)$/.exec(node);
-  if (m?.[1] && m[2]) return { host: m[1], port: Number(m[2]) };
-  return { host: node.replace(/^\[(.*)\]$/, '$1'), port: 11211 };
 }
 
 /**

@@ -37,14 +37,15 @@ export function startStatsdSink(o: StatsdSinkOptions): { close(): Promise<void> 
       const delta = value - (sent.get(name) ?? 0);
       if (delta <= 0) continue;
       sent.set(name, value);
-      lines.push(format(name, `${delta}|c`));
+      lines.push(format.line(name, `${delta}|c`));
     }
-    for (const [name, value] of reading.gauges) lines.push(format(name, `${value}|g`));
+    for (const [name, value] of reading.gauges) lines.push(format.line(name, `${value}|g`));
     for (const [name, { samples, count }] of reading.timings) {
       // a sample of the interval's timings says which share of them it is, so statsd scales its counts
       const rate = samples.length < count ? `|@${(samples.length / count).toPrecision(4)}` : '';
-      for (const ms of samples) lines.push(format(name, `${ms.toFixed(3)}|ms${rate}`));
+      for (const ms of samples) lines.push(format.line(name, `${ms.toFixed(3)}|ms${rate}`));
     }
+    format.endFlush();
     transport.send(packLines(lines, transport.maxPayloadBytes));
   };
   // one flush at a time, so the last one (at close) never races a send on a closed socket
@@ -66,8 +67,20 @@ export function startStatsdSink(o: StatsdSinkOptions): { close(): Promise<void> 
   };
 }
 
-/** `<name><tags>:<value>|<type>`, `value` being `<value>|<type>[|@rate]`. */
-type LineFormat = (name: string, value: string) => string;
+export interface LineFormat {
+  /** `<name><tags>:<value>|<type>`, `value` being `<value>|<type>[|@rate]`. */
+  line(name: string, value: string): string;
+  /** Ends a flush: names not written in this flush or the one before are forgotten. */
+  endFlush(): void;
+  /** How many names it holds the parts of: at most those of the last two flushes. */
+  heldNames(): number;
+}
+
+/** What a statistic's line has around its value, worked out once per name. */
+interface LineParts {
+  head: string;
+  tail: string;
+}
 
 /**
  * A statistic's line. Its tags are `EXTRA_TAGS` and those written into its name (`.__k=v`, as
@@ -78,18 +91,33 @@ export function createLineFormat(
   o: Pick<StatsdSinkOptions, 'tags' | 'dogStatsd' | 'mogrifiers'>,
 ): LineFormat {
   const extra = cleanTags(o.tags);
-  if (!o.dogStatsd) {
-    return (name, value) => {
-      const t = splitTags(sanitizeName(name), extra);
-      return `${t.name}${t.tags.map(([k, v]) => `.__${k}=${v}`).join('')}:${value}`;
-    };
-  }
-  const mogrify = createMogrify(o.mogrifiers);
-  return (name, value) => {
+  const mogrify = o.dogStatsd ? createMogrify(o.mogrifiers) : undefined;
+  const partsOf = (name: string): LineParts => {
     const t = splitTags(sanitizeName(name), extra);
+    if (!mogrify) return { head: `${t.name}${t.tags.map(([k, v]) => `.__${k}=${v}`).join('')}:`, tail: '' };
     const m = mogrify(t.name);
     const tags = [...t.tags.map(([k, v]) => `${k}:${v}`), ...m.tags];
-    return `${sanitizeName(m.name)}:${value}${tags.length > 0 ? `|#${tags.join(',')}` : ''}`;
+    return { head: `${sanitizeName(m.name)}:`, tail: tags.length > 0 ? `|#${tags.join(',')}` : '' };
+  };
+  // Stats keeps every name it ever counted (the rules of each configuration loaded, up to
+  // STATS_MAX_DYNAMIC_KEYS made from requests); only those written in the last two flushes are held here, so
+  // a counter that stopped moving costs nothing, and one that moves again is parsed again.
+  let current = new Map<string, LineParts>();
+  let previous = new Map<string, LineParts>();
+  return {
+    line(name, value) {
+      let parts = current.get(name);
+      if (!parts) {
+        parts = previous.get(name) ?? partsOf(name);
+        current.set(name, parts);
+      }
+      return parts.head + value + parts.tail;
+    },
+    endFlush() {
+      previous = current;
+      current = new Map();
+    },
+    heldNames: () => new Set([...previous.keys(), ...current.keys()]).size,
   };
 }
 
