@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startControlPlane } from '@portcullis/testing';
+import { startControlPlane, type CpuProfile } from '@portcullis/testing';
 import { readBenchSettings, readCount } from '../common/bench-settings.js';
+import { formatProfileSummary, summarizeCpuProfile } from '../common/cpu-profile.js';
 import { describeMachine, today } from '../common/machine.js';
 import { percentile } from '../common/percentile.js';
 import { distinctFreePorts } from '../common/ports.js';
@@ -32,6 +33,9 @@ const PROFILE_SECONDS_MAX = 60;
 const RESPONSES = 'portcullis_operator_xds_responses_total';
 const QUEUE_DEPTH = 'portcullis_operator_queue_depth';
 const STATUS_WRITES_PENDING = 'portcullis_operator_status_writes_pending';
+const SHADOW_WRITES = 'portcullis_operator_shadow_report_writes_total';
+/** Between two scrapes of the operator's metrics: each costs it about a millisecond of CPU. */
+const POLL_MS = 250;
 const RESPONSE_BYTES = 'portcullis_operator_xds_response_bytes_total';
 
 interface Settings {
@@ -71,18 +75,22 @@ function trackPeakRss(pid: number): { peak(): number; now(): number; stop(): voi
 
 /**
  * Waits until no change waits for a reconcile, no status waits to be written (the first reconcile's take
- * minutes at 10,000) and the reconcile count has not moved for `QUIET_MS`.
+ * minutes at 10,000), and neither reconciles nor shadow-report writes have moved for `QUIET_MS`; with
+ * `shadowReports`, also until that many shadow-mode reports are written (the first round, a minute after
+ * the start, writes one per served RateLimitConfig: 10,000 PATCHes that would otherwise land among the edits).
  */
-async function waitQuiet(metricsUrl: string): Promise<void> {
-  let last = -1;
+async function waitQuiet(metricsUrl: string, o: { shadowReports?: number } = {}): Promise<void> {
+  let last = '';
   let since = performance.now();
   for (;;) {
     const metrics = await scrapeMetrics(metricsUrl);
-    const count = sampleSum(metrics, RECONCILE_COUNT);
-    const busy = sampleSum(metrics, QUEUE_DEPTH) + sampleSum(metrics, STATUS_WRITES_PENDING) > 0;
-    if (count !== last || busy) [last, since] = [count, performance.now()];
+    const moving = `${sampleSum(metrics, RECONCILE_COUNT)} ${sampleSum(metrics, SHADOW_WRITES)}`;
+    const busy =
+      sampleSum(metrics, QUEUE_DEPTH) + sampleSum(metrics, STATUS_WRITES_PENDING) > 0 ||
+      sampleSum(metrics, SHADOW_WRITES, 'result="written"') < (o.shadowReports ?? 0);
+    if (moving !== last || busy) [last, since] = [moving, performance.now()];
     else if (performance.now() - since >= QUIET_MS) return;
-    await sleep(100);
+    await sleep(POLL_MS);
   }
 }
 
@@ -96,14 +104,16 @@ async function takeProfile(
   dir: string | undefined,
   name: string,
   seconds: number,
-): Promise<void> {
-  if (!url || !dir) return;
+): Promise<CpuProfile | undefined> {
+  if (!url || !dir) return undefined;
   const res = await fetch(`${url}/profile?seconds=${seconds}`);
   if (res.status !== 200) throw new Error(`${url}/profile: HTTP ${res.status} ${await res.text()}`);
+  const text = await res.text();
   const file = join(dir, `${name}.cpuprofile`);
   await mkdir(dir, { recursive: true });
-  await writeFile(file, Buffer.from(await res.arrayBuffer()));
+  await writeFile(file, text);
   out(`CPU profile of ${seconds} s: ${file}`);
+  return JSON.parse(text) as CpuProfile;
 }
 
 /** Responses sent and their bytes for one type, from the operator's metrics. */
@@ -176,7 +186,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
       );
     return Promise.resolve();
   });
-  const profile = (name: string, seconds: number): Promise<void> =>
+  const profile = (name: string, seconds: number): Promise<CpuProfile | undefined> =>
     takeProfile(operator.profilesUrl, s.cpuProfDir, name, seconds);
   const startProfiled = profile('operator-start', PROFILE_SECONDS_MAX);
   const pid = operator.child.pid;
@@ -208,11 +218,11 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   out(
     `first full push: ratelimit ${ratelimitMs.map(ms).join(', ')} ms, ApiRoutes + InboxEndpoints ${ms(otherMs)} ms`,
   );
-  await waitQuiet(operator.metricsUrl);
+  await waitQuiet(operator.metricsUrl, { shadowReports: counts.rateLimitConfigs });
   const settledMs = performance.now() - t0 - QUIET_MS;
   const settledCpuMs = readProcessesCpuMs([pid]) ?? Number.NaN;
   const settledRss = rss.now();
-  out(`quiet (statuses written) after ${ms(settledMs)} ms`);
+  out(`quiet (statuses and shadow-mode reports written) after ${ms(settledMs)} ms`);
 
   const current = [...expected];
   const editMs: number[] = [];
@@ -240,7 +250,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     await waitQuiet(operator.metricsUrl);
   }
   const editsCpuMs = (readProcessesCpuMs([pid]) ?? Number.NaN) - editsFrom.cpu;
-  await editsProfiled;
+  const editsProfile = await editsProfiled;
   const afterEdits = await scrapeMetrics(operator.metricsUrl);
   rss.stop();
 
@@ -258,7 +268,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     ['operator ready (informers listed all)', `${ms(readyMs)} ms`],
     ['first full push, all served', `${ms(firstPushMs)} ms`],
     ['operator CPU until then', `${ms(firstPushCpuMs)} ms`],
-    ['quiet: reconciles done, statuses written', `${ms(settledMs)} ms`],
+    ['quiet: statuses and first shadow-mode reports written', `${ms(settledMs)} ms`],
     ['operator CPU until then', `${ms(settledCpuMs)} ms`],
     ['operator RSS: settled / peak', `${mib(settledRss)} / ${mib(rss.peak())} MiB`],
     [
@@ -287,9 +297,37 @@ async function main(onCleanup: OnCleanup): Promise<void> {
       0.5,
     ).toFixed(1)} ms`;
   out(`poll requests: POST /json ${tail(cost.probe)}; /rlconfig ${tail(cost.rlconfig)}`);
-  // the instances log each refused connection before the operator listens: counted, not printed
+  // the instances log each refused connection before the operator listens
   const children = [operator.child, ...instances.map((i) => i.child)];
   out(`log lines at warn or above: ${children.map((c) => `${c.name} ${c.lineCount()}`).join(', ')}`);
+  for (const child of children) {
+    const messages = logMessages(child.outputTail());
+    if (messages.size > 0)
+      out(
+        `  ${child.name}, the last lines kept: ${[...messages].map(([m, n]) => `${n} × "${m}"`).join(', ')}`,
+      );
+  }
+  if (editsProfile) {
+    out('\noperator CPU during the edits:');
+    const all = { fromUs: 0, toUs: Number.POSITIVE_INFINITY };
+    for (const line of formatProfileSummary(summarizeCpuProfile(editsProfile, { window: all, top: 12 })))
+      out(`  ${line}`);
+  }
+}
+
+/** The `msg` of each JSON log line in `tail`, counted. */
+function logMessages(tail: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of tail.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const msg = String((JSON.parse(line) as { msg?: unknown }).msg);
+      counts.set(msg, (counts.get(msg) ?? 0) + 1);
+    } catch {
+      // the tail's first line may be cut
+    }
+  }
+  return counts;
 }
 
 await runBench(main);

@@ -14,7 +14,7 @@ import { loadKubeConfig, reuseConnections } from './kube-config.js';
 import { LeaderElector } from './leader-election.js';
 import { createOperatorMetrics, typeLabel } from './metrics.js';
 import { Reconciler } from './reconcile/reconciler.js';
-import type { Outcome } from './reconcile/types.js';
+import type { KindResult, Outcome } from './reconcile/types.js';
 
 import { KINDS } from './resources.js';
 import { ensureKeysSecret } from './secrets.js';
@@ -110,7 +110,9 @@ export async function startOperator(
 
   const reconciler = new Reconciler({ gatewayDomain: settings.gatewayRateLimitDomain });
   const versions = new Map<string, string>();
-  let served: ServedConfig[] = [];
+  // built when the shadow report asks (once a minute), not on every reconcile
+  let lastRateLimitConfigs: KindResult | undefined;
+  let served: ServedConfig[] | undefined;
   let running: Promise<void> = Promise.resolve();
   let snapshotSet: () => void = () => undefined;
   const firstSnapshot = new Promise<void>((resolve) => (snapshotSet = resolve));
@@ -163,10 +165,12 @@ export async function startOperator(
             versions.set(typeUrl, version);
             metrics.pushes.inc({ type: typeLabel(typeUrl) });
           }
-          for (const o of outcomes)
-            metrics.reconciles.inc({ kind, result: o.rejection ? 'rejected' : 'accepted' });
+          const rejected = outcomes.filter((o) => o.rejection).length;
+          metrics.reconciles.inc({ kind, result: 'rejected' }, rejected);
+          metrics.reconciles.inc({ kind, result: 'accepted' }, outcomes.length - rejected);
         }
-        served = servedConfigs(results.RateLimitConfig);
+        lastRateLimitConfigs = results.RateLimitConfig;
+        served = undefined;
         for (const [typeUrl, resources] of buildServiceDiscovery(endpoints.current())) {
           xds.setResources(typeUrl, resources);
         }
@@ -238,7 +242,7 @@ export async function startOperator(
     kubeConfig,
     endpoints: sliceEndpoints,
     registry,
-    served: () => served,
+    served: () => (served ??= lastRateLimitConfigs ? servedConfigs(lastRateLimitConfigs) : []),
     resources: store,
     isLeader,
     log,

@@ -13,12 +13,14 @@ import type {
 interface Good<M> {
   generation: number;
   model: M;
+  claims: readonly string[];
 }
 
-/** What a generation's spec validated into: a model, or why not. */
+/** What a generation's spec validated into: a model and its claims, or why not. */
 interface Parsed<M> {
   generation: number;
   model: M | undefined;
+  claims: readonly string[];
   rejection: Rejection | undefined;
 }
 
@@ -61,24 +63,24 @@ export class KindReconciler<M> {
         parsed = this.parse(name, generation, resource.spec);
         this.parsed.set(uid, parsed);
       }
-      const model = parsed.model;
+      const { model, claims } = parsed;
       let rejection = parsed.rejection;
       if (model !== undefined) {
-        const taken = this.handler.claims(model).find((c) => owners.has(c));
+        const taken = claims.find((c) => owners.has(c));
         if (taken !== undefined) {
           rejection = {
             reason: 'Conflict',
             message: this.handler.conflictMessage(taken, owners.get(taken) ?? ''),
           };
-        } else {
-          this.lastGood.set(uid, { generation, model });
+        } else if (this.lastGood.get(uid)?.generation !== generation) {
+          this.lastGood.set(uid, { generation, model, claims });
         }
       }
       const good = this.lastGood.get(uid);
-      const usable = good && !this.handler.claims(good.model).some((c) => owners.has(c)) ? good : undefined;
+      const usable = good && !good.claims.some((c) => owners.has(c)) ? good : undefined;
       let refs: RefsStatus | undefined;
       if (usable) {
-        for (const c of this.handler.claims(usable.model)) owners.set(c, name);
+        for (const c of usable.claims) owners.set(c, name);
         const encoded = this.encode(resource, usable, secrets);
         refs = encoded.refs;
         served.push({ name, value: encoded.value });
@@ -93,16 +95,14 @@ export class KindReconciler<M> {
 
   private parse(name: string, generation: number, spec: unknown): Parsed<M> {
     try {
-      return { generation, model: this.handler.parse(name, spec), rejection: undefined };
+      const model = this.handler.parse(name, spec);
+      return { generation, model, claims: this.handler.claims(model), rejection: undefined };
     } catch (err: unknown) {
+      const refused = { generation, model: undefined, claims: [] };
       if (err instanceof NotSupportedOverXdsError)
-        return {
-          generation,
-          model: undefined,
-          rejection: { reason: 'NotSupportedOverXds', message: err.message },
-        };
+        return { ...refused, rejection: { reason: 'NotSupportedOverXds', message: err.message } };
       if (err instanceof ConfigError)
-        return { generation, model: undefined, rejection: { reason: 'Invalid', message: err.message } };
+        return { ...refused, rejection: { reason: 'Invalid', message: err.message } };
       throw err;
     }
   }
