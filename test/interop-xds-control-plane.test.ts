@@ -14,6 +14,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
 import { loadSettings } from '../services/ratelimit/src/settings.js';
+import { LOOPBACK_LISTENERS } from '../services/ratelimit/test/harness.js';
 
 /**
  * Our ratelimit in GRPC_XDS_SOTW mode against an xDS server that is not ours (go-control-plane, from
@@ -100,12 +101,7 @@ describe('our ratelimit and a go-control-plane xDS server', () => {
       loadSettings({
         BACKEND_TYPE: 'redis',
         KVSTORE_URL: redis.address,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        GRPC_HOST: '127.0.0.1',
-        GRPC_PORT: '0',
-        DEBUG_HOST: '127.0.0.1',
-        DEBUG_PORT: '0',
+        ...LOOPBACK_LISTENERS,
         ...env,
       }),
       { log },

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleSum, scrapeMetrics } from '../bench/operator/operator-metrics.js';
 import { startOperator, type OperatorApp } from '../operator/src/app.js';
 import type { ShadowReport } from '../operator/src/shadow-report/rule-report.js';
-import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
-import { loadSettings as loadRateLimitSettings } from '../services/ratelimit/src/settings.js';
+import type { RateLimitApp } from '../services/ratelimit/src/app.js';
+import { startXdsRateLimit } from '../services/ratelimit/test/xds-rate-limit.js';
 import { applyOperatorRbac } from './operator-rbac.js';
 import { OPERATOR_NAMESPACE, operatorSettings, REPO, WAIT_MS } from './operator-stack.js';
 
@@ -70,23 +70,10 @@ describe('operator: shadow-mode report in RateLimitConfig status, from the ratel
 
   /** A rate-limit instance in xDS mode from the operator, memory backend, its debug port on `ip`. */
   const startInstance = async (name: string): Promise<RateLimitApp> => {
-    const app = await startRateLimit(
-      loadRateLimitSettings({
-        BACKEND_TYPE: 'memory',
-        CONFIG_TYPE: 'GRPC_XDS_SOTW',
-        CONFIG_GRPC_XDS_SERVER_URL: `127.0.0.1:${operator.ports.xds}`,
-        CONFIG_GRPC_XDS_NODE_ID: name,
-        CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '100ms',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        GRPC_HOST: '127.0.0.1',
-        GRPC_PORT: '0',
-        DEBUG_HOST: ip,
-        DEBUG_PORT: '0',
-        USE_STATSD: 'false',
-      }),
-      { log },
-    );
+    const app = await startXdsRateLimit(`127.0.0.1:${operator.ports.xds}`, {
+      env: { CONFIG_GRPC_XDS_NODE_ID: name, DEBUG_HOST: ip, USE_STATSD: 'false' },
+      log,
+    });
     instances.set(name, app);
     return app;
   };

@@ -77,6 +77,7 @@ export async function startRateLimit(
       CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '200ms',
       BACKEND_TYPE: 'memory',
       FORCE_START_WITHOUT_INITIAL_CONFIG: 'true',
+      USE_STATSD: 'false',
       HOST: '127.0.0.1',
       PORT: String(o.ports.http),
       GRPC_HOST: '127.0.0.1',

@@ -27,6 +27,16 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** The service's three listeners on 127.0.0.1, on ports the system picks (read back from `app.ports`). */
+export const LOOPBACK_LISTENERS = {
+  HOST: '127.0.0.1',
+  PORT: '0',
+  GRPC_HOST: '127.0.0.1',
+  GRPC_PORT: '0',
+  DEBUG_HOST: '127.0.0.1',
+  DEBUG_PORT: '0',
+} as const;
+
 /**
  * Starts the whole service on 127.0.0.1 with free ports, the given YAML files in a fresh runtime root and
  * the given environment (the same variables a deployment sets). `at.now` pins the service's clock.
@@ -38,12 +48,7 @@ export async function startHarness(
 ): Promise<Harness> {
   const { root, configDir } = at ?? (await createRuntimeRoot(files));
   const settings = loadSettings({
-    HOST: '127.0.0.1',
-    GRPC_HOST: '127.0.0.1',
-    DEBUG_HOST: '127.0.0.1',
-    PORT: '0',
-    GRPC_PORT: '0',
-    DEBUG_PORT: '0',
+    ...LOOPBACK_LISTENERS,
     RUNTIME_ROOT: root,
     RUNTIME_WATCH_ROOT: 'false',
     BACKEND_TYPE: 'memory',

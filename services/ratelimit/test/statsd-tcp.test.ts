@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { freePort, quietLog, waitUntil } from '@portcullis/testing';
+import { createCollectingLog, freePort, quietLog, waitUntil } from '@portcullis/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createStatsdTransport, MAX_QUEUED_BYTES } from '../src/stats/statsd-transport.js';
 import { startHarness, type Harness } from './harness.js';
@@ -127,6 +127,22 @@ describe('the TCP transport', () => {
     closers.push(() => collector.close());
     await waitUntil(() => collector.lines().length === kept, 20_000);
     expect(new Set(collector.lines())).toEqual(new Set([line]));
+  });
+
+  it('warns once per outage, however many retries it takes, and again after a reconnection', async () => {
+    const port = await freePort();
+    const { log, lines } = createCollectingLog();
+    const t = createStatsdTransport({ protocol: 'tcp', host: '127.0.0.1', port, log, dropped: { value: 0 } });
+    closers.push(() => t.close());
+    const failures = (level: string): number =>
+      lines.filter((l) => l.level === level && String(l['@message']).startsWith('statsd connection failed'))
+        .length;
+    await waitUntil(() => failures('debug') >= 2, 20_000);
+    expect(failures('warn')).toBe(1);
+    const collector = await startCollector(port);
+    await waitUntil(() => lines.some((l) => l['@message'] === 'connected to statsd'), 20_000);
+    await collector.close();
+    await waitUntil(() => failures('warn') === 2, 20_000);
   });
 
   it('sends what is queued before it closes', async () => {

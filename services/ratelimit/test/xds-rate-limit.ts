@@ -2,6 +2,7 @@ import type { Logger } from '@portcullis/kit';
 import { quietLog } from '@portcullis/testing';
 import { startRateLimit, type RateLimitApp } from '../src/app.js';
 import { loadSettings } from '../src/settings.js';
+import { LOOPBACK_LISTENERS } from './harness.js';
 
 export interface XdsRateLimitOptions {
   /** Settings on top of the xDS ones (a node id, a fixed gRPC port, a Redis backend). */
@@ -21,12 +22,7 @@ export function startXdsRateLimit(xds: string, o: XdsRateLimitOptions = {}): Pro
       CONFIG_TYPE: 'GRPC_XDS_SOTW',
       CONFIG_GRPC_XDS_SERVER_URL: xds,
       CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '100ms',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      GRPC_HOST: '127.0.0.1',
-      GRPC_PORT: '0',
-      DEBUG_HOST: '127.0.0.1',
-      DEBUG_PORT: '0',
+      ...LOOPBACK_LISTENERS,
       ...o.env,
     }),
     { log: o.log ?? quietLog },

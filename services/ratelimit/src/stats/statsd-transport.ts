@@ -61,6 +61,8 @@ function createTcpTransport(o: StatsdTransportOptions): StatsdTransport {
   let socket: Socket | undefined;
   let connected = false;
   let failures = 0;
+  /** Whether a failure was logged at warn since the last connection: an outage warns once. */
+  let warned = false;
   let retry: NodeJS.Timeout | undefined;
   let closing = false;
   let dropping = false;
@@ -84,6 +86,7 @@ function createTcpTransport(o: StatsdTransportOptions): StatsdTransport {
     s.on('connect', () => {
       connected = true;
       failures = 0;
+      warned = false;
       s.setTimeout(0);
       log.info('connected to statsd');
       pump();
@@ -91,7 +94,12 @@ function createTcpTransport(o: StatsdTransportOptions): StatsdTransport {
     s.on('drain', pump);
     // statsd sends nothing back; reading keeps a collector that does from filling our receive window
     s.on('data', () => undefined);
-    s.on('error', (err) => log.warn({ err, failures }, 'statsd connection failed'));
+    // warn once per outage: an absent collector would otherwise log a line every 30 s for as long as it is gone
+    s.on('error', (err) => {
+      if (warned) log.debug({ err, failures }, 'statsd connection failed again');
+      else log.warn({ err }, 'statsd connection failed, retrying');
+      warned = true;
+    });
     s.on('close', () => {
       if (socket !== s) return;
       socket = undefined;
