@@ -284,6 +284,16 @@ const operator = createDashboard({
         ['portcullis_operator_leader', 'leader {{instance}}'],
       ],
     },
+    {
+      title: 'Status writes',
+      description:
+        "Status patches by result, and reconciled resources whose status waits to be written (the leader's; the first reconcile of thousands drains here).",
+      unit: 'short',
+      queries: [
+        [`sum by (result) (rate(portcullis_operator_status_writes_total${RATE}))`, '{{result}} /s'],
+        ['sum(portcullis_operator_status_writes_pending)', 'waiting'],
+      ],
+    },
     processFigures('component="operator"'),
   ],
 });

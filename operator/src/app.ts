@@ -178,6 +178,7 @@ export async function startOperator(
         snapshotSet();
         const outcomes = KINDS.flatMap((k) => results[k].outcomes);
         lastOutcomes = new Map(outcomes.map((o) => [o.resource.metadata.uid, o]));
+        statusSink.retain(lastOutcomes);
         written = writeStatuses(outcomes);
       })
       .catch((err: unknown) => log.error({ err }, 'reconcile failed'));

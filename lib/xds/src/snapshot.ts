@@ -9,6 +9,8 @@ export interface StoredResource extends XdsResource {
   version: string;
   /** The resource as one element of `DiscoveryResponse.resources` (see `encodeResourceField`). */
   field: Uint8Array;
+  /** What it adds to its type's version (`versionPart`), kept so a push hashes 10,000 of them in one go. */
+  versionPart: Buffer;
 }
 
 /** The resources of one type and the version naming them. */
@@ -22,16 +24,19 @@ function hashValue(value: Uint8Array): string {
   return createHash('sha256').update(value).digest('hex').slice(0, 16);
 }
 
-/** The type's version from each resource's name and version, in name order, each length-prefixed. */
-function combineVersions(resources: ReadonlyArray<{ name: string; version: string }>): string {
-  const hash = createHash('sha256');
-  const length = Buffer.alloc(4);
-  for (const r of resources) {
-    const name = Buffer.from(r.name, 'utf8');
-    length.writeUInt32BE(name.length);
-    hash.update(length).update(name).update(r.version);
-  }
-  return hash.digest('hex').slice(0, 16);
+/** A resource's part of its type's version: its name, length-prefixed, then its own version. */
+function versionPart(name: string, version: string): Buffer {
+  const bytes = Buffer.from(name, 'utf8');
+  const part = Buffer.alloc(4 + bytes.length + Buffer.byteLength(version));
+  part.writeUInt32BE(bytes.length);
+  bytes.copy(part, 4);
+  part.write(version, 4 + bytes.length);
+  return part;
+}
+
+/** The type's version from each resource's `versionPart`, in name order. */
+function combineVersions(parts: readonly Buffer[]): string {
+  return createHash('sha256').update(Buffer.concat(parts)).digest('hex').slice(0, 16);
 }
 
 /**
@@ -41,9 +46,7 @@ function combineVersions(resources: ReadonlyArray<{ name: string; version: strin
  * same content the same version.
  */
 export function computeVersion(resources: readonly XdsResource[]): string {
-  return combineVersions(
-    [...resources].sort(byName).map((r) => ({ name: r.name, version: hashValue(r.value) })),
-  );
+  return combineVersions([...resources].sort(byName).map((r) => versionPart(r.name, hashValue(r.value))));
 }
 
 /**
@@ -79,20 +82,21 @@ export function createSnapshotStore(): SnapshotStore {
       for (const r of resources) {
         if (stored.has(r.name)) throw new DuplicateResourceError(typeUrl, r.name);
         const before = previous.get(r.name);
-        stored.set(
-          r.name,
-          before && (before.value === r.value || Buffer.compare(before.value, r.value) === 0)
-            ? before
-            : {
-                name: r.name,
-                value: r.value,
-                version: hashValue(r.value),
-                field: encodeResourceField(typeUrl, r.value),
-              },
-        );
+        if (before && (before.value === r.value || Buffer.compare(before.value, r.value) === 0)) {
+          stored.set(r.name, before);
+          continue;
+        }
+        const version = hashValue(r.value);
+        stored.set(r.name, {
+          name: r.name,
+          value: r.value,
+          version,
+          field: encodeResourceField(typeUrl, r.value),
+          versionPart: versionPart(r.name, version),
+        });
       }
       const sorted = [...stored.values()].sort(byName);
-      const version = combineVersions(sorted);
+      const version = combineVersions(sorted.map((r) => r.versionPart));
       if (version === this.get(typeUrl).version) return { version, changed: false };
       types.set(typeUrl, { version, resources: new Map(sorted.map((r) => [r.name, r])) });
       return { version, changed: true };

@@ -10,6 +10,8 @@ import { patchStatus } from './patch-status.js';
 /** Where reconcile results go: the status subresource and Events, or just the log in directory mode. */
 export interface StatusSink {
   write(outcomes: readonly Outcome[]): Promise<void>;
+  /** Forgets what it keeps about resources that are gone: those `present` does not have, by uid. */
+  retain(present: { has(uid: string): boolean }): void;
 }
 
 const COMPONENT = 'portcullis-operator';
@@ -75,6 +77,11 @@ export class KubernetesStatusSink implements StatusSink {
     });
   }
 
+  retain(present: { has(uid: string): boolean }): void {
+    for (const map of [this.settled, this.announced])
+      for (const uid of map.keys()) if (!present.has(uid)) map.delete(uid);
+  }
+
   private async announce(outcome: Outcome, now: string): Promise<void> {
     const { resource: r, rejection } = outcome;
     const key = rejection ? `${r.metadata.generation}:${rejection.reason}:${rejection.message}` : '';
@@ -126,6 +133,10 @@ export class LogStatusSink implements StatusSink {
   private readonly announced = new Map<string, string>();
 
   constructor(private readonly log: Logger) {}
+
+  retain(present: { has(uid: string): boolean }): void {
+    for (const uid of this.announced.keys()) if (!present.has(uid)) this.announced.delete(uid);
+  }
 
   write(outcomes: readonly Outcome[]): Promise<void> {
     for (const { resource: r, rejection, servedGeneration } of outcomes) {
