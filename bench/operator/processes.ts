@@ -39,6 +39,7 @@ export async function startOperator(
       METRICS_PORT: String(o.ports.metrics),
       ...(o.ports.debug === undefined ? {} : { OPERATOR_DEBUG_PORT: String(o.ports.debug) }),
       LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
     },
   });
   onCleanup(() => child.stop());
@@ -85,6 +86,7 @@ export async function startRateLimit(
       DEBUG_HOST: '127.0.0.1',
       DEBUG_PORT: String(o.ports.debug),
       LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
     },
   });
   onCleanup(() => child.stop());

@@ -315,13 +315,13 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   }
 }
 
-/** The `msg` of each JSON log line in `tail`, counted. */
+/** The message of each log line in `tail` (`LOG_FORMAT=json`, see `processes.ts`), counted. */
 function logMessages(tail: string): Map<string, number> {
   const counts = new Map<string, number>();
   for (const line of tail.split('\n')) {
     if (!line.startsWith('{')) continue;
     try {
-      const msg = String((JSON.parse(line) as { msg?: unknown }).msg);
+      const msg = String((JSON.parse(line) as { '@message'?: unknown })['@message']);
       counts.set(msg, (counts.get(msg) ?? 0) + 1);
     } catch {
       // the tail's first line may be cut

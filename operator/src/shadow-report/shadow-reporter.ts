@@ -2,6 +2,7 @@ import type { RateLimitConfig } from '@portcullis/config';
 import type { Logger } from '@portcullis/kit';
 import type { KindResult } from '../reconcile/types.js';
 import { resourceName, type Kind, type Resource } from '../resources.js';
+import { forEachBounded } from '../status/bounded-each.js';
 import { fetchMetrics, ScrapeError } from './fetch-metrics.js';
 import { HitWindow } from './hit-window.js';
 import { readInstance } from './instance-reading.js';
@@ -106,7 +107,7 @@ export class ShadowReporter {
       this.carryReports(this.now());
     }
     const urls = new Set(this.o.targets());
-    await inBatches([...urls], (url) => this.scrape(url));
+    await forEachBounded([...urls], CONCURRENCY, (url) => this.scrape(url));
     const now = this.now();
     this.window.forget(urls, now);
     for (const url of this.failing.keys()) if (!urls.has(url)) this.failing.delete(url);
@@ -125,7 +126,7 @@ export class ShadowReporter {
       const before = this.written.get(resource.metadata.uid) ?? this.statusReport(resource);
       if (isReportChanged(before, report)) changed.push({ resource, report });
     }
-    await inBatches(changed, async ({ resource, report }) => {
+    await forEachBounded(changed, CONCURRENCY, async ({ resource, report }) => {
       const ok = await this.o.sink.write(resource, report);
       this.o.metrics.writes.inc({ result: ok ? 'written' : 'failed' });
       if (ok) this.written.set(resource.metadata.uid, report);
@@ -166,9 +167,4 @@ export class ShadowReporter {
       this.failing.set(url, failure.message);
     }
   }
-}
-
-async function inBatches<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
-  for (let i = 0; i < items.length; i += CONCURRENCY)
-    await Promise.all(items.slice(i, i + CONCURRENCY).map(fn));
 }

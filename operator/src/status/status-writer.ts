@@ -55,12 +55,13 @@ export class KubernetesStatusSink implements StatusSink {
 
   async write(outcomes: readonly Outcome[]): Promise<void> {
     const now = (this.o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
-    const unsettled = outcomes.filter((o) => {
-      const key = settledKey(o);
-      return key === undefined || this.settled.get(o.resource.metadata.uid) !== key;
-    });
+    const unsettled = outcomes
+      .map((outcome) => ({ outcome, key: settledKey(outcome) }))
+      .filter(
+        ({ outcome, key }) => key === undefined || this.settled.get(outcome.resource.metadata.uid) !== key,
+      );
     // bounded: the first reconcile of 10,000 resources would otherwise open 10,000 requests at once
-    await forEachBounded(unsettled, STATUS_WRITES_IN_FLIGHT, async (outcome) => {
+    await forEachBounded(unsettled, STATUS_WRITES_IN_FLIGHT, async ({ outcome, key }) => {
       const status = desiredStatus(outcome, now);
       let settled = true;
       if (isStatusChanged(outcome.resource, status)) {
@@ -71,15 +72,13 @@ export class KubernetesStatusSink implements StatusSink {
         });
         this.o.writes?.inc({ result: settled ? 'written' : 'failed' });
       }
-      const key = settledKey(outcome);
       if (settled && key !== undefined) this.settled.set(outcome.resource.metadata.uid, key);
       await this.announce(outcome, now);
     });
   }
 
   retain(present: { has(uid: string): boolean }): void {
-    for (const map of [this.settled, this.announced])
-      for (const uid of map.keys()) if (!present.has(uid)) map.delete(uid);
+    forgetGone(present, this.settled, this.announced);
   }
 
   private async announce(outcome: Outcome, now: string): Promise<void> {
@@ -128,6 +127,10 @@ function settledKey({ resource, rejection, servedGeneration, refs }: Outcome): s
   return JSON.stringify([version, rejection?.reason, rejection?.message, servedGeneration, refs]);
 }
 
+function forgetGone(present: { has(uid: string): boolean }, ...byUid: Array<Map<string, unknown>>): void {
+  for (const map of byUid) for (const uid of map.keys()) if (!present.has(uid)) map.delete(uid);
+}
+
 /** Directory mode has nowhere to write status: rejections are logged once per change instead. */
 export class LogStatusSink implements StatusSink {
   private readonly announced = new Map<string, string>();
@@ -135,7 +138,7 @@ export class LogStatusSink implements StatusSink {
   constructor(private readonly log: Logger) {}
 
   retain(present: { has(uid: string): boolean }): void {
-    for (const uid of this.announced.keys()) if (!present.has(uid)) this.announced.delete(uid);
+    forgetGone(present, this.announced);
   }
 
   write(outcomes: readonly Outcome[]): Promise<void> {
