@@ -28,7 +28,7 @@ export function reuseConnections(kc: KubeConfig): KubeConfig {
     const made = context.getAgent();
     if (made?.constructor !== HttpsAgent && made?.constructor !== HttpAgent) return;
     const tls = tlsSettings((made as HttpAgent & { options: AgentOptions }).options);
-    const key = `${made.constructor.name}:${JSON.stringify(Object.values(tls).map(asText))}`;
+    const key = `${made.constructor.name}:${JSON.stringify(Object.entries(tls).map(([k, v]) => [k, asText(v)]))}`;
     let agent = agents.get(key);
     if (!agent) {
       agent =
