@@ -21,8 +21,8 @@ describe('inbox errors', () => {
     expect(listErrorCodes(...all)).toContainEqual({ code: 'UNAVAILABLE', status: 503 });
   });
 
-  it('documents in the README every code it answers, with its status, and no other', () => {
-    const readme = new URL('../README.md', import.meta.url).pathname;
+  it('documents in docs/errors.md every code it answers, with its status, and no other', () => {
+    const readme = new URL('../docs/errors.md', import.meta.url).pathname;
     const diff = compareErrorTable(readme, ANSWERED_ERRORS);
     expect(diff).toEqual({ undocumented: [], notAnswered: [], wrongStatus: [], repeated: [] });
   });

@@ -158,14 +158,14 @@ describe('inbox settings', () => {
     }).toThrow(TypeError);
   });
 
-  it('documents every variable it and the CLI read in the README, each spelled whole in the source', () => {
+  it('documents every variable it and the CLI read in docs/settings.md, each spelled whole in the source', () => {
     const load = (env: EnvSource): void => {
       loadSettings(env);
       loadCliSettings(env);
     };
     expect(
       checkSettingsDocs({
-        readme: fileURLToPath(new URL('../README.md', import.meta.url)),
+        readme: fileURLToPath(new URL('../docs/settings.md', import.meta.url)),
         load,
         sources: [fileURLToPath(new URL('.', import.meta.url)), ...LIB_SOURCE_DIRS],
       }),
