@@ -15,8 +15,8 @@ describe('ratelimit errors', () => {
     });
   });
 
-  it('documents in the README every code /json answers, with its status, and no other', () => {
-    const readme = new URL('../../README.md', import.meta.url).pathname;
+  it('documents in docs/errors.md every code /json answers, with its status, and no other', () => {
+    const readme = new URL('../../docs/errors.md', import.meta.url).pathname;
     const diff = compareErrorTable(readme, RATELIMIT_ERRORS);
     expect(diff).toEqual({ undocumented: [], notAnswered: [], wrongStatus: [], repeated: [] });
   });

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { comparableGrpc } from './compare.js';
 import { usePair } from './pair.js';
 
-// Every difference the differential suite found and kept, each answer of both pinned (README, "Upstream
-// parity"). Two kinds: deliberate choices, and features of upstream newer than the peer we can build
+// Every difference the differential suite found and kept, each answer of both pinned (docs/parity.md,
+// "Upstream parity"). Two kinds: deliberate choices, and features of upstream newer than the peer we can build
 // (github.com/envoyproxy/ratelimit 3fb7025, 2026-01-22, the newest on the Go module proxy), which ours
 // follows as upstream has them since (notes: upstream f2fb1577).
 
