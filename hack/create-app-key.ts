@@ -1,7 +1,7 @@
 // `npx tsx hack/create-app-key.ts <app name> [--roles a,b] [--key-name ci] [--expires 2027-01-01T00:00:00Z]`:
 // creates an application in the Redis at REDIS_URL (the one the gateway uses) with one API key, and prints
 // `<application id> <key id> <key>`: the key is shown this once, Redis keeps only its SHA-256. More keys,
-// listings and revocation: the gateway's admin API (services/gateway/README.md, Applications and API keys).
+// listings and revocation: the gateway's admin API (services/gateway/docs/auth.md, Applications, API keys and roles).
 // Exit codes: 0 created, 1 Redis failed, 2 usage.
 import { createRedisClient, FAIL_FAST_POLICY, toSingleConnection } from '@portcullis/redis';
 import { expiryOf, nameOf } from '../services/gateway/src/apps/admin-routes.js';

@@ -45,10 +45,10 @@ describe('README errors tables', () => {
     expect(compareErrorTable(path, answered).undocumented).toContain('NOT_FOUND');
   });
 
-  it('gives a code the same status in every service README', () => {
+  it('gives a code the same status in every service errors page', () => {
     const statuses = new Map<string, Set<number>>();
     for (const service of SERVICES) {
-      const readme = new URL(`../../../services/${service}/README.md`, import.meta.url).pathname;
+      const readme = new URL(`../../../services/${service}/docs/errors.md`, import.meta.url).pathname;
       for (const { code, status } of readErrorTable(readme)) {
         statuses.set(code, (statuses.get(code) ?? new Set()).add(status));
       }

@@ -21,8 +21,8 @@ describe('gateway errors', () => {
     expect(codes).toContainEqual({ code: 'ACCOUNTS_BACKEND_UNAVAILABLE', status: 503 });
   });
 
-  it('documents in the README every code it answers, with its status, and no other', () => {
-    const readme = new URL('../README.md', import.meta.url).pathname;
+  it('documents in docs/errors.md every code it answers, with its status, and no other', () => {
+    const readme = new URL('../docs/errors.md', import.meta.url).pathname;
     expect(compareErrorTable(readme, ANSWERED_ERRORS)).toEqual({
       undocumented: [],
       notAnswered: [],

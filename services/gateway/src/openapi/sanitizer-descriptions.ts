@@ -1,5 +1,5 @@
 /**
- * What each sanitizer of `SANITIZERS` makes of a value, one line each (the README's table, shortened), for
+ * What each sanitizer of `SANITIZERS` makes of a value, one line each (docs/routing.md's table, shortened), for
  * the OpenAPI document's parameters. sanitizer-descriptions.test.ts fails when a sanitizer has none.
  */
 export const SANITIZER_DESCRIPTIONS: Readonly<Record<string, string>> = {
