@@ -2,7 +2,7 @@
 // RateLimitConfigs costs each side when one resource changed, in process (no network): the server
 // building the response, the client reading it, and the client's work before (decode and validate every
 // resource, build every domain) and after (reuse what did not change). The figures behind the choice not
-// to build Delta xDS (operator README, "Benchmark"). Prints figures; asserts nothing.
+// to build Delta xDS (operator/docs/benchmark.md). Prints figures; asserts nothing.
 import { performance } from 'node:perf_hooks';
 import { parseRateLimitConfig, type RateLimitConfig } from '@portcullis/config';
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';

@@ -112,10 +112,10 @@ describe('operator settings', () => {
     }).toThrow(TypeError);
   });
 
-  it('documents every variable it reads in the README, each spelled whole in the source', () => {
+  it('documents every variable it reads in docs/settings.md, each spelled whole in the source', () => {
     expect(
       checkSettingsDocs({
-        readme: fileURLToPath(new URL('../README.md', import.meta.url)),
+        readme: fileURLToPath(new URL('../docs/settings.md', import.meta.url)),
         load: loadSettings,
         sources: [fileURLToPath(new URL('.', import.meta.url)), ...LIB_SOURCE_DIRS],
       }),
