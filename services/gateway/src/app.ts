@@ -21,10 +21,8 @@ import {
 } from '@portcullis/kit';
 import {
   createLocalLimiter,
-  createLocalRateLimitClient,
-  createRateLimitClient,
+  createRateLimitClientFromSettings,
   signInFallbackRules,
-  type RateLimitClient,
 } from '@portcullis/ratelimit-client';
 import { createXdsSubscription, type XdsSubscription } from '@portcullis/xds';
 import { Authenticator } from './auth/authenticator.js';
@@ -196,21 +194,11 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     maxKeys: settings.ratelimit.fallback.maxKeys,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  const ratelimit: RateLimitClient =
-    settings.ratelimit.target === ''
-      ? createLocalRateLimitClient(fallback)
-      : createRateLimitClient({
-          target: settings.ratelimit.target,
-          ...(settings.ratelimit.target.startsWith('xds:')
-            ? { xds: { serverUri: settings.ratelimit.xdsServerUri, nodeId: settings.xds.nodeId } }
-            : {}),
-          timeoutMs: settings.ratelimit.timeoutMs,
-          failureMode: settings.ratelimit.failureMode,
-          batch: settings.ratelimit.batch,
-          fallback,
-          tls: settings.ratelimit.tls,
-          log,
-        });
+  const ratelimit = createRateLimitClientFromSettings(settings.ratelimit, {
+    fallback,
+    log,
+    xds: { serverUri: settings.ratelimit.xdsServerUri, nodeId: settings.xds.nodeId },
+  });
   const code = routesFromModule(deps.routes ?? codeRoutes, handlers);
   const adminToken = createAdminToken(settings.adminToken, log.child({ component: 'admin' }));
   const dispatcher = new Dispatcher(
