@@ -13,14 +13,14 @@ import type { AppStore } from './apps/app-types.js';
 import { createGatewayAuth } from './auth/gateway-auth.js';
 import type { Dispatcher } from './dispatch.js';
 import { createGatewayDispatcher } from './gateway-dispatcher.js';
-import { HANDLER_CLASSES, type HandlerClasses } from './handlers/registry.js';
+import type { HandlerClasses } from './handlers/types.js';
 import { createHttpServerPart } from './http-server.js';
 import { loadKeys } from './keys.js';
 import { loadListenerTls } from './listener-tls.js';
 import { createGatewayRateLimitClient } from './rate-limit-client.js';
 import { createRouteSubscription } from './router/route-subscription.js';
 import { routesFromModule, type RoutesDefinition } from './router/routes-module.js';
-import { routes as codeRoutes } from './routes.js';
+import { HANDLER_CLASSES, routes as codeRoutes } from './routes.js';
 import type { Settings } from './settings.js';
 
 export interface GatewayApp {

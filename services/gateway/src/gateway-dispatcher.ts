@@ -5,7 +5,7 @@ import type { AdminToken } from './admin-token.js';
 import type { AppStore } from './apps/app-types.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { Dispatcher } from './dispatch.js';
-import type { HandlerClasses } from './handlers/registry.js';
+import type { HandlerClasses } from './handlers/types.js';
 import { documentContext } from './openapi/openapi-document.js';
 import { createOpenApiRoute } from './openapi/openapi-route.js';
 import { buildRouteTable } from './router/build-table.js';
