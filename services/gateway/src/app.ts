@@ -115,7 +115,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
           await backend.close();
         },
       },
-      routes.routes,
+      routes.subscribe,
       server,
       routes.firstRoutes,
     ],

@@ -8,7 +8,7 @@ import type { GatewayRoute } from './route-types.js';
 
 export interface RouteSubscription {
   /** Subscribes to ApiRoutes (`GATEWAY_XDS_SERVER_URL`); nothing without a server. */
-  routes: Part;
+  subscribe: Part;
   /** Waits for the first ApiRoutes, then `/readyz` stops naming `xds`. */
   firstRoutes: Part;
 }
@@ -39,7 +39,7 @@ export function createRouteSubscription(
     : undefined;
   if (xds) readiness.health.register('xds', false);
   return {
-    routes: { name: 'routes', start: () => xds?.start(), close: () => xds?.close() },
+    subscribe: { name: 'routes', start: () => xds?.start(), close: () => xds?.close() },
     firstRoutes: {
       // the port is open meanwhile: /healthz answers, /readyz names xds
       name: 'first routes',
