@@ -6,6 +6,15 @@ export { enforceRateLimit, toEnforcement, type Enforcement } from './enforce.js'
 export { signInDescriptors, signInFallbackRules } from './sign-in.js';
 export { readRateLimitTls, type RateLimitTlsNames } from './tls-settings.js';
 export {
+  createRateLimitClientFromSettings,
+  GATEWAY_RATELIMIT_ENV,
+  INBOX_RATELIMIT_ENV,
+  readRateLimitClientSettings,
+  type RateLimitClientDeps,
+  type RateLimitClientEnvNames,
+  type RateLimitClientSettings,
+} from './client-settings.js';
+export {
   RATELIMIT_CLIENT_ERRORS,
   RateLimitClientClosedError,
   RateLimitClientOptionsError,

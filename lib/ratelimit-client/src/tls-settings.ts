@@ -3,8 +3,8 @@ import type { EnvReader } from '@portcullis/kit';
 import type { ClientTlsOptions } from '@portcullis/xds';
 
 /**
- * The variables of a rate-limit client's TLS settings, each spelled whole by the service that reads them
- * (`GATEWAY_RATELIMIT_TLS_CACERT`), so a grep for a name finds its reader.
+ * The variables of a rate-limit client's TLS settings, each spelled whole (`GATEWAY_RATELIMIT_TLS_CACERT`,
+ * in client-settings.ts' tables), so a grep for a name finds its reader.
  */
 export interface RateLimitTlsNames {
   /** `true` turns TLS on; without it the other variables must stay unset. */

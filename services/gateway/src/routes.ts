@@ -1,5 +1,13 @@
 import { Example } from './handlers/example.js';
+import type { HandlerClasses } from './handlers/types.js';
 import type { RoutesDefinition } from './router/routes-module.js';
+
+/**
+ * Every handler class the gateway ships, by the name an ApiRoute gives it (`handler: Example.ping`). A new
+ * handler's class (in `handlers/`) is listed here and its routes below, nowhere else; a route whose class is
+ * missing here stops start-up.
+ */
+export const HANDLER_CLASSES: HandlerClasses = { Example };
 
 /**
  * The routes definition: entries `[method, path, HandlerClass, 'method', options]` and groups whose key

@@ -17,8 +17,11 @@ import {
   type TracingSettings,
   type TrustProxy,
 } from '@portcullis/kit';
-import { readRateLimitTls, type RateLimitTlsNames } from '@portcullis/ratelimit-client';
-import type { ClientTlsOptions } from '@portcullis/xds';
+import {
+  GATEWAY_RATELIMIT_ENV,
+  readRateLimitClientSettings,
+  type RateLimitClientSettings,
+} from '@portcullis/ratelimit-client';
 import { parseIdpIssuers, type IdpIssuer } from './auth/idp-issuers.js';
 import { REFRESH_MODES, type RefreshMode } from './auth/refresh-tokens.js';
 import { GATEWAY_REDIS_ENV, readRedisConnection, type RedisConnection } from '@portcullis/redis';
@@ -74,19 +77,14 @@ export interface Settings {
   /** Redis for accounts and sessions (lib/redis's `GATEWAY_REDIS_ENV` names); empty URL: memory (local mode). */
   redis: RedisConnection;
   xds: { serverUrl: string; nodeId: string; retryIntervalMs: number };
-  ratelimit: {
-    /** Empty (`GATEWAY_RATELIMIT_URL=none`): no ratelimit service; the in-process fallback limits answer every call. */
-    target: string;
+  /**
+   * `GATEWAY_RATELIMIT_*` (lib/ratelimit-client's `GATEWAY_RATELIMIT_ENV` names): an empty `target`
+   * (`GATEWAY_RATELIMIT_URL=none`) is no ratelimit service, the in-process fallback limits answering every call.
+   */
+  ratelimit: RateLimitClientSettings & {
     xdsServerUri: string;
-    domain: string;
     /** Sign-in (`POST /auth`) is asked of this domain, which the operator does not generate: a RateLimitConfig sets its limits. */
     authDomain: string;
-    failureMode: 'allow' | 'deny';
-    /** Requests of one event-loop turn share a call (the client's `batch`). */
-    batch: boolean;
-    timeoutMs: number;
-    /** `GATEWAY_RATELIMIT_TLS*`: TLS (or mTLS) to the service; plaintext when undefined. */
-    tls: ClientTlsOptions | undefined;
     /**
      * Sign-in limits counted in this process when there is no service, or a call to it fails and the failure
      * mode is `allow`; per minute, 0 for none.
@@ -122,14 +120,6 @@ export interface ListenerTls {
   reloadIntervalMs: number;
 }
 
-const RATELIMIT_TLS_NAMES: RateLimitTlsNames = {
-  enabled: 'GATEWAY_RATELIMIT_TLS',
-  caCert: 'GATEWAY_RATELIMIT_TLS_CACERT',
-  clientCert: 'GATEWAY_RATELIMIT_TLS_CLIENT_CERT',
-  clientKey: 'GATEWAY_RATELIMIT_TLS_CLIENT_KEY',
-  serverNameOverride: 'GATEWAY_RATELIMIT_TLS_SAN',
-};
-
 /** Reads every setting once; a bad value, or one out of its range, stops start-up naming the variable. */
 export function loadSettings(source: EnvSource = process.env): Readonly<Settings> {
   const env = createEnvReader(source);
@@ -140,7 +130,6 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
   const jwtSecret = env.str('GATEWAY_JWT_SECRET');
   if (jwtSecret !== '' && Buffer.byteLength(jwtSecret) < 32)
     env.problem('GATEWAY_JWT_SECRET: at least 32 bytes');
-  const ratelimitTarget = env.str('GATEWAY_RATELIMIT_URL', { default: 'localhost:8081' });
   const jwtIssuer = env.str('GATEWAY_JWT_ISSUER', { default: 'portcullis-gateway' });
   const issuersJson = env.str('GATEWAY_JWT_ISSUERS');
   const idp = issuersJson === '' ? undefined : parseIdpIssuers('GATEWAY_JWT_ISSUERS', issuersJson, jwtIssuer);
@@ -200,15 +189,12 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       }),
     },
     ratelimit: {
-      // an empty variable reads as unset (the default), so "no service" needs a word of its own
-      target: ratelimitTarget === 'none' ? '' : ratelimitTarget,
+      ...readRateLimitClientSettings(env, GATEWAY_RATELIMIT_ENV, {
+        url: 'localhost:8081',
+        domain: 'gateway',
+      }),
       xdsServerUri: env.str('GATEWAY_RATELIMIT_XDS_SERVER', { default: env.str('GATEWAY_XDS_SERVER_URL') }),
-      domain: env.str('GATEWAY_RATELIMIT_DOMAIN', { default: 'gateway' }),
       authDomain: env.str('GATEWAY_RATELIMIT_AUTH_DOMAIN', { default: 'gateway-auth' }),
-      failureMode: env.oneOf('GATEWAY_RATELIMIT_FAILURE_MODE', ['allow', 'deny'], { default: 'allow' }),
-      batch: env.bool('GATEWAY_RATELIMIT_BATCH', { default: true }),
-      timeoutMs: env.durationMs('GATEWAY_RATELIMIT_TIMEOUT', { default: '200ms', min: '1ms', max: '1m' }),
-      tls: readRateLimitTls(env, RATELIMIT_TLS_NAMES),
       // examples/resources/ratelimit-gateway-auth.yaml's limits, so falling back changes nothing per replica
       fallback: {
         signInPerAddressPerMinute: env.int('GATEWAY_FALLBACK_SIGN_IN_PER_ADDRESS_PER_MINUTE', {

@@ -2,14 +2,12 @@ import type { FastifyReply } from 'fastify';
 import type { Logger } from '@portcullis/kit';
 import {
   createLocalLimiter,
-  createLocalRateLimitClient,
-  createRateLimitClient,
+  createRateLimitClientFromSettings,
   enforceRateLimit,
   signInDescriptors,
   signInFallbackRules,
   type DescriptorEntry,
   type LocalLimitRule,
-  type RateLimitClient,
   RateLimitedError,
   RateLimitUnavailableError,
 } from '@portcullis/ratelimit-client';
@@ -48,18 +46,7 @@ export function createInboxRateLimiter(
     maxKeys: s.fallback.maxKeys,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  const client: RateLimitClient =
-    s.url === ''
-      ? createLocalRateLimitClient(fallback)
-      : createRateLimitClient({
-          target: s.url,
-          timeoutMs: s.timeoutMs,
-          failureMode: s.failureMode,
-          batch: s.batch,
-          fallback,
-          tls: s.tls,
-          log: deps.log,
-        });
+  const client = createRateLimitClientFromSettings(s, { fallback, log: deps.log });
   return {
     async enforce(limit, reply) {
       const { outcome, headers } = await enforceRateLimit(client, {

@@ -19,8 +19,11 @@ import {
   type TracingSettings,
   type TrustProxy,
 } from '@portcullis/kit';
-import { readRateLimitTls, type RateLimitTlsNames } from '@portcullis/ratelimit-client';
-import type { ClientTlsOptions } from '@portcullis/xds';
+import {
+  INBOX_RATELIMIT_ENV,
+  readRateLimitClientSettings,
+  type RateLimitClientSettings,
+} from '@portcullis/ratelimit-client';
 import { INBOX_REDIS_ENV, readRedisConnection, type RedisConnection } from '@portcullis/redis';
 import { decodeSecretsKey } from './signatures/secret-box.js';
 
@@ -55,18 +58,12 @@ export interface Settings {
   secretsKey: string;
   xds: { serverUrl: string; nodeId: string; retryIntervalMs: number };
   sse: { heartbeatMs: number; maxPendingEvents: number };
-  /** The ratelimit service (gRPC RLS v3) asked before creating an endpoint and before each capture. */
-  ratelimit: {
-    /** `host:port`; empty: no rate limiting (local mode). */
-    url: string;
-    domain: string;
-    /** What to answer when the service cannot be asked: serve (`allow`) or 503 (`deny`). */
-    failureMode: 'allow' | 'deny';
-    /** Requests of one event-loop turn share a call (the client's `batch`). */
-    batch: boolean;
-    timeoutMs: number;
-    /** `INBOX_RATELIMIT_TLS*`: TLS (or mTLS) to the service; plaintext when undefined. */
-    tls: ClientTlsOptions | undefined;
+  /**
+   * The ratelimit service (gRPC RLS v3) asked before creating an endpoint and before each capture:
+   * `INBOX_RATELIMIT_*` (lib/ratelimit-client's `INBOX_RATELIMIT_ENV` names); an empty `target` (no
+   * `INBOX_RATELIMIT_URL`, local mode) is no service.
+   */
+  ratelimit: RateLimitClientSettings & {
     /**
      * Limits counted in this process when there is no service, or a call to it fails and the failure mode is
      * `allow`: the same descriptors, 0 for none.
@@ -135,14 +132,6 @@ export interface Settings {
 }
 
 export const MIN_ADMIN_TOKEN_CHARS = 32;
-
-const RATELIMIT_TLS_NAMES: RateLimitTlsNames = {
-  enabled: 'INBOX_RATELIMIT_TLS',
-  caCert: 'INBOX_RATELIMIT_TLS_CACERT',
-  clientCert: 'INBOX_RATELIMIT_TLS_CLIENT_CERT',
-  clientKey: 'INBOX_RATELIMIT_TLS_CLIENT_KEY',
-  serverNameOverride: 'INBOX_RATELIMIT_TLS_SAN',
-};
 
 /** Each inbox process's default `TRACING_SERVICE_NAME`: the HTTP server and the forwarding worker. */
 export const TRACING_SERVICE_NAMES = {
@@ -218,12 +207,7 @@ export function loadSettings(
       maxPendingEvents: env.int('INBOX_SSE_MAX_PENDING_EVENTS', { default: 256, min: 1, max: 100_000 }),
     },
     ratelimit: {
-      url: env.str('INBOX_RATELIMIT_URL'),
-      domain: env.str('INBOX_RATELIMIT_DOMAIN', { default: 'inbox' }),
-      failureMode: env.oneOf('INBOX_RATELIMIT_FAILURE_MODE', ['allow', 'deny'], { default: 'allow' }),
-      batch: env.bool('INBOX_RATELIMIT_BATCH', { default: true }),
-      timeoutMs: env.durationMs('INBOX_RATELIMIT_TIMEOUT', { default: '200ms', min: '1ms', max: '1m' }),
-      tls: readRateLimitTls(env, RATELIMIT_TLS_NAMES),
+      ...readRateLimitClientSettings(env, INBOX_RATELIMIT_ENV, { url: '', domain: 'inbox' }),
       // examples/resources/ratelimit-inbox.yaml's limits, so falling back changes nothing per replica
       fallback: {
         createEndpointPerMinute: env.int('INBOX_FALLBACK_CREATE_ENDPOINT_PER_MINUTE', {

@@ -1,6 +1,9 @@
 import type { Account, AccountStore } from '@portcullis/accounts';
 import type { Logger } from '@portcullis/kit';
 
+/** Handler classes by name: the routes module refers to the classes, ApiRoutes name them `Class.method`. */
+export type HandlerClasses = Readonly<Record<string, object>>;
+
 /** The merged request parameters a handler receives: query < body < path parameters < `userId`. */
 export type RequestData = Record<string, unknown>;
 

@@ -1,10 +1,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { Example } from '../handlers/example.js';
-import { HANDLER_CLASSES } from '../handlers/registry.js';
 import { routesFromApiRoutes } from '../router/api-routes.js';
 import { routesFromModule } from '../router/routes-module.js';
-import { routes as exampleRoutes } from '../routes.js';
+import { HANDLER_CLASSES, routes as exampleRoutes } from '../routes.js';
 import { SANITIZERS } from '../sanitize/index.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 import { SANITIZER_DESCRIPTIONS } from './sanitizer-descriptions.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { HandlerClasses } from '../handlers/registry.js';
+import type { HandlerClasses } from '../handlers/types.js';
 import type { GatewayRoute } from '../router/route-types.js';
 import type { Settings } from '../settings.js';
 import {

@@ -1,5 +1,5 @@
 import { routePathTemplates, type HttpMethod, type RoutePathParam } from '@portcullis/config';
-import { resolveHandler } from '../handlers/registry.js';
+import { resolveHandler } from '../handlers/resolve-handler.js';
 import type { GatewayRoute } from '../router/route-types.js';
 import { parseParameterSpecs, ParameterSpecError } from '../sanitize/index.js';
 import { errorResponses, routeErrors, type RouteShape } from './error-responses.js';

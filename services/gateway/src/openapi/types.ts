@@ -1,4 +1,4 @@
-import type { HandlerClasses } from '../handlers/registry.js';
+import type { HandlerClasses } from '../handlers/types.js';
 import type { AuthMode, OpenApiAccess } from '../settings.js';
 
 /** What the document depends on besides the routes: fixed for the life of the process. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Example } from '../handlers/example.js';
-import { HANDLER_CLASSES } from '../handlers/registry.js';
+import { HANDLER_CLASSES } from '../routes.js';
 import { routesFromModule } from './routes-module.js';
 
 describe('routesFromModule: roles', () => {

@@ -1,5 +1,5 @@
 import { HTTP_METHODS, type HttpMethod } from '@portcullis/config';
-import type { HandlerClasses } from '../handlers/registry.js';
+import type { HandlerClasses } from '../handlers/types.js';
 import type { GatewayRoute } from './route-types.js';
 
 export interface RouteOptions {
