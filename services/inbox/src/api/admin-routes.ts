@@ -1,6 +1,6 @@
 import { type HttpApp, withSpan } from '@portcullis/kit';
 import { receiveUrl, type InboxContext } from '../context.js';
-import { parseStreamId, ZERO_STREAM_ID } from '../store/stream-id.js';
+import { parseStreamId, ZERO_STREAM_ID } from '../contract/stream-id.js';
 import { createAdminCheck } from './access.js';
 
 /**

@@ -1,6 +1,6 @@
 import { CSRF_HEADER } from '../accounts/csrf.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './endpoint-routes.js';
-import { FORWARDING_STATES, MAX_FILTER_TEXT_CHARS } from '../search/capture-filter.js';
+import { FORWARDING_STATES, MAX_FILTER_TEXT_CHARS } from '../contract/capture-filter.js';
 import { ENDPOINT_ID_PATTERN, SCHEMAS, STREAM_ID_PATTERN, type JsonSchema } from './openapi-schemas.js';
 
 // The OpenAPI 3.1 document of the inbox's management API and receive URLs, served at `/api/openapi.json`.

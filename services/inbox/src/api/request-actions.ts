@@ -3,8 +3,9 @@ import { type HttpApp, InvalidArgumentError, NotFoundError, withSpan } from '@po
 import type { InboxContext } from '../context.js';
 import { EgressRefusedError, TargetUnreachableError } from '../errors.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
-import { isStreamId } from '../store/stream-id.js';
-import type { Capture, EndpointRecord } from '../store/types.js';
+import { isStreamId } from '../contract/stream-id.js';
+import type { Capture } from '../contract/capture-records.js';
+import type { EndpointRecord } from '../store/types.js';
 import { deliver } from '../worker/deliver.js';
 import type { EgressPolicy } from '../worker/egress-policy.js';
 import { buildForwardRequest, oneShotTarget } from '../worker/forward-request.js';

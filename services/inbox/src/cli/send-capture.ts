@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import type { CaptureDetail } from '../api/capture-json.js';
-import type { Capture } from '../store/types.js';
+import type { CaptureDetail } from '../contract/capture-json.js';
+import type { Capture } from '../contract/capture-records.js';
 import { deliver, type DeliveryResult, type TargetTls } from '../worker/deliver.js';
 import { buildForwardRequest, oneShotTarget } from '../worker/forward-request.js';
 

@@ -4,12 +4,13 @@ import { type HttpApp, InvalidArgumentError, withSpan } from '@portcullis/kit';
 import type { InboxContext } from '../context.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
 import type { Authorize } from '../api/access.js';
-import { toCaptureSummary } from '../api/capture-json.js';
-import { toHeaderPairs } from '../capture/raw-headers.js';
-import type { CaptureFilter } from '../search/capture-filter.js';
+import { toCaptureSummary } from '../contract/capture-json.js';
+import { toHeaderPairs } from '../contract/raw-headers.js';
+import type { CaptureFilter } from '../contract/capture-filter.js';
 import { SCAN_CHUNK, searchCaptures } from '../search/capture-search.js';
 import { readCaptureFilter, type QueryParams } from '../search/filtered-requests.js';
-import type { Capture, EndpointRecord } from '../store/types.js';
+import type { Capture } from '../contract/capture-records.js';
+import type { EndpointRecord } from '../store/types.js';
 import { HAR_CREATOR, toHarEntry } from './har-entry.js';
 import { readHarCaptures } from './har-import.js';
 

@@ -1,3 +1,5 @@
+import type { CircuitState } from '../contract/forwarding-json.js';
+
 /** `INBOX_WORKER_BREAKER_*`: when a target's circuit opens, and for how long. */
 export interface BreakerSettings {
   /** Consecutive failures (connection errors, timeouts, 5xx) that open the circuit. */
@@ -6,8 +8,6 @@ export interface BreakerSettings {
   cooldownMs: number;
   maxCooldownMs: number;
 }
-
-export type CircuitState = 'closed' | 'open' | 'half-open';
 
 export interface CircuitView {
   endpointId: string;

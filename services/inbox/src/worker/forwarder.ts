@@ -2,8 +2,9 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ForwardTarget } from '@portcullis/config';
 import type { Logger } from '@portcullis/kit';
-import type { Capture, EndpointRecord, ForwardAttempt, InboxStore } from '../store/types.js';
-import { computeRetryDelayMs, isRetryableStatus, parseRetryAfterMs } from './backoff.js';
+import type { Capture, ForwardAttempt } from '../contract/capture-records.js';
+import type { EndpointRecord, InboxStore } from '../store/types.js';
+import { computeRetryDelayMs, isRetryableStatus, parseRetryAfterMs } from '../contract/backoff.js';
 import {
   createCircuitBreakers,
   type BreakerSettings,

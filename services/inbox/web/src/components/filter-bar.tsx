@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { FORWARDING_STATES } from '../../../src/search/capture-filter.js';
+import { FORWARDING_STATES } from '../../../src/contract/capture-filter.js';
 import { endpointPath, fetchFile } from '../api.js';
 import { saveFile } from '../save-file.js';
 import { ErrorText } from './error-text.js';
