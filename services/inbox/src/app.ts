@@ -42,7 +42,7 @@ import { createSecretsBox } from './signatures/secrets-key.js';
 import { createInboxStore } from './store/factory.js';
 import type { InboxStore } from './store/types.js';
 import { registerWebRoutes } from './web/web-routes.js';
-import { createEgressPolicy } from './worker/egress-policy.js';
+import { createEgressPolicy } from './delivery/egress-policy.js';
 import { createForwardingPart } from './worker/forwarding-part.js';
 import { createForwardingState } from './worker/forwarding-state.js';
 import { createMemoryForwardQueue } from './worker/memory-forward-queue.js';

@@ -6,9 +6,9 @@ import type { InboxRateLimiter } from '../rate-limit.js';
 import { isStreamId } from '../contract/stream-id.js';
 import type { Capture } from '../contract/capture-records.js';
 import type { EndpointRecord } from '../store/types.js';
-import { deliver } from '../worker/deliver.js';
-import type { EgressPolicy } from '../worker/egress-policy.js';
-import { buildForwardRequest, oneShotTarget } from '../worker/forward-request.js';
+import { deliver } from '../delivery/deliver.js';
+import type { EgressPolicy } from '../delivery/egress-policy.js';
+import { buildForwardRequest, oneShotTarget } from '../delivery/forward-request.js';
 import type { Access, Authorize } from './access.js';
 
 type RequestParams = { Params: { id: string; requestId: string } };

@@ -12,9 +12,9 @@ import {
   type DeliveryVerdict,
 } from './circuit-breaker.js';
 import type { DeadLetters } from './dead-letters.js';
-import { createKeepAlive, deliver, type DeliveryResult } from './deliver.js';
-import type { EgressPolicy } from './egress-policy.js';
-import { buildForwardRequest } from './forward-request.js';
+import { createKeepAlive, deliver, type DeliveryResult } from '../delivery/deliver.js';
+import type { EgressPolicy } from '../delivery/egress-policy.js';
+import { buildForwardRequest } from '../delivery/forward-request.js';
 import type { ForwardQueue, QueuedCapture } from './forward-queue.js';
 import { createTargetSlots } from './target-slots.js';
 import type { AttemptOutcome } from './worker-metrics.js';
