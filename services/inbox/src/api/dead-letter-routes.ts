@@ -8,9 +8,9 @@ import {
   MAX_DEAD_LETTERS_PER_ENDPOINT,
   type RedriveResult,
   type StoredDeadLetter,
-} from '../worker/dead-letters.js';
-import type { ForwardingState } from '../worker/forwarding-state.js';
-import type { Authorize } from './access.js';
+} from '../forwarding-store/dead-letters.js';
+import type { ForwardingState } from '../forwarding-store/forwarding-state.js';
+import type { Authorize } from '../accounts/access.js';
 import { MAX_PAGE_SIZE, readPage } from './endpoint-routes.js';
 
 type Params = { Params: { id: string } };

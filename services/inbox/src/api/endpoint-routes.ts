@@ -7,7 +7,7 @@ import { authError, EndpointManagedError } from '../errors.js';
 import { isStreamId } from '../contract/stream-id.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
 import type { EndpointRecord } from '../store/types.js';
-import { bearerToken, type Authorize } from './access.js';
+import { bearerToken, type Authorize } from '../accounts/access.js';
 import { toCaptureDetail, toCaptureSummary } from '../contract/capture-json.js';
 import { toSignatureView } from '../contract/signature-json.js';
 import { toRetentionJson } from './endpoint-settings-routes.js';

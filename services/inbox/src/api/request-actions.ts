@@ -9,7 +9,7 @@ import type { EndpointRecord } from '../store/types.js';
 import { deliver } from '../delivery/deliver.js';
 import type { EgressPolicy } from '../delivery/egress-policy.js';
 import { buildForwardRequest, oneShotTarget } from '../delivery/forward-request.js';
-import type { Access, Authorize } from './access.js';
+import type { Access, Authorize } from '../accounts/access.js';
 
 type RequestParams = { Params: { id: string; requestId: string } };
 

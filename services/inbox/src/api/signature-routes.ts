@@ -4,7 +4,7 @@ import { type HttpApp, InvalidArgumentError, NotFoundError, withSpan } from '@po
 import type { InboxContext } from '../context.js';
 import { EndpointManagedError, SecretsKeyMissingError } from '../errors.js';
 import { toSignatureView } from '../contract/signature-json.js';
-import type { Authorize } from './access.js';
+import type { Authorize } from '../accounts/access.js';
 
 type Params = { Params: { id: string } };
 

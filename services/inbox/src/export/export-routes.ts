@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type HttpApp, InvalidArgumentError, withSpan } from '@portcullis/kit';
 import type { InboxContext } from '../context.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
-import type { Authorize } from '../api/access.js';
+import type { Authorize } from '../accounts/access.js';
 import { toCaptureSummary } from '../contract/capture-json.js';
 import { toHeaderPairs } from '../contract/raw-headers.js';
 import type { CaptureFilter } from '../contract/capture-filter.js';

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { type HttpApp, InvalidArgumentError, withSpan } from '@portcullis/kit';
-import type { Authorize } from '../api/access.js';
+import type { Authorize } from '../accounts/access.js';
 import { toCaptureDetail, toCaptureSummary } from '../contract/capture-json.js';
 import type { InboxContext } from '../context.js';
 import { isStreamId } from '../contract/stream-id.js';
