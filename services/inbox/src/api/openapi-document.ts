@@ -121,7 +121,7 @@ const shareIdParam = {
   schema: { type: 'string', pattern: ENDPOINT_ID_PATTERN },
 };
 
-/** The filter of `search/capture-filter.ts`, on the list and on the exports; any of them makes a list a search. */
+/** The filter of `contract/capture-filter.ts`, on the list and on the exports; any of them makes a list a search. */
 const text = { type: 'string', maxLength: MAX_FILTER_TEXT_CHARS };
 const FILTER_PARAMETERS = [
   ['method', 'Methods, comma-separated, any case: `POST,PUT`.', text],
