@@ -57,7 +57,7 @@ const INBOX_ROOMS = [
         (room) => `${INBOX}/${room}/**`,
       ),
     ],
-    forbid: String.raw`^\.\./(cli|worker)/|^(\.\./)+web/`,
+    forbid: String.raw`^\.\./(cli|worker)/|^(\.\./){2,}web/`,
     message: SERVER_MESSAGE,
   }),
   inboxRoom({
@@ -69,7 +69,7 @@ const INBOX_ROOMS = [
   }),
   inboxRoom({
     files: ['live', 'export', 'search'].map((room) => `${INBOX}/${room}/**/*.ts`),
-    forbid: String.raw`^\.\./(cli|worker|api)/|^(\.\./)+web/`,
+    forbid: String.raw`^\.\./(cli|worker|api)/|^(\.\./){2,}web/`,
     message: 'live/, export/ and search/ sit under the API routes: never api/, the CLI or the worker.',
   }),
   inboxRoom({

@@ -77,13 +77,19 @@ describe('inbox rooms', () => {
     ]);
   });
 
-  it('fails the server importing the CLI or the worker, but for the local forwarding part', async () => {
+  it('fails the server importing the CLI, the inspector or the worker, but for the local forwarding part', async () => {
     expect(
       await refusedImports(
         'services/inbox/src/api/planted.ts',
-        importing('../cli/cli-errors.js', '../worker/forwarder.js', '../delivery/deliver.js'),
+        importing(
+          '../cli/cli-errors.js',
+          '../worker/forwarder.js',
+          '../../web/src/api.js',
+          '../delivery/deliver.js',
+          '../web/web-routes.js',
+        ),
       ),
-    ).toEqual(['../cli/cli-errors.js', '../worker/forwarder.js']);
+    ).toEqual(['../cli/cli-errors.js', '../worker/forwarder.js', '../../web/src/api.js']);
     expect(
       await refusedImports(
         'services/inbox/src/planted.ts',
