@@ -16,7 +16,7 @@ import { createXdsSubscription, type XdsSubscription } from '@portcullis/xds';
 import { registerAccountRoutes } from './accounts/account-routes.js';
 import { CSRF_HEADER, checkInboxCsrf } from './accounts/csrf.js';
 import { createWebSessions } from './accounts/web-sessions.js';
-import { createAuthorize } from './api/access.js';
+import { createAuthorize } from './accounts/access.js';
 import { registerAdminRoutes } from './api/admin-routes.js';
 import { registerDeadLetterRoutes } from './api/dead-letter-routes.js';
 import { registerEndpointRoutes } from './api/endpoint-routes.js';
@@ -42,10 +42,10 @@ import { createSecretsBox } from './signatures/secrets-key.js';
 import { createInboxStore } from './store/factory.js';
 import type { InboxStore } from './store/types.js';
 import { registerWebRoutes } from './web/web-routes.js';
-import { createEgressPolicy } from './worker/egress-policy.js';
+import { createEgressPolicy } from './delivery/egress-policy.js';
 import { createForwardingPart } from './worker/forwarding-part.js';
-import { createForwardingState } from './worker/forwarding-state.js';
-import { createMemoryForwardQueue } from './worker/memory-forward-queue.js';
+import { createForwardingState } from './forwarding-store/forwarding-state.js';
+import { createMemoryForwardQueue } from './forwarding-store/memory-forward-queue.js';
 import { registerRedisMetrics } from '@portcullis/redis';
 
 export interface InboxApp {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseStreamId } from '../src/store/stream-id.js';
+import { parseStreamId } from '../src/contract/stream-id.js';
 import { ADMIN_TOKEN, describeEachStore, startInboxHarness, type InboxHarness } from './harness.js';
 
 const TARGET = {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, expect, it } from 'vitest';
-import type { CaptureDetail } from '../src/api/capture-json.js';
+import type { CaptureDetail } from '../src/contract/capture-json.js';
 import { describeEachStore, type InboxHarness } from './harness.js';
 
 const MAX = 1_048_576;

@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeepAlive, deliver } from '../src/worker/deliver.js';
+import { createKeepAlive, deliver } from '../src/delivery/deliver.js';
 
 // A kept connection the target drops just as it is reused: nothing reached the target, so the delivery
 // goes again on a new connection instead of failing (and waiting for a retry).

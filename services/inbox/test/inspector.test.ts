@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CaptureDetail } from '../src/api/capture-json.js';
+import type { CaptureDetail } from '../src/contract/capture-json.js';
 import { INSPECTOR_CSP } from '../src/web/web-routes.js';
 import { openWatchedPage, type WatchedPage } from './browser.js';
 import type { InboxHarness } from './harness.js';

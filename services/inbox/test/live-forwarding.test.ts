@@ -4,7 +4,7 @@ import type { Running } from '@portcullis/kit';
 import { startRedis, type RedisServer } from '@portcullis/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
-import type { ForwardingEvent } from '../src/store/types.js';
+import type { ForwardingEvent } from '../src/contract/capture-records.js';
 import { startWorker } from '../src/worker/worker-app.js';
 import {
   ADMIN_TOKEN,

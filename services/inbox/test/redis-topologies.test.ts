@@ -4,9 +4,9 @@ import type { ForwardTarget } from '@portcullis/config';
 import type { Running } from '@portcullis/kit';
 import { startRedisCluster, startRedisSentinelSet, waitUntil } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CaptureDetail } from '../src/api/capture-json.js';
+import type { CaptureDetail } from '../src/contract/capture-json.js';
 import { loadSettings } from '../src/settings.js';
-import type { ForwardAttempt } from '../src/store/types.js';
+import type { ForwardAttempt } from '../src/contract/capture-records.js';
 import { startWorker } from '../src/worker/worker-app.js';
 import { ADMIN_TOKEN, quietLog, sessionCookie, startInboxHarness, type InboxHarness } from './harness.js';
 

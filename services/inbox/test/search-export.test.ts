@@ -5,7 +5,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { Ajv } from 'ajv';
 import { beforeAll, expect, it } from 'vitest';
-import type { CaptureDetail, CaptureSummary } from '../src/api/capture-json.js';
+import type { CaptureDetail, CaptureSummary } from '../src/contract/capture-json.js';
 import { ADMIN_TOKEN, describeEachStore, type InboxHarness } from './harness.js';
 
 // Search and filter of an endpoint's captures, HAR and NDJSON export and HAR import, on the memory store

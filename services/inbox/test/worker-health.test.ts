@@ -5,7 +5,8 @@ import { freePort, startRedis, type RedisServer } from '@portcullis/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
-import type { ForwardAttempt, ManagedEndpoint } from '../src/store/types.js';
+import type { ForwardAttempt } from '../src/contract/capture-records.js';
+import type { ManagedEndpoint } from '../src/store/types.js';
 import { startWorker, type WorkerApp } from '../src/worker/worker-app.js';
 import {
   ADMIN_TOKEN,

@@ -1,7 +1,7 @@
 import { type HttpApp, withSpan } from '@portcullis/kit';
 import { receiveUrl, type InboxContext } from '../context.js';
-import { parseStreamId, ZERO_STREAM_ID } from '../store/stream-id.js';
-import { createAdminCheck } from './access.js';
+import { parseStreamId, ZERO_STREAM_ID } from '../contract/stream-id.js';
+import { createAdminCheck } from '../accounts/access.js';
 
 /**
  * `GET /api/admin/endpoints`: the managed endpoints (InboxEndpoint resources) for the holder of the admin

@@ -1,19 +1,17 @@
 import type { FastifyRequest } from 'fastify';
 import { type HttpApp, NotFoundError, withSpan } from '@portcullis/kit';
 import type { InboxContext } from '../context.js';
+import type { DeadLetterJson } from '../contract/forwarding-json.js';
 import { CaptureBeingForwardedError } from '../errors.js';
-import { isStreamId } from '../store/stream-id.js';
+import { isStreamId } from '../contract/stream-id.js';
 import {
   MAX_DEAD_LETTERS_PER_ENDPOINT,
   type RedriveResult,
   type StoredDeadLetter,
-} from '../worker/dead-letters.js';
-import type { ForwardingState } from '../worker/forwarding-state.js';
-import type { Authorize } from './access.js';
+} from '../forwarding-store/dead-letters.js';
+import type { ForwardingState } from '../forwarding-store/forwarding-state.js';
+import type { Authorize } from '../accounts/access.js';
 import { MAX_PAGE_SIZE, readPage } from './endpoint-routes.js';
-
-/** A dead letter as the API shows it. */
-export type DeadLetterJson = Omit<StoredDeadLetter, 'endpointId' | 'attempts'> & { attempts: number };
 
 type Params = { Params: { id: string } };
 type LetterParams = { Params: { id: string; dlqId: string } };

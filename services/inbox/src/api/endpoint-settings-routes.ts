@@ -4,7 +4,7 @@ import { type HttpApp, InvalidArgumentError, NotFoundError, withSpan } from '@po
 import type { InboxContext } from '../context.js';
 import { EndpointManagedError } from '../errors.js';
 import type { EndpointRecord, Retention } from '../store/types.js';
-import type { Authorize } from './access.js';
+import type { Authorize } from '../accounts/access.js';
 
 type Params = { Params: { id: string } };
 

@@ -1,6 +1,6 @@
 import { CSRF_HEADER } from '../accounts/csrf.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './endpoint-routes.js';
-import { FORWARDING_STATES, MAX_FILTER_TEXT_CHARS } from '../search/capture-filter.js';
+import { FORWARDING_STATES, MAX_FILTER_TEXT_CHARS } from '../contract/capture-filter.js';
 import { ENDPOINT_ID_PATTERN, SCHEMAS, STREAM_ID_PATTERN, type JsonSchema } from './openapi-schemas.js';
 
 // The OpenAPI 3.1 document of the inbox's management API and receive URLs, served at `/api/openapi.json`.
@@ -121,7 +121,7 @@ const shareIdParam = {
   schema: { type: 'string', pattern: ENDPOINT_ID_PATTERN },
 };
 
-/** The filter of `search/capture-filter.ts`, on the list and on the exports; any of them makes a list a search. */
+/** The filter of `contract/capture-filter.ts`, on the list and on the exports; any of them makes a list a search. */
 const text = { type: 'string', maxLength: MAX_FILTER_TEXT_CHARS };
 const FILTER_PARAMETERS = [
   ['method', 'Methods, comma-separated, any case: `POST,PUT`.', text],

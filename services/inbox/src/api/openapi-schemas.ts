@@ -35,7 +35,7 @@ const obj = (properties: Record<string, JsonSchema>, optional: readonly string[]
 });
 const iso = str({ format: 'date-time' });
 
-/** `<ms>-<seq>`: a request id, SSE event id and paging cursor (store/stream-id.ts). */
+/** `<ms>-<seq>`: a request id, SSE event id and paging cursor (contract/stream-id.ts). */
 export const STREAM_ID_PATTERN = '^[0-9]{1,16}-[0-9]{1,16}$';
 /** lib/config's `ENDPOINT_ID`. */
 export const ENDPOINT_ID_PATTERN = '^[A-Za-z0-9_-]{22,64}$';

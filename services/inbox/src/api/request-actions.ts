@@ -3,12 +3,13 @@ import { type HttpApp, InvalidArgumentError, NotFoundError, withSpan } from '@po
 import type { InboxContext } from '../context.js';
 import { EgressRefusedError, TargetUnreachableError } from '../errors.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
-import { isStreamId } from '../store/stream-id.js';
-import type { Capture, EndpointRecord } from '../store/types.js';
-import { deliver } from '../worker/deliver.js';
-import type { EgressPolicy } from '../worker/egress-policy.js';
-import { buildForwardRequest, oneShotTarget } from '../worker/forward-request.js';
-import type { Access, Authorize } from './access.js';
+import { isStreamId } from '../contract/stream-id.js';
+import type { Capture } from '../contract/capture-records.js';
+import type { EndpointRecord } from '../store/types.js';
+import { deliver } from '../delivery/deliver.js';
+import type { EgressPolicy } from '../delivery/egress-policy.js';
+import { buildForwardRequest, oneShotTarget } from '../delivery/forward-request.js';
+import type { Access, Authorize } from '../accounts/access.js';
 
 type RequestParams = { Params: { id: string; requestId: string } };
 

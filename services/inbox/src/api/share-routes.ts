@@ -3,7 +3,7 @@ import type { InboxContext } from '../context.js';
 import { ShareLimitError } from '../errors.js';
 import type { ShareStreams } from '../live/share-streams.js';
 import type { Settings } from '../settings.js';
-import type { Authorize } from './access.js';
+import type { Authorize } from '../accounts/access.js';
 import { createEndpointId, createEndpointToken } from './endpoint-credentials.js';
 
 /** Share links one endpoint may have at once: each is a standing credential, so they stay few. */

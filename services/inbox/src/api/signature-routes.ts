@@ -3,8 +3,8 @@ import { ConfigError, parseSignatureSettings } from '@portcullis/config';
 import { type HttpApp, InvalidArgumentError, NotFoundError, withSpan } from '@portcullis/kit';
 import type { InboxContext } from '../context.js';
 import { EndpointManagedError, SecretsKeyMissingError } from '../errors.js';
-import { toSignatureView } from '../signatures/signature-json.js';
-import type { Authorize } from './access.js';
+import { toSignatureView } from '../contract/signature-json.js';
+import type { Authorize } from '../accounts/access.js';
 
 type Params = { Params: { id: string } };
 

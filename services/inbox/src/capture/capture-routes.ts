@@ -7,7 +7,7 @@ import type { InboxContext } from '../context.js';
 import { toCaptureOutcome } from '../metrics.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
 import { checkCaptureSignature } from '../signatures/capture-signature.js';
-import type { CaptureInput } from '../store/types.js';
+import type { CaptureInput } from '../contract/capture-records.js';
 import { renderResponseBody, sendCustomResponse, waitDelay } from './custom-response.js';
 import { createEndpointCache } from './endpoint-cache.js';
 import { splitHookUrl } from './hook-url.js';

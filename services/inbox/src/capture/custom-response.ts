@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { BODY_PLACEHOLDER, type EndpointResponse } from '@portcullis/config';
-import type { CaptureInput } from '../store/types.js';
-import { buildBodyView, type BodyView } from './body-view.js';
+import type { CaptureInput } from '../contract/capture-records.js';
+import { buildBodyView, type BodyView } from '../contract/body-view.js';
 
 /**
  * Set on every custom answer and never settable: a receive URL shares the inspector's origin, so a body an

@@ -1,4 +1,4 @@
-import type { CaptureDetail } from '../api/capture-json.js';
+import type { CaptureDetail } from '../contract/capture-json.js';
 import { AuthError, NotFoundError, UnreachableError, type CliError } from './cli-errors.js';
 
 // The inbox's JSON API as the CLI uses it, over fetch. Every failure becomes a CliError naming the host and

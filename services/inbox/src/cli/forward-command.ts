@@ -1,4 +1,4 @@
-import type { CaptureDetail } from '../api/capture-json.js';
+import type { CaptureDetail } from '../contract/capture-json.js';
 import { createEndpoint } from './api-client.js';
 import { UsageError } from './cli-errors.js';
 import {

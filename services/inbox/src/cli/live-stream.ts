@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { compareStreamIds, isStreamId } from '../store/stream-id.js';
-import { readEvents } from '../live/sse-parse.js';
-import { computeRetryDelayMs } from '../worker/backoff.js';
+import { compareStreamIds, isStreamId } from '../contract/stream-id.js';
+import { readEvents } from '../contract/sse-parse.js';
+import { computeRetryDelayMs } from '../contract/backoff.js';
 import { describeFetchError, toCliError } from './api-client.js';
 import { EndpointGoneError, UnreachableError } from './cli-errors.js';
 

@@ -1,8 +1,8 @@
 import { lookup } from 'node:dns/promises';
-import type { CaptureDetail } from '../api/capture-json.js';
-import type { Capture } from '../store/types.js';
-import { deliver, type DeliveryResult, type TargetTls } from '../worker/deliver.js';
-import { buildForwardRequest, oneShotTarget } from '../worker/forward-request.js';
+import type { CaptureDetail } from '../contract/capture-json.js';
+import type { Capture } from '../contract/capture-records.js';
+import { deliver, type DeliveryResult, type TargetTls } from '../delivery/deliver.js';
+import { buildForwardRequest, oneShotTarget } from '../delivery/forward-request.js';
 
 // Sends a capture from the CLI's own process, the way the forwarding worker does (same request builder,
 // same node:http sender): method, raw nested path and query, raw headers minus hop-by-hop with Host set for

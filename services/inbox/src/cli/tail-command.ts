@@ -1,5 +1,5 @@
-import type { CaptureDetail, CaptureSummary } from '../api/capture-json.js';
-import { matchesCapture, parseCaptureFilter, type CaptureFilter } from '../search/capture-filter.js';
+import type { CaptureDetail, CaptureSummary } from '../contract/capture-json.js';
+import { matchesCapture, parseCaptureFilter, type CaptureFilter } from '../contract/capture-filter.js';
 import {
   COMMON_OPTIONS,
   parseCommandArgs,
@@ -10,7 +10,7 @@ import {
 import { UsageError } from './cli-errors.js';
 import { followStream } from './live-stream.js';
 import { describeCapture } from './send-capture.js';
-import { isStreamId } from '../store/stream-id.js';
+import { isStreamId } from '../contract/stream-id.js';
 
 export const TAIL_USAGE = `Usage: inbox tail <endpoint_id> [--json] [--since <request_id>] [--filter <filter>] [--token <token>] [--host <url>]
 

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
-import type { TargetTls } from '../worker/deliver.js';
+import type { TargetTls } from '../delivery/deliver.js';
 import { UsageError } from './cli-errors.js';
 import type { CommandContext } from './command-context.js';
 

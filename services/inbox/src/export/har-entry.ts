@@ -1,5 +1,5 @@
-import { findHeader, toHeaderPairs } from '../capture/raw-headers.js';
-import type { Capture } from '../store/types.js';
+import { findHeader, toHeaderPairs } from '../contract/raw-headers.js';
+import type { Capture } from '../contract/capture-records.js';
 
 // HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/) as the inbox writes it. HAR describes what a
 // browser sent and got back; a capture is only the request, so the response is the spec's "no response"

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CaptureInput } from '../store/types.js';
+import type { CaptureInput } from '../contract/capture-records.js';
 
 /** Entries one import takes at most. */
 export const IMPORT_MAX_ENTRIES = 1000;

@@ -1,5 +1,6 @@
 import type { Logger } from '@portcullis/kit';
-import type { Capture, CaptureTail, ForwardingEvent, ForwardingWatch, InboxStore } from '../store/types.js';
+import type { Capture, ForwardingEvent } from '../contract/capture-records.js';
+import type { CaptureTail, ForwardingWatch, InboxStore } from '../store/types.js';
 
 export interface FeedListener {
   /** Called in id order, synchronously from the endpoint's read loop: queue, never block. */

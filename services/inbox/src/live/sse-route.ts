@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { type HttpApp, InvalidArgumentError, withSpan } from '@portcullis/kit';
-import type { Authorize } from '../api/access.js';
-import { toCaptureDetail, toCaptureSummary } from '../api/capture-json.js';
+import type { Authorize } from '../accounts/access.js';
+import { toCaptureDetail, toCaptureSummary } from '../contract/capture-json.js';
 import type { InboxContext } from '../context.js';
-import { isStreamId } from '../store/stream-id.js';
+import { isStreamId } from '../contract/stream-id.js';
 import type { FeedSubscription } from './feed-hub.js';
 import { formatSseEvent, formatSseRetry } from './sse-format.js';
 import type { ShareStreams } from './share-streams.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Capture } from '../store/types.js';
+import type { Capture } from '../contract/capture-records.js';
 import { SseSubscriber, type SseSink } from './sse-subscriber.js';
 
 const capture = (id: string): Capture => ({

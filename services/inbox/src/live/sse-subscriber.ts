@@ -1,6 +1,6 @@
 import { UnavailableError } from '@portcullis/kit';
-import type { Capture, ForwardingEvent } from '../store/types.js';
-import { compareStreamIds } from '../store/stream-id.js';
+import type { Capture, ForwardingEvent } from '../contract/capture-records.js';
+import { compareStreamIds } from '../contract/stream-id.js';
 import type { FeedListener } from './feed-hub.js';
 import { formatSseEvent, SSE_HEARTBEAT } from './sse-format.js';
 

@@ -2,7 +2,8 @@ import { ConfigError, parseInboxEndpoint, parseSignatureSettings } from '@portcu
 import type { Logger } from '@portcullis/kit';
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
 import type { SecretBox } from '../signatures/secret-box.js';
-import type { ManagedEndpoint, StoredSignature } from '../store/types.js';
+import type { ManagedEndpoint } from '../store/types.js';
+import type { StoredSignature } from '../contract/capture-records.js';
 
 export const INBOX_ENDPOINT_TYPE = 'type.googleapis.com/portcullis.config.v1.InboxEndpoint';
 

@@ -1,6 +1,7 @@
-import { compareStreamIds } from '../store/stream-id.js';
-import type { Capture, ForwardAttempt, InboxStore } from '../store/types.js';
-import { matchesCapture, type CaptureFilter } from './capture-filter.js';
+import { compareStreamIds } from '../contract/stream-id.js';
+import type { Capture, ForwardAttempt } from '../contract/capture-records.js';
+import type { InboxStore } from '../store/types.js';
+import { matchesCapture, type CaptureFilter } from '../contract/capture-filter.js';
 
 /** Captures read from the store at once: one XREVRANGE … COUNT (and one pipelined history read). */
 export const SCAN_CHUNK = 100;

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '@portcullis/kit';
-import { toCaptureSummary, type CaptureSummary } from '../api/capture-json.js';
+import { toCaptureSummary, type CaptureSummary } from '../contract/capture-json.js';
 import type { EndpointRecord, InboxStore } from '../store/types.js';
-import { parseCaptureFilter, type CaptureFilter } from './capture-filter.js';
+import { parseCaptureFilter, type CaptureFilter } from '../contract/capture-filter.js';
 import { searchCaptures } from './capture-search.js';
 
 export type QueryParams = Record<string, string | string[] | undefined>;

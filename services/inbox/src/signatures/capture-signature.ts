@@ -1,5 +1,6 @@
 import type { Logger } from '@portcullis/kit';
-import type { EndpointRecord, SignatureCheck } from '../store/types.js';
+import type { EndpointRecord } from '../store/types.js';
+import type { SignatureCheck } from '../contract/capture-records.js';
 import type { SecretBox } from './secret-box.js';
 import { verifySignature, type SignedRequest } from './verify-signature.js';
 

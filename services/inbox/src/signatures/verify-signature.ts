@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { SignaturePreset } from '@portcullis/config';
-import { findHeader } from '../capture/raw-headers.js';
-import type { SignatureCheck, SignatureFailure } from '../store/types.js';
+import { findHeader } from '../contract/raw-headers.js';
+import type { SignatureCheck, SignatureFailure } from '../contract/capture-records.js';
 
 /** What a signature is checked over: the capture's headers as sent and its exact body bytes. */
 export interface SignedRequest {

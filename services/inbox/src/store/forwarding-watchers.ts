@@ -1,4 +1,4 @@
-import type { ForwardingEvent } from './types.js';
+import type { ForwardingEvent } from '../contract/capture-records.js';
 
 export type ForwardingListener = (event: ForwardingEvent) => void;
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { StoreFullError } from '../errors.js';
 import { CAPTURE_OVERHEAD_BYTES, captureBytes, createMemoryStore } from './memory.js';
-import type { CaptureInput, NewEndpoint } from './types.js';
+import type { CaptureInput } from '../contract/capture-records.js';
+import type { NewEndpoint } from './types.js';
 
 const HOUR_MS = 3_600_000;
 

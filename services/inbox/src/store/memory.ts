@@ -1,17 +1,8 @@
 import { StoreFullError } from '../errors.js';
-import { compareStreamIds, parseStreamId, ZERO_STREAM_ID } from './stream-id.js';
+import { compareStreamIds, parseStreamId, ZERO_STREAM_ID } from '../contract/stream-id.js';
 import { createForwardingWatchers } from './forwarding-watchers.js';
-import type {
-  Capture,
-  CaptureInput,
-  CaptureTail,
-  EndpointRecord,
-  ForwardAttempt,
-  InboxStore,
-  OnTrimmed,
-  Retention,
-  ShareRecord,
-} from './types.js';
+import type { Capture, CaptureInput, ForwardAttempt } from '../contract/capture-records.js';
+import type { CaptureTail, EndpointRecord, InboxStore, OnTrimmed, Retention, ShareRecord } from './types.js';
 
 export interface MemoryStoreOptions {
   now?: () => number;

@@ -1,12 +1,6 @@
 import { MAX_CONCURRENT, type EndpointResponse, type ForwardTarget } from '@portcullis/config';
-import type {
-  Capture,
-  CaptureInput,
-  EndpointKind,
-  EndpointRecord,
-  SignatureCheck,
-  StoredSignature,
-} from './types.js';
+import type { Capture, CaptureInput, SignatureCheck, StoredSignature } from '../contract/capture-records.js';
+import type { EndpointKind, EndpointRecord } from './types.js';
 
 // How records look in Redis. A capture is a stream entry with two fields: `m`, the metadata as JSON, and
 // `b`, the body bytes as they came (binary-safe: always read back with ioredis' …Buffer commands, which

@@ -1,7 +1,8 @@
 import type { Logger } from '@portcullis/kit';
 import type { RedisClient, RedisPool } from '@portcullis/redis';
 import { createForwardingWatchers } from './forwarding-watchers.js';
-import type { ForwardingEvent, ForwardingWatch } from './types.js';
+import type { ForwardingEvent } from '../contract/capture-records.js';
+import type { ForwardingWatch } from './types.js';
 
 /**
  * Forwarding events across processes: the process that records an attempt (a worker) PUBLISHes it on the

@@ -18,16 +18,9 @@ import { createKeyLayout, FORWARD_GROUP } from './redis-keys.js';
 import { createRedisForwardingChannel } from './redis-forwarding-channel.js';
 import { callRedis, execRedis } from './redis-caller.js';
 import { createRedisShares } from './redis-shares.js';
-import { ZERO_STREAM_ID } from './stream-id.js';
-import type {
-  Capture,
-  CaptureTail,
-  EndpointRecord,
-  ForwardAttempt,
-  InboxStore,
-  ManagedEndpoint,
-  OnTrimmed,
-} from './types.js';
+import { ZERO_STREAM_ID } from '../contract/stream-id.js';
+import type { Capture, ForwardAttempt } from '../contract/capture-records.js';
+import type { CaptureTail, EndpointRecord, InboxStore, ManagedEndpoint, OnTrimmed } from './types.js';
 
 export interface RedisStoreOptions {
   connection: RedisConnection;

@@ -1,3 +1,6 @@
+import type { CircuitState } from '../contract/forwarding-json.js';
+import type { CircuitView } from '../forwarding-store/circuit-reports.js';
+
 /** `INBOX_WORKER_BREAKER_*`: when a target's circuit opens, and for how long. */
 export interface BreakerSettings {
   /** Consecutive failures (connection errors, timeouts, 5xx) that open the circuit. */
@@ -5,18 +8,6 @@ export interface BreakerSettings {
   /** The first open period; each failed probe doubles it, up to `maxCooldownMs`. */
   cooldownMs: number;
   maxCooldownMs: number;
-}
-
-export type CircuitState = 'closed' | 'open' | 'half-open';
-
-export interface CircuitView {
-  endpointId: string;
-  target: string;
-  state: CircuitState;
-  /** Consecutive failures. */
-  failures: number;
-  /** When open: when a probe may go (ms). */
-  openUntil?: number;
 }
 
 export type DeliveryVerdict = 'success' | 'failure' | 'neither';

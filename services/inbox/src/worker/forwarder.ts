@@ -2,19 +2,16 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ForwardTarget } from '@portcullis/config';
 import type { Logger } from '@portcullis/kit';
-import type { Capture, EndpointRecord, ForwardAttempt, InboxStore } from '../store/types.js';
-import { computeRetryDelayMs, isRetryableStatus, parseRetryAfterMs } from './backoff.js';
-import {
-  createCircuitBreakers,
-  type BreakerSettings,
-  type CircuitView,
-  type DeliveryVerdict,
-} from './circuit-breaker.js';
-import type { DeadLetters } from './dead-letters.js';
-import { createKeepAlive, deliver, type DeliveryResult } from './deliver.js';
-import type { EgressPolicy } from './egress-policy.js';
-import { buildForwardRequest } from './forward-request.js';
-import type { ForwardQueue, QueuedCapture } from './forward-queue.js';
+import type { Capture, ForwardAttempt } from '../contract/capture-records.js';
+import type { EndpointRecord, InboxStore } from '../store/types.js';
+import { computeRetryDelayMs, isRetryableStatus, parseRetryAfterMs } from '../contract/backoff.js';
+import { createCircuitBreakers, type BreakerSettings, type DeliveryVerdict } from './circuit-breaker.js';
+import type { CircuitView } from '../forwarding-store/circuit-reports.js';
+import type { DeadLetters } from '../forwarding-store/dead-letters.js';
+import { createKeepAlive, deliver, type DeliveryResult } from '../delivery/deliver.js';
+import type { EgressPolicy } from '../delivery/egress-policy.js';
+import { buildForwardRequest } from '../delivery/forward-request.js';
+import type { ForwardQueue, QueuedCapture } from '../forwarding-store/forward-queue.js';
 import { createTargetSlots } from './target-slots.js';
 import type { AttemptOutcome } from './worker-metrics.js';
 

@@ -2,10 +2,10 @@ import type { Logger, Part } from '@portcullis/kit';
 import type { Registry } from 'prom-client';
 import type { Settings } from '../settings.js';
 import type { InboxStore } from '../store/types.js';
-import { createEgressPolicy } from './egress-policy.js';
-import type { CircuitReports } from './circuit-reports.js';
-import type { DeadLetters } from './dead-letters.js';
-import type { ForwardQueue } from './forward-queue.js';
+import { createEgressPolicy } from '../delivery/egress-policy.js';
+import type { CircuitReports } from '../forwarding-store/circuit-reports.js';
+import type { DeadLetters } from '../forwarding-store/dead-letters.js';
+import type { ForwardQueue } from '../forwarding-store/forward-queue.js';
 import { createForwarder, type Forwarder } from './forwarder.js';
 import { createWorkerMetrics } from './worker-metrics.js';
 

@@ -17,8 +17,8 @@ import { toHttpError } from '../error-mapper.js';
 import type { Settings } from '../settings.js';
 import { createInboxStore } from '../store/factory.js';
 import { createForwardingPart } from './forwarding-part.js';
-import { createForwardingState } from './forwarding-state.js';
-import { createRedisForwardQueue } from './redis-forward-queue.js';
+import { createForwardingState } from '../forwarding-store/forwarding-state.js';
+import { createRedisForwardQueue } from '../forwarding-store/redis-forward-queue.js';
 
 export interface WorkerApp extends Running {
   /** The bound port of `/healthz`, `/readyz` and `/metrics`. */

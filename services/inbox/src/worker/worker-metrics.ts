@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { CircuitState, CircuitView } from './circuit-breaker.js';
+import type { CircuitState } from '../contract/forwarding-json.js';
+import type { CircuitView } from '../forwarding-store/circuit-reports.js';
 
 export const ATTEMPT_OUTCOMES = ['delivered', 'retrying', 'dead'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];

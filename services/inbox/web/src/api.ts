@@ -1,8 +1,7 @@
-import type { CaptureDetail, CaptureSummary } from '../../src/api/capture-json.js';
-import type { DeadLetterJson } from '../../src/api/dead-letter-routes.js';
-import type { SignatureView } from '../../src/signatures/signature-json.js';
-import type { ForwardingEvent } from '../../src/store/types.js';
-import type { CircuitReport } from '../../src/worker/circuit-reports.js';
+import type { CaptureDetail, CaptureSummary } from '../../src/contract/capture-json.js';
+import type { CircuitReport, DeadLetterJson } from '../../src/contract/forwarding-json.js';
+import type { SignatureView } from '../../src/contract/signature-json.js';
+import type { ForwardingEvent } from '../../src/contract/capture-records.js';
 
 export type { CaptureDetail, CaptureSummary, CircuitReport, DeadLetterJson, ForwardingEvent, SignatureView };
 

@@ -1,4 +1,4 @@
-import { readEvents } from '../../src/live/sse-parse.js';
+import { readEvents } from '../../src/contract/sse-parse.js';
 import { endpointPath, type CaptureSummary, type ForwardingEvent } from './api.js';
 
 export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'closed';

@@ -17,7 +17,7 @@ export function shareTokenFromHash(hash: string): string | undefined {
 
 /** The admin view of the managed endpoints. */
 export const ADMIN_PATH = '/admin';
-/** The filter an inspector address carries: its query string, without `?` (see search/capture-filter.ts). */
+/** The filter an inspector address carries: its query string, without `?` (see contract/capture-filter.ts). */
 export const filterFromSearch = (search: string): string => search.replace(/^\?/, '');
 
 /** The address of an endpoint's inspector showing `filter`. */

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { FORWARDING_STATES } from '../../../src/search/capture-filter.js';
+import { FORWARDING_STATES } from '../../../src/contract/capture-filter.js';
 import { endpointPath, fetchFile } from '../api.js';
 import { saveFile } from '../save-file.js';
 import { ErrorText } from './error-text.js';
@@ -15,7 +15,7 @@ const TEXT_FIELDS = [
 ] as const;
 
 /**
- * The search above the request list: the filter of search/capture-filter.ts, one field per parameter, kept in
+ * The search above the request list: the filter of contract/capture-filter.ts, one field per parameter, kept in
  * the page's address (so it can be shared, and a reload keeps it), and the HAR export of what it matches.
  */
 export function FilterBar(p: {

@@ -13,7 +13,7 @@ import {
   matchesCapture,
   parseCaptureFilter,
   type CaptureFilter,
-} from '../../../src/search/capture-filter.js';
+} from '../../../src/contract/capture-filter.js';
 import { fromBase64 } from '../bytes.js';
 import { followEndpoint, type LiveState } from '../live.js';
 import { EndpointHeader } from './endpoint-header.js';

@@ -1,18 +1,18 @@
-import type { CircuitState, CircuitView } from './circuit-breaker.js';
+import type { CircuitReport, CircuitState } from '../contract/forwarding-json.js';
 
 // Where each forwarder says which of its targets' circuits are not closed, for the API and the inspector to
 // show: the breakers themselves stay in each forwarder (a worker does not stop because another one's circuit
 // opened). Redis: a hash per endpoint, a field per worker (redis-circuit-reports.ts); local mode: memory.
 
-/** One forwarder's circuit of one target, as the API shows it. */
-export interface CircuitReport {
-  /** The forwarder: its consumer name (`INBOX_WORKER_NAME`). */
-  worker: string;
+/** One circuit as its forwarder holds it: what it publishes. */
+export interface CircuitView {
+  endpointId: string;
   target: string;
   state: CircuitState;
+  /** Consecutive failures. */
   failures: number;
-  /** ISO 8601, when open: when the probe may go. */
-  openUntil?: string;
+  /** When open: when a probe may go (ms). */
+  openUntil?: number;
 }
 
 export interface CircuitReports {

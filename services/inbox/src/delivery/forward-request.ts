@@ -1,6 +1,6 @@
 import { HOP_BY_HOP_HEADERS } from '@portcullis/kit';
 import type { ForwardTarget } from '@portcullis/config';
-import type { Capture } from '../store/types.js';
+import type { Capture } from '../contract/capture-records.js';
 
 // What is sent to a target: the capture as received, so signatures over the body (GitHub's
 // X-Hub-Signature-256, Stripe's) still verify. Headers keep their order, case and duplicates; only the

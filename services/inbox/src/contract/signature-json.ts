@@ -1,5 +1,5 @@
 import type { SignaturePreset } from '@portcullis/config';
-import type { SignatureCheck, StoredSignature } from '../store/types.js';
+import type { SignatureCheck, StoredSignature } from './capture-records.js';
 
 /** A preset as the API shows it: its settings and that a secret is set, never the secret. */
 export type SignatureView = SignaturePreset & { secretSet: true };

@@ -1,8 +1,8 @@
-import { buildBodyView, parseParams, type BodyView } from '../capture/body-view.js';
-import { findHeader, toHeaderPairs } from '../capture/raw-headers.js';
-import { formatRawRequest } from '../capture/raw-request.js';
-import { toCaptureSignature, type CaptureSignature } from '../signatures/signature-json.js';
-import type { Capture, ForwardAttempt } from '../store/types.js';
+import { buildBodyView, parseParams, type BodyView } from './body-view.js';
+import { findHeader, toHeaderPairs } from './raw-headers.js';
+import { formatRawRequest } from './raw-request.js';
+import { toCaptureSignature, type CaptureSignature } from './signature-json.js';
+import type { Capture, ForwardAttempt } from './capture-records.js';
 
 /** A capture in a list and in a live event without `full=1`. */
 export interface CaptureSummary {

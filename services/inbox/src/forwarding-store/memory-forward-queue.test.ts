@@ -2,7 +2,8 @@ import type { ForwardTarget } from '@portcullis/config';
 import { quietLog } from '@portcullis/testing';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../store/memory.js';
-import type { CaptureInput, ManagedEndpoint } from '../store/types.js';
+import type { CaptureInput } from '../contract/capture-records.js';
+import type { ManagedEndpoint } from '../store/types.js';
 import { createMemoryForwardQueue } from './memory-forward-queue.js';
 
 const TARGET: ForwardTarget = {

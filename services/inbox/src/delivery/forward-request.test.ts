@@ -1,6 +1,6 @@
 import type { ForwardTarget } from '@portcullis/config';
 import { describe, expect, it } from 'vitest';
-import type { Capture } from '../store/types.js';
+import type { Capture } from '../contract/capture-records.js';
 import { buildForwardRequest, forwardHeaders } from './forward-request.js';
 
 const capture = (url: string, nestedPath: string): Capture => ({

@@ -1,7 +1,8 @@
 import type { RedisClient } from '@portcullis/redis';
 import { callRedis, execRedis } from '../store/redis-caller.js';
 import type { KeyLayout } from '../store/redis-keys.js';
-import { toCircuitReport, type CircuitReport, type CircuitReports } from './circuit-reports.js';
+import { toCircuitReport, type CircuitReports } from './circuit-reports.js';
+import { type CircuitReport } from '../contract/forwarding-json.js';
 
 interface Published {
   expiresAt: number;

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ENDPOINT_ID } from '@portcullis/config';
 import { countRawHeader, hashToken, isTokenHashMatch, NotFoundError } from '@portcullis/kit';
-import type { WebSessions } from '../accounts/web-sessions.js';
+import type { WebSessions } from './web-sessions.js';
 import { AdminDisabledError, authError, ShareReadOnlyError } from '../errors.js';
 import type { EndpointRecord, InboxStore } from '../store/types.js';
 

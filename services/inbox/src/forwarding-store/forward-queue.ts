@@ -1,4 +1,4 @@
-import type { Capture } from '../store/types.js';
+import type { Capture } from '../contract/capture-records.js';
 
 // The captures to forward, as the forwarder sees them whatever holds them: Redis Streams read through the
 // `forwarders` consumer group (redis-forward-queue.ts, the worker), or the memory store's counterpart of that

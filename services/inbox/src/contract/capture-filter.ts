@@ -1,4 +1,4 @@
-import { parseStreamId } from '../store/stream-id.js';
+import { parseStreamId } from './stream-id.js';
 
 // One filter syntax for the API's query parameters, the inspector's address and `inbox tail --filter`: a URL
 // query string (`method=POST&path=/orders/*&q=refund`). Pure and free of Node-only APIs: the inspector

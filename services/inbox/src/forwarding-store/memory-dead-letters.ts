@@ -1,5 +1,5 @@
 import type { MemoryInboxStore } from '../store/memory.js';
-import { compareStreamIds, parseStreamId, ZERO_STREAM_ID } from '../store/stream-id.js';
+import { compareStreamIds, parseStreamId, ZERO_STREAM_ID } from '../contract/stream-id.js';
 import {
   MAX_DEAD_LETTERS_PER_ENDPOINT,
   redriveEntry,
