@@ -10,13 +10,13 @@ import {
   type Part,
 } from '@portcullis/kit';
 import { buildServiceDiscovery, createSotwServer, type SotwServer } from '@portcullis/xds';
+import { KINDS } from '@portcullis/config';
 import { loadKubeConfig, reuseConnections } from './kube-config.js';
 import { LeaderElector } from './leader-election.js';
 import { createOperatorMetrics, typeLabel } from './metrics.js';
 import { Reconciler } from './reconcile/reconciler.js';
 import type { KindResult, Outcome } from './reconcile/types.js';
 
-import { KINDS } from './resources.js';
 import { ensureKeysSecret } from './secrets.js';
 import { createShadowReportPart } from './shadow-report/shadow-report-part.js';
 import { servedConfigs, type ServedConfig } from './shadow-report/shadow-reporter.js';
