@@ -3,8 +3,8 @@ import { obj, str, type Schema } from './schema.js';
 import { statusSchema } from './status.js';
 
 /**
- * One kind of the custom-resource API: its names, the `spec` schema (built from the same constants its
- * parser checks against), its `status` schema when more than conditions, and its printer columns.
+ * One kind of the custom-resource API: its names, the `spec` schema (beside the kind's parser, from the
+ * constants both use), its `status` schema when more than conditions, and its printer columns.
  */
 export interface CrdSource {
   kind: Kind;

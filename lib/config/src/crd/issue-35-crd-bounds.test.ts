@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors.js';
+import { parseRateLimitConfig } from '../rate-limit-parse.js';
 import { parseApiRoute } from './api-route.js';
 import { CRD_SOURCES } from './definitions.js';
 import { parseInboxEndpoint } from './inbox-endpoint.js';
@@ -52,6 +53,11 @@ const route = {
   ],
 };
 
+const rateLimits = {
+  domain: 'issue-35',
+  descriptors: [{ key: 'ip', rate_limit: { unit: 'second', requests_per_unit: 10 } }],
+};
+
 describe('issue 35: the parsers admit what the CRDs admit', () => {
   it('takes retention.maxBytes at the CRD maximum, 10737418240', () => {
     const spec = { ...endpoint, retention: { maxBytes: 10_737_418_240 } };
@@ -76,6 +82,13 @@ describe('issue 35: the parsers admit what the CRDs admit', () => {
     it(`takes every integer of the ApiRoute schema at its ${bound}`, () => {
       const spec = atBound(CRD_SOURCES.ApiRoute.spec, route, bound);
       expect(problems(() => parseApiRoute('ns/route', spec))).toEqual([]);
+    });
+
+    it(`takes every integer of the RateLimitConfig schema at its ${bound}`, () => {
+      const spec = atBound(CRD_SOURCES.RateLimitConfig.spec, rateLimits, bound) as typeof rateLimits;
+      // a token bucket needs requests_per_unit of at least 1: a rule across fields the operator checks
+      if (bound === 'minimum') delete (spec.descriptors[0]?.rate_limit as { burst?: number }).burst;
+      expect(problems(() => parseRateLimitConfig('ns/limits', spec))).toEqual([]);
     });
   }
 });

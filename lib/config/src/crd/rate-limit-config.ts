@@ -1,4 +1,5 @@
 import { RATE_LIMIT_UNITS } from '../rate-limit-types.js';
+import { UINT32_MAX } from '../reader.js';
 import type { CrdSource } from './crd-source.js';
 import { bool, int, list, obj, rule, str, unitSpellings, type Schema } from './schema.js';
 import { shadowReportSchema } from './shadow-report.js';
@@ -28,7 +29,7 @@ function policy(withRules: boolean): Schema {
         maxLength: 8,
         description: 'Window of the limit; any case, as upstream accepts it.',
       }),
-      requests_per_unit: int({ minimum: 0, maximum: 4_294_967_295, description: '0 blocks every request.' }),
+      requests_per_unit: int({ minimum: 0, maximum: UINT32_MAX, description: '0 blocks every request.' }),
       unlimited: bool({ description: 'Never limited; no unit or count is given.' }),
       name: str({ maxLength: LIMIT_NAME_MAX, description: 'Lets another rule replace this limit.' }),
       // 16, not more: the rule comparing these names costs 1024 descriptors × maxItems name comparisons,
@@ -44,7 +45,7 @@ function policy(withRules: boolean): Schema {
         maxLength: 16,
         description: `${YAML_ONLY} fixed_window (default) or sliding_window.`,
       }),
-      burst: int({ minimum: 1, maximum: 4_294_967_295, description: `${YAML_ONLY} Token-bucket capacity.` }),
+      burst: int({ minimum: 1, maximum: UINT32_MAX, description: `${YAML_ONLY} Token-bucket capacity.` }),
     },
     withRules
       ? {
@@ -111,6 +112,7 @@ function descriptor(level: number): Schema {
   );
 }
 
+/** The RateLimitConfig kind; its `spec` is upstream's YAML format, validated by `parseRateLimitConfig`. */
 export const rateLimitConfig: CrdSource = {
   kind: 'RateLimitConfig',
   plural: 'ratelimitconfigs',
