@@ -1,5 +1,6 @@
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
+import type { ShadowReport } from '@portcullis/config';
 import {
   quietLog as log,
   freePort,
@@ -12,7 +13,6 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleSum, scrapeMetrics } from '../bench/operator/operator-metrics.js';
 import { startOperator, type OperatorApp } from '../operator/src/app.js';
-import type { ShadowReport } from '../operator/src/shadow-report/rule-report.js';
 import type { RateLimitApp } from '../services/ratelimit/src/app.js';
 import { startXdsRateLimit } from '../services/ratelimit/test/xds-rate-limit.js';
 import { applyOperatorRbac } from './operator-rbac.js';

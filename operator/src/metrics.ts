@@ -1,5 +1,5 @@
+import { KINDS } from '@portcullis/config';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { KINDS } from './resources.js';
 
 export interface OperatorMetrics {
   reconciles: Counter<'kind' | 'result'>;

@@ -1,35 +1,6 @@
-import type { ShadowReport } from './shadow-report/rule-report.js';
+import type { Kind, ResourceStatus } from '@portcullis/config';
 
 /** The custom resources the operator reconciles, as the API server (or a manifest file) gives them. */
-export const GROUP = 'portcullis.dev';
-export const VERSION = 'v1alpha1';
-export const API_VERSION = `${GROUP}/${VERSION}`;
-
-export const KINDS = ['RateLimitConfig', 'ApiRoute', 'InboxEndpoint'] as const;
-export type Kind = (typeof KINDS)[number];
-
-export const PLURALS: Readonly<Record<Kind, string>> = {
-  RateLimitConfig: 'ratelimitconfigs',
-  ApiRoute: 'apiroutes',
-  InboxEndpoint: 'inboxendpoints',
-};
-
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  observedGeneration: number;
-  lastTransitionTime: string;
-}
-
-export interface ResourceStatus {
-  observedGeneration?: number;
-  conditions?: Condition[];
-  /** RateLimitConfig only: written by the shadow-mode report. */
-  shadowReport?: ShadowReport;
-}
-
 export interface Resource {
   apiVersion: string;
   kind: Kind;
@@ -64,8 +35,4 @@ export function byAge(a: Resource, b: Resource): number {
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-export function isKind(kind: unknown): kind is Kind {
-  return typeof kind === 'string' && (KINDS as readonly string[]).includes(kind);
 }

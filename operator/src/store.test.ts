@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { API_VERSION, type Resource } from './resources.js';
+import { API_VERSION } from '@portcullis/config';
+import type { Resource } from './resources.js';
 import { ResourceStore } from './store.js';
 
 function rlc(

@@ -1,5 +1,6 @@
+import { KINDS, type Kind } from '@portcullis/config';
 import type { SecretLookup, SecretState } from './reconcile/types.js';
-import { KINDS, resourceName, type Kind, type Resource } from './resources.js';
+import { resourceName, type Resource } from './resources.js';
 
 /**
  * The resources currently known, by kind and `namespace/name`, fed by a source and read by reconciles; in

@@ -23,18 +23,15 @@ export {
   type RoutePathParam,
 } from './route-path.js';
 export {
-  DESCRIPTOR_SOURCES,
-  UNNAMED_DESCRIPTOR_SOURCES,
   HTTP_METHODS,
   parseApiRoute,
   ROLE_NAME,
   type ApiRouteSpec,
-  type DescriptorSource,
   type HttpMethod,
   type Route,
-  type RouteRateLimit,
   type RouteTarget,
-} from './api-route.js';
+} from './crd/api-route.js';
+export { DESCRIPTOR_SOURCES, type DescriptorSource, type RouteRateLimit } from './crd/route-rate-limit.js';
 export {
   ENDPOINT_ID,
   MAX_CONCURRENT,
@@ -43,9 +40,8 @@ export {
   parseInboxEndpoint,
   type ForwardTarget,
   type InboxEndpointSpec,
-} from './inbox-endpoint.js';
+} from './crd/inbox-endpoint.js';
 export {
-  DEFAULT_TOLERANCE_SECONDS,
   HMAC_ALGORITHMS,
   HMAC_ENCODINGS,
   MAX_SECRET_CHARS,
@@ -56,11 +52,15 @@ export {
   type SecretKeyRef,
   type SignaturePreset,
   type SignatureProvider,
-} from './inbox-signature.js';
+} from './crd/inbox-signature.js';
 export {
   BODY_PLACEHOLDER,
-  REFUSED_RESPONSE_HEADERS,
   RESPONSE_LIMITS,
   parseEndpointResponse,
   type EndpointResponse,
-} from './inbox-response.js';
+} from './crd/inbox-response.js';
+export { API_VERSION, GROUP, KINDS, VERSION, isKind, type Kind } from './crd/kinds.js';
+export { CRD_SOURCES, PLURALS } from './crd/definitions.js';
+export { toCrd, type CrdSource } from './crd/crd-source.js';
+export type { Condition, ResourceStatus } from './crd/status.js';
+export type { RuleReport, ShadowReport } from './crd/shadow-report.js';

@@ -11,7 +11,8 @@ export interface Problem {
 /** YAML 1.1 booleans, as upstream's YAML parser reads them. */
 const YAML_TRUE = new Set(['true', 'True', 'TRUE', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', 'y', 'Y']);
 const YAML_FALSE = new Set(['false', 'False', 'FALSE', 'no', 'No', 'NO', 'off', 'Off', 'OFF', 'n', 'N']);
-const UINT32_MAX = 4_294_967_295;
+/** The largest value `Reader.uint32` takes, and the `maximum` of the schemas of the fields it reads. */
+export const UINT32_MAX = 4_294_967_295;
 
 export function formatPath(path: ConfigPath): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
@@ -19,6 +20,13 @@ export function formatPath(path: ConfigPath): string {
 
 export function formatProblem(source: string, p: Problem): string {
   return p.path.length === 0 ? `${source}: ${p.message}` : `${source}: ${formatPath(p.path)}: ${p.message}`;
+}
+
+/** An integer field's bounds and default, as its schema states them (`int(bounds)`). */
+export interface IntBounds {
+  minimum: number;
+  maximum: number;
+  default: number;
 }
 
 /**
@@ -65,6 +73,19 @@ export class Reader {
     if (typeof v === 'string' && YAML_TRUE.has(v)) return true;
     if (typeof v === 'string' && YAML_FALSE.has(v)) return false;
     return this.fail(path, `expected true or false, got ${describe(v)}`, false);
+  }
+
+  /**
+   * An integer within a schema's `minimum` and `maximum`, the CRD's own bounds, so the API server and this
+   * parser admit the same values; else one problem and the default.
+   */
+  boundedInt(v: unknown, path: ConfigPath, bounds: IntBounds): number {
+    const fallback = bounds.default;
+    const n = typeof v === 'number' ? v : typeof v === 'string' && /^[-+]?\d+$/.test(v) ? Number(v) : NaN;
+    if (!Number.isSafeInteger(n)) return this.fail(path, `expected an integer, got ${describe(v)}`, fallback);
+    if (n < bounds.minimum) return this.fail(path, `must be at least ${bounds.minimum}`, fallback);
+    if (n > bounds.maximum) return this.fail(path, `must be at most ${bounds.maximum}`, fallback);
+    return n;
   }
 
   uint32(v: unknown, path: ConfigPath): number {

@@ -1,4 +1,5 @@
-import type { Condition, Resource, ResourceStatus } from '../resources.js';
+import type { Condition, ResourceStatus } from '@portcullis/config';
+import type { Resource } from '../resources.js';
 import type { Outcome } from './types.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { RateLimitConfig } from '@portcullis/config';
+import { API_VERSION, type RateLimitConfig } from '@portcullis/config';
 import { describe, expect, it } from 'vitest';
-import { API_VERSION, type Resource } from '../resources.js';
+import type { Resource } from '../resources.js';
 import { ResourceStore } from '../store.js';
 import { KindReconciler } from './reconcile-kind.js';
 import { HANDLERS } from './translation.js';

@@ -1,6 +1,7 @@
 import { PROTO_FILES, createMessageCodec, fromStruct } from '@portcullis/protos';
 import { describe, expect, it } from 'vitest';
-import { API_VERSION, type Kind, type Resource } from '../resources.js';
+import { API_VERSION, type Kind } from '@portcullis/config';
+import type { Resource } from '../resources.js';
 import { ResourceStore } from '../store.js';
 import { desiredStatus, isStatusChanged } from './conditions.js';
 import { Reconciler } from './reconciler.js';

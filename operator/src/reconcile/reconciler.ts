@@ -1,5 +1,5 @@
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
-import type { Kind } from '../resources.js';
+import type { Kind } from '@portcullis/config';
 import type { ResourceStore } from '../store.js';
 import { GATEWAY_RATE_LIMITS_NAME, gatewayRateLimitConfig } from './gateway-rate-limits.js';
 import { HANDLERS, toRateLimitConfigMessage } from './translation.js';

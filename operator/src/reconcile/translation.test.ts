@@ -4,7 +4,8 @@ import { PROTO_FILES, createMessageCodec, type MessageCodec } from '@portcullis/
 import { compareGolden, readGoldenInputs } from '@portcullis/testing';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { API_VERSION, KINDS, isKind, resourceName, type Resource } from '../resources.js';
+import { API_VERSION, KINDS, isKind } from '@portcullis/config';
+import { resourceName, type Resource } from '../resources.js';
 import { ResourceStore } from '../store.js';
 import { Reconciler } from './reconciler.js';
 

@@ -8,9 +8,10 @@ import {
   type DescriptorRule,
   type InboxEndpointSpec,
   type RateLimitConfig,
+  type Kind,
 } from '@portcullis/config';
 import { PROTO_FILES, createMessageCodec, toStruct } from '@portcullis/protos';
-import { resourceName, type Kind } from '../resources.js';
+import { resourceName } from '../resources.js';
 import { readSignatureSecret } from './signature-secret.js';
 import type { KindHandler } from './types.js';
 

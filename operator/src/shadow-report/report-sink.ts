@@ -1,8 +1,8 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@portcullis/kit';
+import type { ShadowReport } from '@portcullis/config';
 import { resourceName, type Resource } from '../resources.js';
 import { patchStatus } from '../status/patch-status.js';
-import type { ShadowReport } from './rule-report.js';
 
 /** Where a RateLimitConfig's report goes; resolves with whether it got there. */
 export interface ShadowReportSink {

@@ -1,6 +1,6 @@
-import { parseRateLimitConfig } from '@portcullis/config';
+import { parseRateLimitConfig, type ShadowReport } from '@portcullis/config';
 import { describe, expect, it } from 'vitest';
-import { buildReport, carriedReport, indexRules, isReportChanged, type ShadowReport } from './rule-report.js';
+import { buildReport, carriedReport, indexRules, isReportChanged } from './rule-report.js';
 
 const config = parseRateLimitConfig('team/web', {
   domain: 'web',

@@ -1,40 +1,5 @@
-import type { DescriptorRule, RateLimitConfig } from '@portcullis/config';
+import type { DescriptorRule, RateLimitConfig, RuleReport, ShadowReport } from '@portcullis/config';
 import { zeroCounts, type Counts } from './instance-reading.js';
-
-/** One rule's hits over the window, as `status.shadowReport.rules[]` shows them. */
-export interface RuleReport {
-  /** The rule's statistics key: `key_value.key2…` from the domain, the `descriptor` label of the metrics. */
-  key: string;
-  /** The rule's `shadow_mode`; absent for keys made from request values (`detailed_metric`, `value_to_metric`). */
-  shadowMode?: boolean;
-  totalHits: number;
-  overLimit: number;
-  nearLimit: number;
-  withinLimit: number;
-  /** Hits over the limit let through because the rule is in shadow mode. */
-  shadowModeHits: number;
-}
-
-/** `status.shadowReport` of a RateLimitConfig. */
-export interface ShadowReport {
-  /** The domain counted: the configuration's when the report was written. */
-  domain: string;
-  windowSeconds: number;
-  /** Where the counts start: the window's start, or the first scrape when the window is not filled yet. */
-  from: string;
-  collectedAt: string;
-  /**
-   * Seconds of the window whose hits no leader counted: between a previous leader's last report and this
-   * leader's first scrape. Absent when none.
-   */
-  uncountedSeconds?: number;
-  /** Shadow-mode hits of every rule of the domain, the truncated ones included. */
-  shadowModeHits: number;
-  /** Most hits first, at most `maxRules`. */
-  rules: RuleReport[];
-  /** Rules left out past `maxRules`. */
-  truncated: number;
-}
 
 /** Counts that differ by more than this share of the larger are a change worth a status write. */
 const CHANGE_RATIO = 0.1;

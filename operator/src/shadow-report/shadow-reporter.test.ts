@@ -1,13 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseRateLimitConfig } from '@portcullis/config';
+import { parseRateLimitConfig, type ShadowReport } from '@portcullis/config';
 import { quietLog as log, waitFor } from '@portcullis/testing';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Resource } from '../resources.js';
 import { createShadowReportMetrics } from './report-metrics.js';
 import type { ShadowReportSink } from './report-sink.js';
-import type { ShadowReport } from './rule-report.js';
 import { ShadowReporter } from './shadow-reporter.js';
 
 const resource: Resource = {

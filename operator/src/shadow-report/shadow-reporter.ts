@@ -1,14 +1,14 @@
-import type { RateLimitConfig } from '@portcullis/config';
+import type { RateLimitConfig, Kind, ShadowReport } from '@portcullis/config';
 import type { Logger } from '@portcullis/kit';
 import type { KindResult } from '../reconcile/types.js';
-import { resourceName, type Kind, type Resource } from '../resources.js';
+import { resourceName, type Resource } from '../resources.js';
 import { forEachBounded } from '../status/bounded-each.js';
 import { fetchMetrics, ScrapeError } from './fetch-metrics.js';
 import { HitWindow } from './hit-window.js';
 import { readInstance } from './instance-reading.js';
 import type { ShadowReportMetrics } from './report-metrics.js';
 import type { ShadowReportSink } from './report-sink.js';
-import { buildReport, carriedReport, isReportChanged, type ShadowReport } from './rule-report.js';
+import { buildReport, carriedReport, isReportChanged } from './rule-report.js';
 import type { ShadowReportSettings } from './settings.js';
 
 /** A RateLimitConfig being served, with the configuration served (its last good generation). */

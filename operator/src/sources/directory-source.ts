@@ -4,7 +4,8 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { Logger } from '@portcullis/kit';
-import { API_VERSION, KINDS, isKind, type Kind, type Resource } from '../resources.js';
+import { API_VERSION, KINDS, isKind, type Kind } from '@portcullis/config';
+import type { Resource } from '../resources.js';
 import type { ResourceStore } from '../store.js';
 import type { ResourceSource } from './types.js';
 

@@ -6,7 +6,8 @@ import {
   type ListPromise,
 } from '@kubernetes/client-node';
 import type { Logger } from '@portcullis/kit';
-import { GROUP, KINDS, PLURALS, VERSION, type Kind, type Resource } from '../resources.js';
+import { GROUP, KINDS, PLURALS, VERSION, type Kind } from '@portcullis/config';
+import type { Resource } from '../resources.js';
 import type { ResourceStore } from '../store.js';
 import { keepInformerRunning, type Backoff } from './keep-informer-running.js';
 import type { ResourceSource } from './types.js';

@@ -1,6 +1,7 @@
 import { PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kubernetes/client-node';
 import type { Logger } from '@portcullis/kit';
-import { GROUP, PLURALS, VERSION, resourceName, type Resource, type ResourceStatus } from '../resources.js';
+import { GROUP, PLURALS, VERSION, type ResourceStatus } from '@portcullis/config';
+import { resourceName, type Resource } from '../resources.js';
 import { codeOf } from './status-writer.js';
 
 /**

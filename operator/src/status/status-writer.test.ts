@@ -1,7 +1,7 @@
 import { createCollectingLog } from '@portcullis/testing';
 import { describe, expect, it } from 'vitest';
+import { API_VERSION } from '@portcullis/config';
 import type { Outcome } from '../reconcile/types.js';
-import { API_VERSION } from '../resources.js';
 import { LogStatusSink } from './status-writer.js';
 
 function rejected(uid: string, message: string): Outcome {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 import { parseSignatureSettings, signatureSecretProblem } from './inbox-signature.js';
 
 describe('parseSignatureSettings', () => {

@@ -1,4 +1,5 @@
-import { readOrThrow, type ConfigPath, type Reader } from './reader.js';
+import { readOrThrow, type ConfigPath, type Reader } from '../reader.js';
+import { int, list, obj, rule, str, type Schema } from './schema.js';
 
 /**
  * What a receive URL answers instead of `{"ok":true,…}`: an InboxEndpoint's `spec.response` and the
@@ -125,3 +126,37 @@ function readHeader(read: Reader, v: unknown, path: ConfigPath): { name: string;
   }
   return { name, value };
 }
+
+const R = RESPONSE_LIMITS;
+
+/** An InboxEndpoint's `spec.response`, as `readEndpointResponse` reads it. */
+export const endpointResponseSchema: Schema = obj(
+  {
+    status: int({ minimum: R.minStatus, maximum: R.maxStatus, default: 200 }),
+    headers: list(
+      obj(
+        {
+          name: str({
+            maxLength: R.maxHeaderNameChars,
+            pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+            'x-kubernetes-validations': [
+              rule(
+                `!(self.lowerAscii() in [${[...REFUSED_RESPONSE_HEADERS].map((h) => `'${h}'`).join(', ')}])`,
+                'this header cannot be set: the inbox sets it, or it is hop-by-hop',
+              ),
+            ],
+          }),
+          value: str({ maxLength: R.maxHeaderValueChars }),
+        },
+        { required: ['name'] },
+      ),
+      { maxItems: R.maxHeaders },
+    ),
+    body: str({
+      maxLength: R.maxBodyBytes,
+      description: 'Text; {{body.<field>[.<field>…]}} is replaced by that field of the request JSON body.',
+    }),
+    delayMs: int({ minimum: 0, maximum: R.maxDelayMs, default: 0 }),
+  },
+  { description: 'What the receive URL answers; absent: {"ok":true,...}.' },
+);

@@ -1,6 +1,13 @@
-import { readEndpointResponse, type EndpointResponse } from './inbox-response.js';
-import { readSignatureRef, type SecretKeyRef, type SignaturePreset } from './inbox-signature.js';
-import { readOrThrow, type ConfigPath, type Reader } from './reader.js';
+import { readOrThrow, type ConfigPath, type Reader } from '../reader.js';
+import type { CrdSource } from './crd-source.js';
+import { endpointResponseSchema, readEndpointResponse, type EndpointResponse } from './inbox-response.js';
+import {
+  readSignatureRef,
+  signatureRefSchema,
+  type SecretKeyRef,
+  type SignaturePreset,
+} from './inbox-signature.js';
+import { bool, int, list, obj, rule, str } from './schema.js';
 
 export interface ForwardTarget {
   url: string;
@@ -30,7 +37,25 @@ export const ENDPOINT_ID = /^[A-Za-z0-9_-]{22,64}$/;
 export const MAX_FORWARD_TARGETS = 5;
 /** A target's `maxConcurrent`: the default is the worker's default in-flight count, so no limit unless set. */
 export const MAX_CONCURRENT = { default: 32, min: 1, max: 1024 } as const;
-export const RETENTION_DEFAULTS = { maxRequests: 500, maxAgeHours: 168, maxBytes: 52_428_800 } as const;
+/** `retention`'s fields: the schema's bounds and defaults, which the parser checks too. */
+const RETENTION = {
+  maxRequests: { minimum: 1, maximum: 1_000_000, default: 500 },
+  maxAgeHours: { minimum: 1, maximum: 8760, default: 168 },
+  // the xDS field is a uint64 and the inbox trims by count and age only: nothing caps it at 32 bits
+  maxBytes: { minimum: 1024, maximum: 10_737_418_240, default: 52_428_800 },
+} as const;
+export const RETENTION_DEFAULTS = {
+  maxRequests: RETENTION.maxRequests.default,
+  maxAgeHours: RETENTION.maxAgeHours.default,
+  maxBytes: RETENTION.maxBytes.default,
+} as const;
+/** A forward target's numbers when unset; the schema's defaults. */
+const TARGET_DEFAULTS = {
+  timeoutSeconds: 10,
+  maxAttempts: 8,
+  initialDelaySeconds: 30,
+  maxDelaySeconds: 3600,
+};
 
 /** Validates an InboxEndpoint's `spec`, filling defaults. Throws a `ConfigError` listing every problem. */
 export function parseInboxEndpoint(source: string, spec: unknown): InboxEndpointSpec {
@@ -53,11 +78,9 @@ export function parseInboxEndpoint(source: string, spec: unknown): InboxEndpoint
     const r =
       m.retention == null
         ? {}
-        : (read.map(m.retention, ['retention'], new Set(Object.keys(RETENTION_DEFAULTS))) ?? {});
-    const count = (key: keyof typeof RETENTION_DEFAULTS): number => {
-      const n = r[key] == null ? RETENTION_DEFAULTS[key] : read.uint32(r[key], ['retention', key]);
-      return n >= 1 ? n : read.fail(['retention', key], 'must be at least 1', RETENTION_DEFAULTS[key]);
-    };
+        : (read.map(m.retention, ['retention'], new Set(Object.keys(RETENTION))) ?? {});
+    const count = (key: keyof typeof RETENTION): number =>
+      r[key] == null ? RETENTION[key].default : read.boundedInt(r[key], ['retention', key], RETENTION[key]);
     return {
       endpointId,
       displayName,
@@ -97,10 +120,18 @@ function readTarget(read: Reader, v: unknown, path: ConfigPath): ForwardTarget |
     url,
     pathMode,
     enabled: m.enabled == null ? true : read.bool(m.enabled, [...path, 'enabled']),
-    timeoutSeconds: n(m.timeoutSeconds, [...path, 'timeoutSeconds'], 10),
-    maxAttempts: n(retry.maxAttempts, [...path, 'retry', 'maxAttempts'], 8),
-    initialDelaySeconds: n(retry.initialDelaySeconds, [...path, 'retry', 'initialDelaySeconds'], 30),
-    maxDelaySeconds: n(retry.maxDelaySeconds, [...path, 'retry', 'maxDelaySeconds'], 3600),
+    timeoutSeconds: n(m.timeoutSeconds, [...path, 'timeoutSeconds'], TARGET_DEFAULTS.timeoutSeconds),
+    maxAttempts: n(retry.maxAttempts, [...path, 'retry', 'maxAttempts'], TARGET_DEFAULTS.maxAttempts),
+    initialDelaySeconds: n(
+      retry.initialDelaySeconds,
+      [...path, 'retry', 'initialDelaySeconds'],
+      TARGET_DEFAULTS.initialDelaySeconds,
+    ),
+    maxDelaySeconds: n(
+      retry.maxDelaySeconds,
+      [...path, 'retry', 'maxDelaySeconds'],
+      TARGET_DEFAULTS.maxDelaySeconds,
+    ),
     maxConcurrent: readMaxConcurrent(read, m.maxConcurrent, [...path, 'maxConcurrent']),
   };
 }
@@ -119,3 +150,66 @@ function isHttpUrl(text: string): boolean {
     return false;
   }
 }
+
+export const inboxEndpoint: CrdSource = {
+  kind: 'InboxEndpoint',
+  plural: 'inboxendpoints',
+  singular: 'inboxendpoint',
+  shortNames: ['ibe'],
+  description:
+    'A webhook inbox endpoint with a stable id, its display name, forward targets, retention, response and signature check.',
+  spec: obj(
+    {
+      endpointId: str({
+        pattern: ENDPOINT_ID.source,
+        maxLength: 64,
+        description: 'The id in /api/hook/<id>: URL-safe, at least 22 characters (128 bits). Cannot change.',
+        'x-kubernetes-validations': [rule('self == oldSelf', 'endpointId is immutable')],
+      }),
+      displayName: str({ maxLength: 200 }),
+      forward: list(
+        obj(
+          {
+            url: str({ maxLength: 2048, pattern: '^https?://[^\\s]+$' }),
+            pathMode: str({
+              enum: ['append', 'exact'],
+              default: 'append',
+              description: 'append adds the nested path to url.',
+            }),
+            enabled: bool({ default: true }),
+            timeoutSeconds: int({ minimum: 1, maximum: 300, default: TARGET_DEFAULTS.timeoutSeconds }),
+            maxConcurrent: int({
+              minimum: MAX_CONCURRENT.min,
+              maximum: MAX_CONCURRENT.max,
+              default: MAX_CONCURRENT.default,
+              description: 'Deliveries to this target at once, per forwarding process.',
+            }),
+            retry: obj({
+              maxAttempts: int({ minimum: 1, maximum: 50, default: TARGET_DEFAULTS.maxAttempts }),
+              initialDelaySeconds: int({
+                minimum: 1,
+                maximum: 3600,
+                default: TARGET_DEFAULTS.initialDelaySeconds,
+              }),
+              maxDelaySeconds: int({ minimum: 1, maximum: 86_400, default: TARGET_DEFAULTS.maxDelaySeconds }),
+            }),
+          },
+          { required: ['url'] },
+        ),
+        { maxItems: MAX_FORWARD_TARGETS },
+      ),
+      retention: obj({
+        maxRequests: int(RETENTION.maxRequests),
+        maxAgeHours: int(RETENTION.maxAgeHours),
+        maxBytes: int(RETENTION.maxBytes),
+      }),
+      response: endpointResponseSchema,
+      signature: signatureRefSchema,
+    },
+    { required: ['endpointId'] },
+  ),
+  printerColumns: [
+    { name: 'Endpoint', type: 'string', jsonPath: '.spec.endpointId' },
+    { name: 'Display Name', type: 'string', jsonPath: '.spec.displayName' },
+  ],
+};

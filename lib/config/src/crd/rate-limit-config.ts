@@ -1,9 +1,12 @@
-import { RATE_LIMIT_UNITS } from '@portcullis/config';
-import { bool, int, list, obj, rule, str, statusSchema, unitSpellings, type CrdSource, type Schema } from './schema.js';
+import { RATE_LIMIT_UNITS } from '../rate-limit-types.js';
+import { UINT32_MAX } from '../reader.js';
+import type { CrdSource } from './crd-source.js';
+import { bool, int, list, obj, rule, str, unitSpellings, type Schema } from './schema.js';
 import { shadowReportSchema } from './shadow-report.js';
+import { statusSchema } from './status.js';
 
 /** Levels of nested `descriptors` the schema describes; deeper trees are refused by the API server. */
-export const MAX_DESCRIPTOR_DEPTH = 6;
+const MAX_DESCRIPTOR_DEPTH = 6;
 
 // Listed so the API server keeps them (it prunes unknown fields) and the operator can refuse the resource
 // by name: upstream's xDS message has no field for them.
@@ -26,20 +29,23 @@ function policy(withRules: boolean): Schema {
         maxLength: 8,
         description: 'Window of the limit; any case, as upstream accepts it.',
       }),
-      requests_per_unit: int({ minimum: 0, maximum: 4_294_967_295, description: '0 blocks every request.' }),
+      requests_per_unit: int({ minimum: 0, maximum: UINT32_MAX, description: '0 blocks every request.' }),
       unlimited: bool({ description: 'Never limited; no unit or count is given.' }),
       name: str({ maxLength: LIMIT_NAME_MAX, description: 'Lets another rule replace this limit.' }),
       // 16, not more: the rule comparing these names costs 1024 descriptors × maxItems name comparisons,
       // and at 64 it used 72% of kube-apiserver 1.36's budget (test/crds.test.ts keeps a 4× margin)
-      replaces: list(obj({ name: str({ minLength: 1, maxLength: LIMIT_NAME_MAX }) }, { required: ['name'] }), {
-        maxItems: 16,
-      }),
+      replaces: list(
+        obj({ name: str({ minLength: 1, maxLength: LIMIT_NAME_MAX }) }, { required: ['name'] }),
+        {
+          maxItems: 16,
+        },
+      ),
       algorithm: str({
         enum: ['fixed_window', 'sliding_window'],
         maxLength: 16,
         description: `${YAML_ONLY} fixed_window (default) or sliding_window.`,
       }),
-      burst: int({ minimum: 1, maximum: 4_294_967_295, description: `${YAML_ONLY} Token-bucket capacity.` }),
+      burst: int({ minimum: 1, maximum: UINT32_MAX, description: `${YAML_ONLY} Token-bucket capacity.` }),
     },
     withRules
       ? {
@@ -72,30 +78,41 @@ function descriptor(level: number): Schema {
       }),
       shadow_mode: bool(),
       detailed_metric: bool(),
-      quota_mode: bool({ description: 'Soft limit: a request is refused only when all its quota descriptors are over.' }),
+      quota_mode: bool({
+        description: 'Soft limit: a request is refused only when all its quota descriptors are over.',
+      }),
       metadata: {
         type: 'object',
         'x-kubernetes-preserve-unknown-fields': true,
-        description: 'Free-form; returned in the dynamic metadata of answers while this limit is not exceeded.',
+        description:
+          'Free-form; returned in the dynamic metadata of answers while this limit is not exceeded.',
       },
       // Listed so the API server keeps them for the operator to refuse: upstream's RateLimitConfig proto,
       // which carries rules over xDS, has no such fields.
-      value_to_metric: bool({ description: 'YAML files only: not supported over xDS, the operator refuses it.' }),
-      share_threshold: bool({ description: 'YAML files only: not supported over xDS, the operator refuses it.' }),
+      value_to_metric: bool({
+        description: 'YAML files only: not supported over xDS, the operator refuses it.',
+      }),
+      share_threshold: bool({
+        description: 'YAML files only: not supported over xDS, the operator refuses it.',
+      }),
       // the deepest level declares an empty `descriptors`: left out, a deeper tree would be pruned there
       // (cut short, its limits silently lost) unless the client asked for strict field validation
       descriptors:
         level < MAX_DESCRIPTOR_DEPTH
           ? list(descriptor(level + 1), { maxItems: 256, 'x-kubernetes-list-type': 'atomic' })
-          : list({ type: 'object' }, {
-              maxItems: 0,
-              description: `Descriptors nest at most ${MAX_DESCRIPTOR_DEPTH} levels deep.`,
-            }),
+          : list(
+              { type: 'object' },
+              {
+                maxItems: 0,
+                description: `Descriptors nest at most ${MAX_DESCRIPTOR_DEPTH} levels deep.`,
+              },
+            ),
     },
     { required: ['key'] },
   );
 }
 
+/** The RateLimitConfig kind; its `spec` is upstream's YAML format, validated by `parseRateLimitConfig`. */
 export const rateLimitConfig: CrdSource = {
   kind: 'RateLimitConfig',
   plural: 'ratelimitconfigs',

@@ -1,27 +1,11 @@
-import { RATE_LIMIT_UNITS, type RateLimitUnit } from './rate-limit-types.js';
-import { readOrThrow, type ConfigPath, type Reader } from './reader.js';
-import { compileRoutePath } from './route-path.js';
+import { readOrThrow, type ConfigPath, type Reader } from '../reader.js';
+import { compileRoutePath } from '../route-path.js';
+import type { CrdSource } from './crd-source.js';
+import { readRouteRateLimit, routeRateLimitSchema, type RouteRateLimit } from './route-rate-limit.js';
+import { bool, int, list, obj, rule, str } from './schema.js';
 
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', '*'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
-export const DESCRIPTOR_SOURCES = [
-  'remoteAddress',
-  'header',
-  'claim',
-  'pathParam',
-  'query',
-  'user',
-  'app',
-  'role',
-] as const;
-/** The sources that take no `name`: the value is the request's or the caller's own. */
-export const UNNAMED_DESCRIPTOR_SOURCES: readonly DescriptorSource[] = [
-  'remoteAddress',
-  'user',
-  'app',
-  'role',
-];
-export type DescriptorSource = (typeof DESCRIPTOR_SOURCES)[number];
 
 export type RouteTarget =
   | { kind: 'handler'; handler: string }
@@ -33,13 +17,6 @@ export type RouteTarget =
       path: string;
       timeoutSeconds: number;
     };
-
-export interface RouteRateLimit {
-  requestsPerUnit: number;
-  unit: RateLimitUnit;
-  shadowMode: boolean;
-  descriptors: Array<{ key: string; from: DescriptorSource; name: string }>;
-}
 
 export interface Route {
   name: string;
@@ -58,8 +35,12 @@ export interface ApiRouteSpec {
   routes: Route[];
 }
 
+// the schema's patterns are these expressions' sources: the API server and the parser test the same text
+const BACKEND_TIMEOUT_SECONDS = { minimum: 1, maximum: 300, default: 30 } as const;
+
 const HANDLER = /^[A-Za-z_$][A-Za-z0-9_$]*\.[A-Za-z_$][A-Za-z0-9_$]*$/;
-const PREFIX = /^[a-z0-9-]+(\/[a-z0-9-]+)*$/;
+const PREFIX_PATTERN = '^[a-z0-9-]+(/[a-z0-9-]+)*$';
+const PREFIX = new RegExp(PREFIX_PATTERN);
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const PARAM_SPEC = /^[A-Za-z_][A-Za-z0-9_]*(\|[A-Za-z]+)?$/;
 /** A role name: what `roles` on routes, users and applications hold. */
@@ -138,7 +119,7 @@ function readRoute(read: Reader, v: unknown, path: ConfigPath): Route | undefine
   const target = readTarget(read, m, path);
   const auth = m.auth === undefined || m.auth === null ? true : read.bool(m.auth, [...path, 'auth']);
   const rateLimit =
-    m.rateLimit == null ? undefined : readRateLimit(read, m.rateLimit, [...path, 'rateLimit']);
+    m.rateLimit == null ? undefined : readRouteRateLimit(read, m.rateLimit, [...path, 'rateLimit']);
   if (!method || !target) return undefined;
   if (roles.length > 0 && !auth) read.fail([...path, 'roles'], 'roles need auth: true');
   // the value is the first of the route's roles the caller holds: without them there is none to take
@@ -165,7 +146,9 @@ function readTarget(read: Reader, m: Record<string, unknown>, path: ConfigPath):
   const port = read.uint32(b.port, [...at, 'port']);
   if (port < 1 || port > 65_535) read.fail([...at, 'port'], 'expected a port from 1 to 65535');
   const timeoutSeconds =
-    b.timeoutSeconds == null ? 30 : read.uint32(b.timeoutSeconds, [...at, 'timeoutSeconds']);
+    b.timeoutSeconds == null
+      ? BACKEND_TIMEOUT_SECONDS.default
+      : read.uint32(b.timeoutSeconds, [...at, 'timeoutSeconds']);
   return {
     kind: 'backend',
     service,
@@ -176,30 +159,72 @@ function readTarget(read: Reader, m: Record<string, unknown>, path: ConfigPath):
   };
 }
 
-function readRateLimit(read: Reader, v: unknown, path: ConfigPath): RouteRateLimit | undefined {
-  const m = read.map(v, path, new Set(['requestsPerUnit', 'unit', 'shadowMode', 'descriptors']));
-  if (!m) return undefined;
-  const unitText = (read.str(m.unit, [...path, 'unit']) ?? '').toUpperCase();
-  const unit = RATE_LIMIT_UNITS.find((u) => u === unitText);
-  if (!unit)
-    return read.fail([...path, 'unit'], `expected one of ${RATE_LIMIT_UNITS.join(', ').toLowerCase()}`);
-  const descriptors = read.list(m.descriptors, [...path, 'descriptors']).flatMap((d, i) => {
-    const at = [...path, 'descriptors', i];
-    const dm = read.map(d, at, new Set(['key', 'from', 'name'])) ?? {};
-    const key = read.str(dm.key, [...at, 'key']) ?? '';
-    if (key === '') read.fail([...at, 'key'], 'descriptor has empty key');
-    const fromText = read.str(dm.from, [...at, 'from']) ?? '';
-    const from = DESCRIPTOR_SOURCES.find((s) => s === fromText);
-    if (!from) return read.fail([...at, 'from'], `expected one of ${DESCRIPTOR_SOURCES.join(', ')}`, []);
-    const name = read.str(dm.name, [...at, 'name']) ?? '';
-    if (name === '' && !UNNAMED_DESCRIPTOR_SOURCES.includes(from))
-      read.fail([...at, 'name'], `a ${from} source needs a name`);
-    return [{ key, from, name }];
-  });
-  return {
-    requestsPerUnit: read.uint32(m.requestsPerUnit, [...path, 'requestsPerUnit']),
-    unit,
-    shadowMode: read.bool(m.shadowMode, [...path, 'shadowMode']),
-    descriptors,
-  };
-}
+const dnsLabel = { maxLength: 63, pattern: DNS_LABEL.source };
+
+const routeSchema = obj(
+  {
+    name: str({
+      ...dnsLabel,
+      description: 'Unique in the resource; names the route in status and rate-limit descriptors.',
+    }),
+    method: str({ enum: [...HTTP_METHODS], description: '`*` answers any method; HEAD falls back to GET.' }),
+    path: str({
+      maxLength: 1024,
+      description:
+        'Relative to /<base>/<prefix>/: segments, `{name}`, `{name:regex}`, optional trailing `[...]`.',
+    }),
+    auth: bool({ default: true, description: 'false opens the route to anonymous callers.' }),
+    requiredParams: list(str({ pattern: PARAM_SPEC.source }), {
+      maxItems: 32,
+      description: '`name` or `name|sanitizer`, checked before the handler runs.',
+    }),
+    roles: list(str({ pattern: ROLE_NAME.source }), {
+      maxItems: 32,
+      description:
+        "The caller needs one of these roles (a user's or an API key's application's); else 403 FORBIDDEN. Needs auth.",
+    }),
+    handler: str({ pattern: HANDLER.source, description: '`Class.method` of the gateway routes module.' }),
+    backend: obj(
+      {
+        service: str(dnsLabel),
+        namespace: str(dnsLabel),
+        port: int({ minimum: 1, maximum: 65_535 }),
+        path: str({ maxLength: 1024, description: 'Prefix put in front of the forwarded path.' }),
+        timeoutSeconds: int(BACKEND_TIMEOUT_SECONDS),
+      },
+      { required: ['service', 'port'] },
+    ),
+    rateLimit: routeRateLimitSchema,
+  },
+  {
+    required: ['name', 'method', 'path'],
+    'x-kubernetes-validations': [
+      rule('has(self.handler) != has(self.backend)', 'exactly one of handler or backend is required'),
+    ],
+  },
+);
+
+export const apiRoute: CrdSource = {
+  kind: 'ApiRoute',
+  plural: 'apiroutes',
+  singular: 'apiroute',
+  shortNames: ['ar'],
+  description: 'REST routes served by the gateway under its base path, grouped under an optional prefix.',
+  spec: obj(
+    {
+      prefix: str({
+        maxLength: 253,
+        pattern: PREFIX_PATTERN,
+        description: 'First segments after the base path, e.g. `v1` or `v2/admin`.',
+      }),
+      routes: list(routeSchema, {
+        minItems: 1,
+        maxItems: 128,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+      }),
+    },
+    { required: ['routes'] },
+  ),
+  printerColumns: [{ name: 'Prefix', type: 'string', jsonPath: '.spec.prefix' }],
+};

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseApiRoute } from './api-route.js';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 
 const problems = (spec: unknown): readonly string[] => {
   try {

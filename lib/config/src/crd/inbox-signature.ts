@@ -1,4 +1,5 @@
-import { readOrThrow, type ConfigPath, type Reader } from './reader.js';
+import { readOrThrow, type ConfigPath, type Reader } from '../reader.js';
+import { int, obj, rule, str, type Schema } from './schema.js';
 
 /** The senders whose signature scheme an inbox endpoint can check; `hmac` is any HMAC header of the body. */
 export const SIGNATURE_PROVIDERS = [
@@ -142,3 +143,42 @@ function readPreset(read: Reader, m: Record<string, unknown>, path: ConfigPath):
       return { provider: provider ?? 'github' };
   }
 }
+
+/** An InboxEndpoint's `spec.signature`, as `readSignatureRef` reads it. */
+export const signatureRefSchema: Schema = obj(
+  {
+    provider: str({ enum: [...SIGNATURE_PROVIDERS] }),
+    toleranceSeconds: int({
+      minimum: 1,
+      maximum: MAX_TOLERANCE_SECONDS,
+      description: `stripe, slack and standard-webhooks: how far a signed timestamp may be; ${DEFAULT_TOLERANCE_SECONDS} if unset.`,
+    }),
+    header: str({ maxLength: 100, pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }),
+    algorithm: str({ enum: [...HMAC_ALGORITHMS], description: 'hmac: sha256 if unset.' }),
+    encoding: str({ enum: [...HMAC_ENCODINGS], description: 'hmac: hex if unset.' }),
+    prefix: str({ maxLength: 64, description: 'hmac: text before the digest, e.g. sha256=.' }),
+    secretRef: obj(
+      {
+        name: str({ maxLength: 253, description: "A Secret in the resource's namespace." }),
+        key: str({ maxLength: 253, pattern: '^[-._a-zA-Z0-9]+$' }),
+      },
+      { required: ['name', 'key'] },
+    ),
+  },
+  {
+    required: ['provider', 'secretRef'],
+    description:
+      'Checks each capture as the provider signs it; the secret is read from a Secret, never written here.',
+    'x-kubernetes-validations': [
+      rule("self.provider != 'hmac' || has(self.header)", 'header is required for provider hmac'),
+      rule(
+        "self.provider == 'hmac' || !(has(self.header) || has(self.algorithm) || has(self.encoding) || has(self.prefix))",
+        'header, algorithm, encoding and prefix are for provider hmac only',
+      ),
+      rule(
+        `!has(self.toleranceSeconds) || self.provider in [${[...TIMED].map((p) => `'${p}'`).join(', ')}]`,
+        'toleranceSeconds is for stripe, slack and standard-webhooks only',
+      ),
+    ],
+  },
+);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../errors.js';
 import { parseInboxEndpoint } from './inbox-endpoint.js';
 
 const ID = 'Qm9vdHN0cmFwcGVkLWlkLTEyMw';
