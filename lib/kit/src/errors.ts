@@ -16,9 +16,9 @@ export interface ErrorClass {
 }
 
 /**
- * The root of every error Portcullis raises on purpose. Each concrete subclass sets the static `code` and
- * `status` (see `ErrorClass`); instances read them, so callers branch on the class or the code, never on the
- * message text. `headers` go out with the HTTP answer.
+ * The root of every error Portcullis raises on purpose. Each concrete class is declared with `defineError`,
+ * which sets the static `code` and `status` (see `ErrorClass`); instances read them, so callers branch on the
+ * class or the code, never on the message text. `headers` go out with the HTTP answer.
  */
 export abstract class PortcullisError extends Error {
   static readonly code: string = 'INTERNAL';
@@ -37,47 +37,100 @@ export abstract class PortcullisError extends Error {
   }
 }
 
-/** One or more environment variables hold values that cannot be used; `problems` lists every one. */
-export class SettingsError extends PortcullisError {
-  static override readonly code = 'SETTINGS_INVALID';
+/** An error's fixed message, or how its constructor's arguments make one. */
+type ErrorMessage = string | ((...args: never[]) => string);
 
+/** What `defineError` may extend besides `PortcullisError`: an abstract family of it (the inbox CLI's). */
+type ErrorBase = abstract new (message: string, options?: ErrorOptions) => PortcullisError;
+
+/** The optional parts of an error's entry; `grpc` and `publicMessage` as in `ErrorClass`. */
+interface ErrorSpec {
+  /** A fixed message, or how the constructor's arguments make it; without it, the constructor takes one. */
+  readonly message?: ErrorMessage;
+  /** Sent with every answer of the error. */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly grpc?: GrpcStatus;
+  readonly publicMessage?: string;
+  readonly base?: ErrorBase;
+}
+
+/** The constructor's arguments: the message function's, `(options?)` or `(message, options?)`. */
+type ErrorArgs<Spec> = Spec extends { message: (...args: infer A) => string }
+  ? A
+  : Spec extends { message: string }
+    ? [options?: ErrorOptions]
+    : [message: string, options?: ErrorOptions];
+
+/** The class `defineError` returns, to extend by name: `class XError extends defineError(…) {}`. */
+type DefinedError<C extends string, S extends number, Spec> = ErrorClass & {
+  readonly code: C;
+  readonly status: S;
+} & (Spec extends { publicMessage: infer P } ? { readonly publicMessage: P } : unknown) &
+  (new (
+    ...args: ErrorArgs<Spec>
+  ) => Spec extends { base: abstract new (...args: never[]) => infer I } ? I : PortcullisError);
+
+const DEFINED = new WeakSet<object>();
+
+/**
+ * One entry of a package's registry, in one line:
+ * `export class ForbiddenError extends defineError('FORBIDDEN', 403) {}`. The status defaults to 500 (never
+ * answered as itself). An error with fields of its own sets them in its class body.
+ */
+export function defineError<
+  C extends string,
+  S extends number = 500,
+  const Spec extends ErrorSpec = ErrorSpec,
+>(code: C, status?: S, spec?: Spec): DefinedError<C, S, Spec> {
+  const { message, headers, grpc, publicMessage, base = PortcullisError } = spec ?? {};
+  const Base = base as typeof PortcullisError;
+  class Defined extends Base {
+    static override readonly code: string = code;
+    static override readonly status: number = status ?? 500;
+    static override readonly grpcStatus = grpc;
+    static override readonly publicMessage = publicMessage;
+    override readonly headers: Readonly<Record<string, string>>;
+
+    constructor(...args: unknown[]) {
+      super(...messageArgs(message, args));
+      this.headers = { ...headers };
+    }
+  }
+  DEFINED.add(Defined);
+  return Defined as unknown as DefinedError<C, S, Spec>;
+}
+
+function messageArgs(message: ErrorMessage | undefined, args: unknown[]): [string, ErrorOptions?] {
+  if (typeof message === 'function') return [message(...(args as never[]))];
+  if (message !== undefined) return [message, args[0] as ErrorOptions | undefined];
+  return [args[0] as string, args[1] as ErrorOptions | undefined];
+}
+
+/** One or more environment variables hold values that cannot be used; `problems` lists every one. */
+export class SettingsError extends defineError('SETTINGS_INVALID') {
   constructor(readonly problems: readonly string[]) {
     super(`invalid settings:\n  ${problems.join('\n  ')}`);
   }
 }
 
 /** Nothing a client should see went wrong: what any error not answered as itself becomes. */
-export class InternalError extends PortcullisError {
-  static override readonly code = 'INTERNAL';
-  static override readonly publicMessage = 'Internal Server Error';
-}
+export class InternalError extends defineError('INTERNAL', 500, { publicMessage: 'Internal Server Error' }) {}
 
 /** A request the server cannot read: a URL that does not decode, a body that does not parse. */
-export class BadRequestError extends PortcullisError {
-  static override readonly code = 'BAD_REQUEST';
-  static override readonly status = 400;
-}
+export class BadRequestError extends defineError('BAD_REQUEST', 400) {}
 
 /** A query, path parameter or field that reads fine but cannot be used. */
-export class InvalidArgumentError extends PortcullisError {
-  static override readonly code = 'INVALID_ARGUMENT';
-  static override readonly status = 400;
-}
+export class InvalidArgumentError extends defineError('INVALID_ARGUMENT', 400) {}
 
 /** A JSON body nested deeper than the server allows. */
-export class BodyTooDeepError extends PortcullisError {
-  static override readonly code = 'BODY_TOO_DEEP';
-  static override readonly status = 400;
-
+export class BodyTooDeepError extends defineError('BODY_TOO_DEEP', 400) {
   constructor(readonly maxDepth: number) {
     super(`body is nested deeper than ${maxDepth} levels`);
   }
 }
 
 /** No credentials, or credentials that open nothing; `challenge` is the `WWW-Authenticate` answer. */
-export class UnauthenticatedError extends PortcullisError {
-  static override readonly code = 'UNAUTHENTICATED';
-  static override readonly status = 401;
+export class UnauthenticatedError extends defineError('UNAUTHENTICATED', 401) {
   override readonly headers: Readonly<Record<string, string>>;
 
   constructor(message: string, o: { challenge: string; cause?: unknown }) {
@@ -87,15 +140,10 @@ export class UnauthenticatedError extends PortcullisError {
 }
 
 /** No route, or no such resource. */
-export class NotFoundError extends PortcullisError {
-  static override readonly code = 'NOT_FOUND';
-  static override readonly status = 404;
-}
+export class NotFoundError extends defineError('NOT_FOUND', 404) {}
 
 /** The path exists for other methods; `Allow` lists them when known. */
-export class MethodNotAllowedError extends PortcullisError {
-  static override readonly code = 'METHOD_NOT_ALLOWED';
-  static override readonly status = 405;
+export class MethodNotAllowedError extends defineError('METHOD_NOT_ALLOWED', 405) {
   override readonly headers: Readonly<Record<string, string>>;
 
   constructor(message: string, allow: readonly string[] = []) {
@@ -105,57 +153,34 @@ export class MethodNotAllowedError extends PortcullisError {
 }
 
 /** The request did not arrive within the server's time limits. */
-export class RequestTimeoutError extends PortcullisError {
-  static override readonly code = 'REQUEST_TIMEOUT';
-  static override readonly status = 408;
-}
+export class RequestTimeoutError extends defineError('REQUEST_TIMEOUT', 408) {}
 
 /** A body above the limit; the rest is never read, so the connection is closed after the answer. */
-export class BodyTooLargeError extends PortcullisError {
-  static override readonly code = 'BODY_TOO_LARGE';
-  static override readonly status = 413;
-  override readonly headers = { connection: 'close' };
-
+export class BodyTooLargeError extends defineError('BODY_TOO_LARGE', 413, {
+  headers: { connection: 'close' },
+}) {
   constructor(readonly maxBodyBytes: number) {
     super(`request body larger than ${maxBodyBytes} bytes`);
   }
 }
 
 /** A path parameter longer than the router takes. */
-export class UriTooLongError extends PortcullisError {
-  static override readonly code = 'URI_TOO_LONG';
-  static override readonly status = 414;
-}
+export class UriTooLongError extends defineError('URI_TOO_LONG', 414) {}
 
 /** A body of a type the route does not read. */
-export class UnsupportedMediaTypeError extends PortcullisError {
-  static override readonly code = 'UNSUPPORTED_MEDIA_TYPE';
-  static override readonly status = 415;
-}
+export class UnsupportedMediaTypeError extends defineError('UNSUPPORTED_MEDIA_TYPE', 415) {}
 
 /** Request headers above Node's limit. */
-export class HeadersTooLargeError extends PortcullisError {
-  static override readonly code = 'HEADERS_TOO_LARGE';
-  static override readonly status = 431;
-}
+export class HeadersTooLargeError extends defineError('HEADERS_TOO_LARGE', 431) {}
 
 /** A CPU profile or heap snapshot is already being taken in this process: V8 takes one at a time. */
-export class ProfileInProgressError extends PortcullisError {
-  static override readonly code = 'PROFILE_IN_PROGRESS';
-  static override readonly status = 409;
-}
+export class ProfileInProgressError extends defineError('PROFILE_IN_PROGRESS', 409) {}
 
 /** A backend (Redis, a store) failed or could not be reached: the client should retry. */
-export class UnavailableError extends PortcullisError {
-  static override readonly code = 'UNAVAILABLE';
-  static override readonly status = 503;
-}
+export class UnavailableError extends defineError('UNAVAILABLE', 503) {}
 
 /** `/readyz` while a component is not ready (a backend, the first config, a shutdown under way): 503. */
-export class NotReadyError extends PortcullisError {
-  static override readonly code = 'NOT_READY';
-  static override readonly status = 503;
-
+export class NotReadyError extends defineError('NOT_READY', 503) {
   constructor(readonly failing: readonly string[]) {
     super(`not ready: ${failing.join(', ')}`);
   }
@@ -223,7 +248,7 @@ export function listErrorCodes(
   const byCode = new Map<string, ErrorClass>();
   for (const type of registries.flat()) {
     const parent = Object.getPrototypeOf(type) as ErrorClass;
-    if (parent !== PortcullisError && parent.code === type.code) {
+    if (parent !== PortcullisError && !DEFINED.has(parent) && parent.code === type.code) {
       throw new Error(`${type.name}: sets no code of its own (answers as ${parent.name})`);
     }
     const seen = byCode.get(type.code);

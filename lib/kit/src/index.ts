@@ -2,6 +2,7 @@ export {
   BadRequestError,
   BodyTooDeepError,
   BodyTooLargeError,
+  defineError,
   EDGE_ERRORS,
   HeadersTooLargeError,
   InternalError,
