@@ -50,6 +50,10 @@ describe('error registries', () => {
 
 class GoneError extends defineError('GONE', 410) {}
 
+class TimeoutError extends defineError('TIMEOUT', 504, 'timed out') {}
+
+class TooManyError extends defineError('TOO_MANY', 409, (max: number) => `at most ${max}`) {}
+
 class ClosedError extends defineError('CLOSED', 500, {
   message: 'client closed',
   headers: { connection: 'close' },
@@ -97,6 +101,7 @@ describe('defineError', () => {
     ]);
     expect(closed.headers).not.toBe(new ClosedError().headers);
     expect(grpcStatusOf(ClosedError)).toBe(GRPC_STATUS.CANCELLED);
+    expect([new TimeoutError().message, new TooManyError(2).message]).toEqual(['timed out', 'at most 2']);
     expect([new ShelfFullError(3).message, ShelfFullError.publicMessage]).toEqual([
       'at most 3 books',
       'shelf full',
@@ -107,6 +112,8 @@ describe('defineError', () => {
     expectTypeOf(GoneError).constructorParameters.toEqualTypeOf<[message: string, options?: ErrorOptions]>();
     expectTypeOf(ClosedError).constructorParameters.toEqualTypeOf<[options?: ErrorOptions]>();
     expectTypeOf(ShelfFullError).constructorParameters.toEqualTypeOf<[max: number]>();
+    expectTypeOf(TimeoutError).constructorParameters.toEqualTypeOf<[options?: ErrorOptions]>();
+    expectTypeOf(TooManyError).constructorParameters.toEqualTypeOf<[max: number]>();
     expectTypeOf(GoneError.code).toEqualTypeOf<'GONE'>();
     expectTypeOf(GoneError.status).toEqualTypeOf<410>();
     expectTypeOf(ShelfFullError.publicMessage).toEqualTypeOf<'shelf full'>();

@@ -55,11 +55,14 @@ interface ErrorSpec {
 }
 
 /** The constructor's arguments: the message function's, `(options?)` or `(message, options?)`. */
-type ErrorArgs<Spec> = Spec extends { message: (...args: infer A) => string }
+type ErrorArgs<M> = M extends (...args: infer A) => string
   ? A
-  : Spec extends { message: string }
+  : M extends string
     ? [options?: ErrorOptions]
     : [message: string, options?: ErrorOptions];
+
+/** A spec given as its message alone, as an object. */
+type SpecOf<Spec> = Spec extends ErrorMessage ? { readonly message: Spec } : Spec;
 
 /** The class `defineError` returns, to extend by name: `class XError extends defineError(…) {}`. */
 type DefinedError<C extends string, S extends number, Spec> = ErrorClass & {
@@ -67,22 +70,29 @@ type DefinedError<C extends string, S extends number, Spec> = ErrorClass & {
   readonly status: S;
 } & (Spec extends { publicMessage: infer P } ? { readonly publicMessage: P } : unknown) &
   (new (
-    ...args: ErrorArgs<Spec>
+    ...args: ErrorArgs<Spec extends { message: infer M } ? M : undefined>
   ) => Spec extends { base: abstract new (...args: never[]) => infer I } ? I : PortcullisError);
 
 const DEFINED = new WeakSet<object>();
 
 /**
  * One entry of a package's registry, in one line:
- * `export class ForbiddenError extends defineError('FORBIDDEN', 403) {}`. The status defaults to 500 (never
- * answered as itself). An error with fields of its own sets them in its class body.
+ * `export class TimeoutError extends defineError('TIMEOUT', 504, 'upstream timed out') {}`. The status defaults
+ * to 500 (never answered as itself); `spec` is the message alone or an `ErrorSpec`. An error with fields of
+ * its own sets them in its class body.
  */
 export function defineError<
   C extends string,
   S extends number = 500,
-  const Spec extends ErrorSpec = ErrorSpec,
->(code: C, status?: S, spec?: Spec): DefinedError<C, S, Spec> {
-  const { message, headers, grpc, publicMessage, base = PortcullisError } = spec ?? {};
+  const Spec extends ErrorMessage | ErrorSpec = ErrorSpec,
+>(code: C, status?: S, spec?: Spec): DefinedError<C, S, SpecOf<Spec>> {
+  const {
+    message,
+    headers,
+    grpc,
+    publicMessage,
+    base = PortcullisError,
+  }: ErrorSpec = typeof spec === 'string' || typeof spec === 'function' ? { message: spec } : (spec ?? {});
   const Base = base as typeof PortcullisError;
   class Defined extends Base {
     static override readonly code: string = code;
@@ -97,7 +107,7 @@ export function defineError<
     }
   }
   DEFINED.add(Defined);
-  return Defined as unknown as DefinedError<C, S, Spec>;
+  return Defined as unknown as DefinedError<C, S, SpecOf<Spec>>;
 }
 
 function messageArgs(message: ErrorMessage | undefined, args: unknown[]): [string, ErrorOptions?] {
