@@ -1,8 +1,14 @@
 export {
+  defineError,
+  grpcStatusOf,
+  listErrorCodes,
+  PortcullisError,
+  type ErrorClass,
+} from './error-class.js';
+export {
   BadRequestError,
   BodyTooDeepError,
   BodyTooLargeError,
-  defineError,
   EDGE_ERRORS,
   HeadersTooLargeError,
   InternalError,
@@ -11,7 +17,6 @@ export {
   MethodNotAllowedError,
   NotReadyError,
   NotFoundError,
-  PortcullisError,
   PROFILE_ERRORS,
   ProfileInProgressError,
   RequestTimeoutError,
@@ -20,9 +25,6 @@ export {
   UnavailableError,
   UnsupportedMediaTypeError,
   UriTooLongError,
-  grpcStatusOf,
-  listErrorCodes,
-  type ErrorClass,
 } from './errors.js';
 export {
   createErrorMapper,
