@@ -61,7 +61,7 @@ type ErrorArgs<M> = M extends (...args: infer A) => string
     ? [options?: ErrorOptions]
     : [message: string, options?: ErrorOptions];
 
-/** A spec given as its message alone, as an object. */
+/** The spec as an object, when it was given as the message alone. */
 type SpecOf<Spec> = Spec extends ErrorMessage ? { readonly message: Spec } : Spec;
 
 /** The class `defineError` returns, to extend by name: `class XError extends defineError(…) {}`. */
@@ -73,6 +73,7 @@ type DefinedError<C extends string, S extends number, Spec> = ErrorClass & {
     ...args: ErrorArgs<Spec extends { message: infer M } ? M : undefined>
   ) => Spec extends { base: abstract new (...args: never[]) => infer I } ? I : PortcullisError);
 
+// what defineError made: a class extending one of them takes its code from it, not from a registered parent
 const DEFINED = new WeakSet<object>();
 
 /**
