@@ -5,8 +5,8 @@ import {
   HeadersTooLargeError,
   MethodNotAllowedError,
   RequestTimeoutError,
-  type ErrorClass,
 } from './errors.js';
+import type { ErrorClass } from './error-class.js';
 import type { Logger } from './log.js';
 
 /** What the HTTP parser refuses before a route runs, by its error code; anything else is 400 `BAD_REQUEST`. */

@@ -1,7 +1,8 @@
 import { errorCodes } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { createErrorMapper, createGrpcErrorMapper, FRAMEWORK_ERRORS_BY_STATUS } from './error-mapper.js';
-import { BodyTooDeepError, PortcullisError, UnauthenticatedError, UnavailableError } from './errors.js';
+import { PortcullisError } from './error-class.js';
+import { BodyTooDeepError, UnauthenticatedError, UnavailableError } from './errors.js';
 import { GRPC_STATUS } from './grpc-status.js';
 
 class OutageError extends PortcullisError {

@@ -6,13 +6,11 @@ import {
   InternalError,
   MethodNotAllowedError,
   NotFoundError,
-  PortcullisError,
   RequestTimeoutError,
   UnsupportedMediaTypeError,
   UriTooLongError,
-  grpcStatusOf,
-  type ErrorClass,
 } from './errors.js';
+import { grpcStatusOf, PortcullisError, type ErrorClass } from './error-class.js';
 import { GRPC_STATUS, type GrpcStatus } from './grpc-status.js';
 
 /** What an error answers over HTTP: status, `{error, code}` body and extra headers. */

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  InvalidArgumentError,
-  KIT_ERRORS,
-  listErrorCodes,
-  NotFoundError,
-  PortcullisError,
-} from './errors.js';
+import { listErrorCodes, PortcullisError } from './error-class.js';
+import { InvalidArgumentError, KIT_ERRORS, NotFoundError } from './errors.js';
 
 class TeapotError extends PortcullisError {
   static override readonly code = 'NOT_FOUND';

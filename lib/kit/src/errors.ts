@@ -1,83 +1,30 @@
-import { GRPC_STATUS, type GrpcStatus } from './grpc-status.js';
-
-/**
- * The class side of every error: its stable `code`, the HTTP `status` it answers with, the gRPC status when it
- * is not the one the HTTP status implies (`grpcStatusOf`), and `publicMessage` when the message may carry a
- * driver's detail that no client should see. A status of 500 means "never answered as itself": such an error
- * is a programming or start-up failure and any request it reaches gets 500 `INTERNAL`.
- */
-export interface ErrorClass {
-  readonly name: string;
-  readonly code: string;
-  readonly status: number;
-  readonly grpcStatus?: GrpcStatus | undefined;
-  readonly publicMessage?: string | undefined;
-  readonly prototype: PortcullisError;
-}
-
-/**
- * The root of every error Portcullis raises on purpose. Each concrete subclass sets the static `code` and
- * `status` (see `ErrorClass`); instances read them, so callers branch on the class or the code, never on the
- * message text. `headers` go out with the HTTP answer.
- */
-export abstract class PortcullisError extends Error {
-  static readonly code: string = 'INTERNAL';
-  static readonly status: number = 500;
-  static readonly grpcStatus: GrpcStatus | undefined = undefined;
-  static readonly publicMessage: string | undefined = undefined;
-  readonly code: string;
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>> = {};
-
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-    this.code = (new.target as unknown as ErrorClass).code;
-    this.status = (new.target as unknown as ErrorClass).status;
-  }
-}
+import { defineError, type ErrorClass } from './error-class.js';
 
 /** One or more environment variables hold values that cannot be used; `problems` lists every one. */
-export class SettingsError extends PortcullisError {
-  static override readonly code = 'SETTINGS_INVALID';
-
+export class SettingsError extends defineError('SETTINGS_INVALID') {
   constructor(readonly problems: readonly string[]) {
     super(`invalid settings:\n  ${problems.join('\n  ')}`);
   }
 }
 
 /** Nothing a client should see went wrong: what any error not answered as itself becomes. */
-export class InternalError extends PortcullisError {
-  static override readonly code = 'INTERNAL';
-  static override readonly publicMessage = 'Internal Server Error';
-}
+export class InternalError extends defineError('INTERNAL', 500, { publicMessage: 'Internal Server Error' }) {}
 
 /** A request the server cannot read: a URL that does not decode, a body that does not parse. */
-export class BadRequestError extends PortcullisError {
-  static override readonly code = 'BAD_REQUEST';
-  static override readonly status = 400;
-}
+export class BadRequestError extends defineError('BAD_REQUEST', 400) {}
 
 /** A query, path parameter or field that reads fine but cannot be used. */
-export class InvalidArgumentError extends PortcullisError {
-  static override readonly code = 'INVALID_ARGUMENT';
-  static override readonly status = 400;
-}
+export class InvalidArgumentError extends defineError('INVALID_ARGUMENT', 400) {}
 
 /** A JSON body nested deeper than the server allows. */
-export class BodyTooDeepError extends PortcullisError {
-  static override readonly code = 'BODY_TOO_DEEP';
-  static override readonly status = 400;
-
+export class BodyTooDeepError extends defineError('BODY_TOO_DEEP', 400) {
   constructor(readonly maxDepth: number) {
     super(`body is nested deeper than ${maxDepth} levels`);
   }
 }
 
 /** No credentials, or credentials that open nothing; `challenge` is the `WWW-Authenticate` answer. */
-export class UnauthenticatedError extends PortcullisError {
-  static override readonly code = 'UNAUTHENTICATED';
-  static override readonly status = 401;
+export class UnauthenticatedError extends defineError('UNAUTHENTICATED', 401) {
   override readonly headers: Readonly<Record<string, string>>;
 
   constructor(message: string, o: { challenge: string; cause?: unknown }) {
@@ -87,15 +34,10 @@ export class UnauthenticatedError extends PortcullisError {
 }
 
 /** No route, or no such resource. */
-export class NotFoundError extends PortcullisError {
-  static override readonly code = 'NOT_FOUND';
-  static override readonly status = 404;
-}
+export class NotFoundError extends defineError('NOT_FOUND', 404) {}
 
 /** The path exists for other methods; `Allow` lists them when known. */
-export class MethodNotAllowedError extends PortcullisError {
-  static override readonly code = 'METHOD_NOT_ALLOWED';
-  static override readonly status = 405;
+export class MethodNotAllowedError extends defineError('METHOD_NOT_ALLOWED', 405) {
   override readonly headers: Readonly<Record<string, string>>;
 
   constructor(message: string, allow: readonly string[] = []) {
@@ -105,57 +47,34 @@ export class MethodNotAllowedError extends PortcullisError {
 }
 
 /** The request did not arrive within the server's time limits. */
-export class RequestTimeoutError extends PortcullisError {
-  static override readonly code = 'REQUEST_TIMEOUT';
-  static override readonly status = 408;
-}
+export class RequestTimeoutError extends defineError('REQUEST_TIMEOUT', 408) {}
 
 /** A body above the limit; the rest is never read, so the connection is closed after the answer. */
-export class BodyTooLargeError extends PortcullisError {
-  static override readonly code = 'BODY_TOO_LARGE';
-  static override readonly status = 413;
-  override readonly headers = { connection: 'close' };
-
+export class BodyTooLargeError extends defineError('BODY_TOO_LARGE', 413, {
+  headers: { connection: 'close' },
+}) {
   constructor(readonly maxBodyBytes: number) {
     super(`request body larger than ${maxBodyBytes} bytes`);
   }
 }
 
 /** A path parameter longer than the router takes. */
-export class UriTooLongError extends PortcullisError {
-  static override readonly code = 'URI_TOO_LONG';
-  static override readonly status = 414;
-}
+export class UriTooLongError extends defineError('URI_TOO_LONG', 414) {}
 
 /** A body of a type the route does not read. */
-export class UnsupportedMediaTypeError extends PortcullisError {
-  static override readonly code = 'UNSUPPORTED_MEDIA_TYPE';
-  static override readonly status = 415;
-}
+export class UnsupportedMediaTypeError extends defineError('UNSUPPORTED_MEDIA_TYPE', 415) {}
 
 /** Request headers above Node's limit. */
-export class HeadersTooLargeError extends PortcullisError {
-  static override readonly code = 'HEADERS_TOO_LARGE';
-  static override readonly status = 431;
-}
+export class HeadersTooLargeError extends defineError('HEADERS_TOO_LARGE', 431) {}
 
 /** A CPU profile or heap snapshot is already being taken in this process: V8 takes one at a time. */
-export class ProfileInProgressError extends PortcullisError {
-  static override readonly code = 'PROFILE_IN_PROGRESS';
-  static override readonly status = 409;
-}
+export class ProfileInProgressError extends defineError('PROFILE_IN_PROGRESS', 409) {}
 
 /** A backend (Redis, a store) failed or could not be reached: the client should retry. */
-export class UnavailableError extends PortcullisError {
-  static override readonly code = 'UNAVAILABLE';
-  static override readonly status = 503;
-}
+export class UnavailableError extends defineError('UNAVAILABLE', 503) {}
 
 /** `/readyz` while a component is not ready (a backend, the first config, a shutdown under way): 503. */
-export class NotReadyError extends PortcullisError {
-  static override readonly code = 'NOT_READY';
-  static override readonly status = 503;
-
+export class NotReadyError extends defineError('NOT_READY', 503) {
   constructor(readonly failing: readonly string[]) {
     super(`not ready: ${failing.join(', ')}`);
   }
@@ -194,47 +113,3 @@ export const PROFILE_ERRORS: readonly ErrorClass[] = [
   ProfileInProgressError,
   UnavailableError,
 ];
-
-/** The gRPC status an HTTP status implies, as grpc-gateway maps them back; `UNKNOWN` past the table. */
-const GRPC_BY_HTTP: Readonly<Record<number, GrpcStatus>> = {
-  400: GRPC_STATUS.INVALID_ARGUMENT,
-  401: GRPC_STATUS.UNAUTHENTICATED,
-  403: GRPC_STATUS.PERMISSION_DENIED,
-  404: GRPC_STATUS.NOT_FOUND,
-  409: GRPC_STATUS.ALREADY_EXISTS,
-  429: GRPC_STATUS.RESOURCE_EXHAUSTED,
-  500: GRPC_STATUS.INTERNAL,
-  501: GRPC_STATUS.UNIMPLEMENTED,
-  503: GRPC_STATUS.UNAVAILABLE,
-  504: GRPC_STATUS.DEADLINE_EXCEEDED,
-};
-
-export function grpcStatusOf(type: ErrorClass): GrpcStatus {
-  return type.grpcStatus ?? GRPC_BY_HTTP[type.status] ?? GRPC_STATUS.UNKNOWN;
-}
-
-/**
- * Every code of `registries` once with its status, sorted by code. Throws when two classes claim one code with
- * different statuses, or a class does not set its own code (it would answer as its parent).
- */
-export function listErrorCodes(
-  ...registries: ReadonlyArray<readonly ErrorClass[]>
-): Array<{ code: string; status: number }> {
-  const byCode = new Map<string, ErrorClass>();
-  for (const type of registries.flat()) {
-    const parent = Object.getPrototypeOf(type) as ErrorClass;
-    if (parent !== PortcullisError && parent.code === type.code) {
-      throw new Error(`${type.name}: sets no code of its own (answers as ${parent.name})`);
-    }
-    const seen = byCode.get(type.code);
-    if (seen && seen !== type) {
-      throw new Error(
-        `${type.code}: defined by ${seen.name} (${seen.status}) and ${type.name} (${type.status})`,
-      );
-    }
-    byCode.set(type.code, type);
-  }
-  return [...byCode.values()]
-    .map((t) => ({ code: t.code, status: t.status }))
-    .sort((a, b) => a.code.localeCompare(b.code));
-}

@@ -1,4 +1,11 @@
 export {
+  defineError,
+  grpcStatusOf,
+  listErrorCodes,
+  PortcullisError,
+  type ErrorClass,
+} from './error-class.js';
+export {
   BadRequestError,
   BodyTooDeepError,
   BodyTooLargeError,
@@ -10,7 +17,6 @@ export {
   MethodNotAllowedError,
   NotReadyError,
   NotFoundError,
-  PortcullisError,
   PROFILE_ERRORS,
   ProfileInProgressError,
   RequestTimeoutError,
@@ -19,9 +25,6 @@ export {
   UnavailableError,
   UnsupportedMediaTypeError,
   UriTooLongError,
-  grpcStatusOf,
-  listErrorCodes,
-  type ErrorClass,
 } from './errors.js';
 export {
   createErrorMapper,

@@ -1,9 +1,7 @@
-import { PortcullisError, type ErrorClass } from '@portcullis/kit';
+import { defineError, type ErrorClass } from '@portcullis/kit';
 
 /** `setResources` was given two resources with the same name in one type. */
-export class DuplicateResourceError extends PortcullisError {
-  static override readonly code = 'XDS_DUPLICATE_RESOURCE';
-
+export class DuplicateResourceError extends defineError('XDS_DUPLICATE_RESOURCE') {
   constructor(
     readonly typeUrl: string,
     readonly resourceName: string,
@@ -13,13 +11,11 @@ export class DuplicateResourceError extends PortcullisError {
 }
 
 /** `firstUpdate()` of a client closed before every type had been ACKed once. */
-export class XdsClientClosedError extends PortcullisError {
-  static override readonly code = 'XDS_CLIENT_CLOSED';
-
-  constructor() {
-    super('xDS client closed before the first update of every type');
-  }
-}
+export class XdsClientClosedError extends defineError(
+  'XDS_CLIENT_CLOSED',
+  500,
+  'xDS client closed before the first update of every type',
+) {}
 
 /** This package's registry: each class with its code and status (500: never answered as itself). */
 export const XDS_ERRORS: readonly ErrorClass[] = [DuplicateResourceError, XdsClientClosedError];

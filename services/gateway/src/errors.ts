@@ -1,4 +1,4 @@
-import { NotFoundError, PortcullisError, UnauthenticatedError, type ErrorClass } from '@portcullis/kit';
+import { defineError, NotFoundError, UnauthenticatedError, type ErrorClass } from '@portcullis/kit';
 
 // The closed set of errors the gateway adds to kit's, lib/accounts' and lib/ratelimit-client's. Each class
 // carries its code and HTTP status; error-mapper.ts is the one place that turns them into responses. A handler
@@ -27,64 +27,36 @@ export function apiKeyError(message: string, header: string): UnauthenticatedErr
 }
 
 /** A handler's refusal of a caller it knows, or a caller without the role a route needs: 403. */
-export class ForbiddenError extends PortcullisError {
-  static override readonly code = 'FORBIDDEN';
-  static override readonly status = 403;
-}
+export class ForbiddenError extends defineError('FORBIDDEN', 403) {}
 
 /** A handler's refusal of a change that conflicts with what exists: 409. */
-export class ConflictError extends PortcullisError {
-  static override readonly code = 'CONFLICT';
-  static override readonly status = 409;
-}
+export class ConflictError extends defineError('CONFLICT', 409) {}
 
 /** A request path with an escaped `/` or `\` in a segment, or an escape that is not UTF-8: 400. */
-export class BadPathError extends PortcullisError {
-  static override readonly code = 'BAD_PATH';
-  static override readonly status = 400;
-}
+export class BadPathError extends defineError('BAD_PATH', 400) {}
 
 /** A JSON body that does not parse: 400. */
-export class BadJsonError extends PortcullisError {
-  static override readonly code = 'BAD_JSON';
-  static override readonly status = 400;
-}
+export class BadJsonError extends defineError('BAD_JSON', 400) {}
 
 /** A multipart/form-data body that does not parse: 400. */
-export class BadMultipartError extends PortcullisError {
-  static override readonly code = 'BAD_MULTIPART';
-  static override readonly status = 400;
-}
+export class BadMultipartError extends defineError('BAD_MULTIPART', 400) {}
 
 /** An ApiRoute names a handler this gateway does not have: 501. */
-export class UnknownHandlerError extends PortcullisError {
-  static override readonly code = 'UNKNOWN_HANDLER';
-  static override readonly status = 501;
-
-  constructor(handler: string) {
-    super(`handler ${handler} is not available`);
-  }
-}
+export class UnknownHandlerError extends defineError(
+  'UNKNOWN_HANDLER',
+  501,
+  (handler: string) => `handler ${handler} is not available`,
+) {}
 
 /** The upstream Service cannot be reached: 502. */
-export class UpstreamUnavailableError extends PortcullisError {
-  static override readonly code = 'UPSTREAM_UNAVAILABLE';
-  static override readonly status = 502;
-
-  constructor(options?: ErrorOptions) {
-    super('upstream unavailable', options);
-  }
-}
+export class UpstreamUnavailableError extends defineError(
+  'UPSTREAM_UNAVAILABLE',
+  502,
+  'upstream unavailable',
+) {}
 
 /** The upstream Service did not answer within the route's timeout: 504. */
-export class UpstreamTimeoutError extends PortcullisError {
-  static override readonly code = 'UPSTREAM_TIMEOUT';
-  static override readonly status = 504;
-
-  constructor() {
-    super('upstream timed out');
-  }
-}
+export class UpstreamTimeoutError extends defineError('UPSTREAM_TIMEOUT', 504, 'upstream timed out') {}
 
 /**
  * Parameter specs that cannot be used: unknown sanitizers, bad syntax, a parameter named twice. Thrown by
@@ -92,10 +64,7 @@ export class UpstreamTimeoutError extends PortcullisError {
  * space; an unknown sanitizer reads `Sanitizer: '<name>' is no valid sanitizer`, as the original module
  * answered it (with 400, which a spec checked only at request time still gets).
  */
-export class ParameterSpecError extends PortcullisError {
-  static override readonly code = 'PARAMETER_SPEC_INVALID';
-  static override readonly status = 400;
-
+export class ParameterSpecError extends defineError('PARAMETER_SPEC_INVALID', 400) {
   constructor(
     /** One sentence per problem. */
     readonly problems: readonly string[],
@@ -111,9 +80,7 @@ export class ParameterSpecError extends PortcullisError {
  * sentence for each, joined by one space:
  * `Required parameter: 'id|int' missing! Required parameter: 'name' missing!`
  */
-export class MissingParametersError extends PortcullisError {
-  static override readonly code = 'MISSING_REQUIRED_PARAMETER';
-  static override readonly status = 400;
+export class MissingParametersError extends defineError('MISSING_REQUIRED_PARAMETER', 400) {
   /** The missing parameters' names, in spec order. */
   readonly missing: readonly string[];
 
@@ -128,9 +95,7 @@ export class MissingParametersError extends PortcullisError {
  * down): 503 with `Retry-After`, the seconds until the gateway asks the provider again. Not a 401: the
  * token may be good, and the outage is not the client's doing.
  */
-export class JwksUnavailableError extends PortcullisError {
-  static override readonly code = 'JWKS_UNAVAILABLE';
-  static override readonly status = 503;
+export class JwksUnavailableError extends defineError('JWKS_UNAVAILABLE', 503) {
   override readonly headers: Readonly<Record<string, string>>;
 
   constructor(retryAfterSeconds: number) {
@@ -139,46 +104,35 @@ export class JwksUnavailableError extends PortcullisError {
   }
 }
 
+const INVALID_GRANT = { 'www-authenticate': 'Bearer realm="api", error="invalid_grant"' };
+
 /**
  * A refresh token that is not a live one: malformed, unknown, expired, or of an ended family: 401. Sign
  * in again.
  */
-export class RefreshTokenInvalidError extends PortcullisError {
-  static override readonly code = 'REFRESH_TOKEN_INVALID';
-  static override readonly status = 401;
-  override readonly headers = { 'www-authenticate': 'Bearer realm="api", error="invalid_grant"' };
-
-  constructor() {
-    super('Invalid refresh token');
-  }
-}
+export class RefreshTokenInvalidError extends defineError('REFRESH_TOKEN_INVALID', 401, {
+  message: 'Invalid refresh token',
+  headers: INVALID_GRANT,
+}) {}
 
 /**
  * A refresh token that was already spent: someone holds a copy. Its whole family (every refresh token of
  * that sign-in and the access tokens issued from them) is revoked: 401.
  */
-export class RefreshTokenReusedError extends PortcullisError {
-  static override readonly code = 'REFRESH_TOKEN_REUSED';
-  static override readonly status = 401;
-  override readonly headers = { 'www-authenticate': 'Bearer realm="api", error="invalid_grant"' };
-
-  constructor() {
-    super('Refresh token reused: every token of its sign-in is revoked');
-  }
-}
+export class RefreshTokenReusedError extends defineError('REFRESH_TOKEN_REUSED', 401, {
+  message: 'Refresh token reused: every token of its sign-in is revoked',
+  headers: INVALID_GRANT,
+}) {}
 
 /**
  * The admin API while `GATEWAY_ADMIN_TOKEN` is empty: 404, there is no admin (as the inbox's
  * `INBOX_ADMIN_TOKEN`).
  */
-export class AdminDisabledError extends PortcullisError {
-  static override readonly code = 'ADMIN_DISABLED';
-  static override readonly status = 404;
-
-  constructor() {
-    super('the admin API is off: GATEWAY_ADMIN_TOKEN is not set');
-  }
-}
+export class AdminDisabledError extends defineError(
+  'ADMIN_DISABLED',
+  404,
+  'the admin API is off: GATEWAY_ADMIN_TOKEN is not set',
+) {}
 
 /** This service's registry: each class with its code and status. */
 export const GATEWAY_ERRORS: readonly ErrorClass[] = [

@@ -1,4 +1,4 @@
-import { PortcullisError, UnauthenticatedError, type ErrorClass } from '@portcullis/kit';
+import { defineError, UnauthenticatedError, type ErrorClass } from '@portcullis/kit';
 
 // The closed set of errors the inbox adds to kit's (`InvalidArgumentError`, `NotFoundError`,
 // `UnauthenticatedError`, `BodyTooLargeError`, `UnavailableError` for a failed store) and lib/accounts' and
@@ -27,93 +27,63 @@ export function authError(detail: keyof typeof AUTH_MESSAGES, options?: ErrorOpt
 }
 
 /** A replay target the egress policy refuses (a private address, a bad scheme): 422. */
-export class EgressRefusedError extends PortcullisError {
-  static override readonly code = 'EGRESS_REFUSED';
-  static override readonly status = 422;
-}
+export class EgressRefusedError extends defineError('EGRESS_REFUSED', 422) {}
 
 /** A replay target that could not be reached or did not answer in time: 502. */
-export class TargetUnreachableError extends PortcullisError {
-  static override readonly code = 'TARGET_UNREACHABLE';
-  static override readonly status = 502;
-}
+export class TargetUnreachableError extends defineError('TARGET_UNREACHABLE', 502) {}
 
 /** A change the API cannot make to an endpoint that an InboxEndpoint resource defines: 409. */
-export class EndpointManagedError extends PortcullisError {
-  static override readonly code = 'ENDPOINT_MANAGED';
-  static override readonly status = 409;
-
-  constructor(resource: string) {
-    super(`the endpoint is defined by the InboxEndpoint resource ${resource}: change the resource`);
-  }
-}
+export class EndpointManagedError extends defineError(
+  'ENDPOINT_MANAGED',
+  409,
+  (resource: string) =>
+    `the endpoint is defined by the InboxEndpoint resource ${resource}: change the resource`,
+) {}
 
 /** A dead letter whose capture is being forwarded to another of its targets: redrive it once that is done. */
-export class CaptureBeingForwardedError extends PortcullisError {
-  static override readonly code = 'CAPTURE_BEING_FORWARDED';
-  static override readonly status = 409;
-}
+export class CaptureBeingForwardedError extends defineError('CAPTURE_BEING_FORWARDED', 409) {}
 
 /**
  * The memory store holds as many capture bytes (`INBOX_MEMORY_MAX_BYTES`) or endpoints
  * (`INBOX_MEMORY_MAX_ENDPOINTS`) as it may: 507, nothing stored. Room comes back as retention trims by age,
  * or endpoints are deleted; stored captures are never evicted to make it.
  */
-export class StoreFullError extends PortcullisError {
-  static override readonly code = 'STORE_FULL';
-  static override readonly status = 507;
-
-  constructor(what: 'capture' | 'endpoint') {
-    super(
-      what === 'capture'
-        ? 'the inbox store is full: capture not stored'
-        : 'the inbox store is full: no more endpoints',
-    );
-  }
-}
+export class StoreFullError extends defineError('STORE_FULL', 507, (what: 'capture' | 'endpoint') =>
+  what === 'capture'
+    ? 'the inbox store is full: capture not stored'
+    : 'the inbox store is full: no more endpoints',
+) {}
 
 /** A share token on anything but reading captures (a change, a replay, the shares themselves): 403. */
-export class ShareReadOnlyError extends PortcullisError {
-  static override readonly code = 'SHARE_READ_ONLY';
-  static override readonly status = 403;
-
-  constructor() {
-    super("a share link only reads captures: this needs the endpoint's owner");
-  }
-}
+export class ShareReadOnlyError extends defineError(
+  'SHARE_READ_ONLY',
+  403,
+  "a share link only reads captures: this needs the endpoint's owner",
+) {}
 
 /** A share link beyond the bound per endpoint (`MAX_SHARES_PER_ENDPOINT`): 409, revoke one first. */
-export class ShareLimitError extends PortcullisError {
-  static override readonly code = 'SHARE_LIMIT_REACHED';
-  static override readonly status = 409;
-
-  constructor(max: number) {
-    super(`an endpoint has at most ${max} share links: revoke one first`);
-  }
-}
+export class ShareLimitError extends defineError(
+  'SHARE_LIMIT_REACHED',
+  409,
+  (max: number) => `an endpoint has at most ${max} share links: revoke one first`,
+) {}
 
 /** The admin API while `INBOX_ADMIN_TOKEN` is empty: 404, there is no admin. */
-export class AdminDisabledError extends PortcullisError {
-  static override readonly code = 'ADMIN_DISABLED';
-  static override readonly status = 404;
-
-  constructor() {
-    super('the admin view is off: INBOX_ADMIN_TOKEN is not set');
-  }
-}
+export class AdminDisabledError extends defineError(
+  'ADMIN_DISABLED',
+  404,
+  'the admin view is off: INBOX_ADMIN_TOKEN is not set',
+) {}
 
 /**
  * A signature secret sent to an inbox on Redis without `INBOX_SECRETS_KEY`: 503, nothing stored. Refused
  * rather than kept in clear; the operator of the inbox sets the key.
  */
-export class SecretsKeyMissingError extends PortcullisError {
-  static override readonly code = 'SECRETS_KEY_MISSING';
-  static override readonly status = 503;
-
-  constructor() {
-    super('this inbox keeps no signature secrets: INBOX_SECRETS_KEY is not set');
-  }
-}
+export class SecretsKeyMissingError extends defineError(
+  'SECRETS_KEY_MISSING',
+  503,
+  'this inbox keeps no signature secrets: INBOX_SECRETS_KEY is not set',
+) {}
 
 /** This service's registry: each class with its code and status. */
 export const INBOX_ERRORS: readonly ErrorClass[] = [

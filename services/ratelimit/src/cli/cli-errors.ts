@@ -1,6 +1,4 @@
-import { PortcullisError } from '@portcullis/kit';
+import { defineError } from '@portcullis/kit';
 
 /** Bad flags: exit 2, as Go's flag package (and so upstream's client) does. */
-export class UsageError extends PortcullisError {
-  static override readonly code = 'USAGE';
-}
+export class UsageError extends defineError('USAGE') {}
