@@ -64,8 +64,8 @@ const INBOX_ROOMS = [
     files: [`${INBOX}/*.ts`],
     // the package-wide checks (every error code once, every setting read) cover the CLI too
     ignores: [`${INBOX}/*.test.ts`, `${INBOX}/worker-main.ts`],
-    forbid: String.raw`^\./cli/|^\./worker/(?!forwarding-part\.js$)`,
-    message: `${SERVER_MESSAGE} (app.ts runs worker/forwarding-part.ts in local mode)`,
+    forbid: String.raw`^\./cli/|^\./worker/(?!local-forwarding-parts\.js$)`,
+    message: `${SERVER_MESSAGE} (app.ts runs worker/local-forwarding-parts.ts in local mode)`,
   }),
   inboxRoom({
     files: ['live', 'export', 'search'].map((room) => `${INBOX}/${room}/**/*.ts`),

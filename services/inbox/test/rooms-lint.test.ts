@@ -93,7 +93,7 @@ describe('inbox rooms', () => {
     expect(
       await refusedImports(
         'services/inbox/src/planted.ts',
-        importing('./worker/forwarder.js', './worker/forwarding-part.js', './cli/main.js'),
+        importing('./worker/forwarder.js', './worker/local-forwarding-parts.js', './cli/main.js'),
       ),
     ).toEqual(['./worker/forwarder.js', './cli/main.js']);
   });

@@ -1,24 +1,18 @@
 import {
   SettingsError,
-  addProbeRoutes,
-  createHttpApp,
   createMetricsRegistry,
   createProfileServerPart,
   createReadiness,
-  listenHttp,
   startParts,
   trackRedis,
   type Logger,
   type Readiness,
   type Running,
-  type RunningServer,
 } from '@portcullis/kit';
-import { toHttpError } from '../error-mapper.js';
 import type { Settings } from '../settings.js';
 import { createInboxStore } from '../store/factory.js';
-import { createForwardingPart } from './forwarding-part.js';
-import { createForwardingState } from '../forwarding-store/forwarding-state.js';
-import { createRedisForwardQueue } from '../forwarding-store/redis-forward-queue.js';
+import { createProbeServerPart } from './probe-server-part.js';
+import { createWorkerForwardingPart } from './worker-forwarding-part.js';
 
 export interface WorkerApp extends Running {
   /** The bound port of `/healthz`, `/readyz` and `/metrics`. */
@@ -48,56 +42,32 @@ export async function startWorker(settings: Readonly<Settings>, deps: WorkerDeps
   const log = deps.log.child({ component: 'inbox-worker', consumer: settings.worker.consumerName });
   const now = deps.now ?? Date.now;
   const store = createInboxStore(settings, { log });
-  const queue = createRedisForwardQueue({
-    connection: settings.redis,
-    prefix: settings.redisKeyPrefix,
-    consumerName: settings.worker.consumerName,
-    log,
-  });
   const registry = createMetricsRegistry({ component: 'inbox-worker' });
   const readiness = createReadiness();
   if (store.connection) trackRedis(readiness.health, 'redis:store', store.connection);
-  trackRedis(readiness.health, 'redis:queue', queue.connection);
-  const forwarding = createForwardingPart({
-    mode: 'worker',
+  const forwarding = createWorkerForwardingPart(settings, {
     store,
-    queue,
-    ...createForwardingState(store, settings, now),
-    settings,
     log,
     registry,
+    readiness,
     now,
     random: deps.random,
   });
-  // before the port opens: /readyz names it until the loop has gone round (startWorker resolves then)
-  readiness.addCheck('consumer loop', forwarding.isLoopLive);
-  const app = createHttpApp(log.child({ component: 'http' }), toHttpError, { timeouts: settings.timeouts });
-  addProbeRoutes(app, readiness);
-  app.get('/metrics', async (_request, reply) =>
-    reply.type(registry.contentType).send(await registry.metrics()),
-  );
-
-  let server: RunningServer | undefined;
+  const probes = createProbeServerPart(settings, { readiness, registry, log });
   const profiles = createProfileServerPart(settings.worker.profiles, log);
+
   const running = await startParts(
     [
       profiles,
       { name: 'store', start: () => undefined, close: () => store.close() },
       // before the forwarder, so closed after it: probes and metrics answer while deliveries finish
-      {
-        name: 'http server',
-        start: async () => {
-          server = await listenHttp(app, { host: settings.host, port: settings.worker.port });
-          log.info({ port: server.port }, 'worker probes and metrics listening');
-        },
-        close: () => server?.close(),
-      },
+      probes,
       forwarding,
     ],
     log,
   );
   return {
-    port: server?.port ?? 0,
+    port: probes.port() ?? 0,
     profilePort: profiles.port,
     readiness,
     close: async () => {
