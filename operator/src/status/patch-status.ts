@@ -1,7 +1,7 @@
 import { PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kubernetes/client-node';
 import type { Logger } from '@portcullis/kit';
 import { GROUP, PLURALS, VERSION, resourceName, type Resource, type ResourceStatus } from '../resources.js';
-import { codeOf } from './status-writer.js';
+import { codeOf } from '../kube-error-code.js';
 
 /**
  * A merge patch of the given status fields through the status subresource: spec edits in flight and the
