@@ -1,3 +1,5 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
@@ -19,6 +21,33 @@ const SERVICE_PACKAGES = [
   '@portcullis/inbox',
   '@portcullis/operator',
 ];
+
+const ROOT = import.meta.dirname;
+const readManifest = (dir) => JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8'));
+
+/** Every workspace folder the root package.json names (`lib/*` is each folder under lib/). */
+const WORKSPACES = readManifest('.').workspaces.flatMap((glob) =>
+  glob.endsWith('/*')
+    ? readdirSync(join(ROOT, glob.slice(0, -2)))
+        .map((name) => `${glob.slice(0, -2)}/${name}`)
+        .filter((dir) => existsSync(join(ROOT, dir, 'package.json')))
+    : [glob],
+);
+
+/**
+ * A package's src/ is private: from every other workspace, hack/ and test/, only the files its package.json
+ * `exports` names may be imported (in practice: by package name). Paths are resolved, so a relative
+ * `../services/gateway/src/x.js` and a package subpath are caught alike; a package's own tests may import its src.
+ */
+const PACKAGE_ZONES = WORKSPACES.filter((dir) => existsSync(join(ROOT, dir, 'src'))).map((dir) => {
+  const { name, exports = {} } = readManifest(dir);
+  return {
+    target: [...WORKSPACES.filter((other) => other !== dir), 'hack', 'test'],
+    from: `${dir}/src`,
+    except: Object.values(exports).map((entry) => `./${relative('src', entry)}`),
+    message: `Import ${name} by its package name: only its entry is public.`,
+  };
+});
 
 /** The banned libraries plus the import boundaries of one part of the tree. */
 const restrictImports = (patterns) => ({
@@ -66,6 +95,7 @@ export default tseslint.config(
       'max-params': ['error', 3],
       'no-console': 'error',
       'import-x/no-cycle': 'error',
+      'import-x/no-restricted-paths': ['error', { basePath: ROOT, zones: PACKAGE_ZONES }],
       'no-restricted-imports': ['error', { paths: bannedLibraries }],
     },
   },
@@ -77,7 +107,7 @@ export default tseslint.config(
     ]),
   },
   {
-    files: ['services/*/src/**/*.ts'],
+    files: ['services/*/src/**/*.ts', 'operator/src/**/*.ts'],
     rules: restrictImports([
       { group: SERVICE_PACKAGES, message: 'Services talk over the network, never by import.' },
       { group: ['../../../lib/**', '../../lib/**'], message: 'Import a workspace by its package name.' },
