@@ -49,9 +49,15 @@ const PACKAGE_ZONES = WORKSPACES.filter((dir) => existsSync(join(ROOT, dir, 'src
   };
 });
 
+/** A path into another workspace's src/, even to its entry: everywhere, a workspace is imported by its name. */
+const WORKSPACE_BY_PATH = {
+  regex: '^(\\.\\./)+(lib/[^/]+|services/[^/]+|operator)/src(/|$)',
+  message: 'Import a workspace by its package name, never by path.',
+};
+
 /** The banned libraries plus the import boundaries of one part of the tree. */
-const restrictImports = (patterns) => ({
-  'no-restricted-imports': ['error', { paths: bannedLibraries, patterns }],
+const restrictImports = (patterns = []) => ({
+  'no-restricted-imports': ['error', { paths: bannedLibraries, patterns: [WORKSPACE_BY_PATH, ...patterns] }],
 });
 
 export default tseslint.config(
@@ -96,7 +102,7 @@ export default tseslint.config(
       'no-console': 'error',
       'import-x/no-cycle': 'error',
       'import-x/no-restricted-paths': ['error', { basePath: ROOT, zones: PACKAGE_ZONES }],
-      'no-restricted-imports': ['error', { paths: bannedLibraries }],
+      ...restrictImports(),
     },
   },
   {

@@ -3,9 +3,10 @@ import { dirname, join, relative } from 'node:path';
 import { ESLint } from 'eslint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-// The import guards of eslint.config.js, proved on planted files linted with the repo's own config: a cycle
-// and a deep import into another package's src/ must fail. Both rules need the TypeScript resolver (without it
-// no import resolves, so no cycle and no restricted path is ever seen), so this fails if it is taken away.
+// The import guards of eslint.config.js, proved on planted files linted with the repo's own config: a cycle,
+// a deep import into another package's src/ and a path to another package's entry must fail. The cycle and
+// restricted-path rules need the TypeScript resolver (without it no import resolves, so no cycle and no
+// restricted path is ever seen), so this fails if it is taken away.
 // The files are planted inside the folders tsconfig.json covers, as the type-aware rules need them in the project.
 
 const repo = join(import.meta.dirname, '..');
@@ -32,6 +33,10 @@ const PLANTED: Readonly<Record<string, string>> = {
     "import { startOperator } from '../../operator/src/app.js';",
     'export const start = startOperator;',
   ].join('\n'),
+  [`test/${folder}/entry-by-path.ts`]: [
+    "import { rolesOf } from '../../services/gateway/src/index.js';",
+    "export const roles = rolesOf(['admin']);",
+  ].join('\n'),
   [`test/${folder}/entry-import.ts`]: [
     "import { rolesOf } from '@portcullis/gateway';",
     "export const roles = rolesOf(['admin']);",
@@ -43,7 +48,7 @@ const PLANTED: Readonly<Record<string, string>> = {
 };
 
 const plantedDirs = [...new Set(Object.keys(PLANTED).map((file) => join(repo, dirname(file))))];
-/** Rule ids reported, by planted file. */
+/** Rule ids reported (sorted), by planted file. */
 let reported: Record<string, (string | null)[]> = {};
 
 beforeAll(async () => {
@@ -53,9 +58,9 @@ beforeAll(async () => {
   }
   const results = await new ESLint({ cwd: repo }).lintFiles(Object.keys(PLANTED));
   reported = Object.fromEntries(
-    results.map((r) => [relative(repo, r.filePath), r.messages.map((m) => m.ruleId)]),
+    results.map((r) => [relative(repo, r.filePath), r.messages.map((m) => m.ruleId).sort()]),
   );
-}, 180_000);
+}, 300_000);
 
 afterAll(() => {
   for (const dir of plantedDirs) rmSync(dir, { recursive: true, force: true });
@@ -68,7 +73,14 @@ describe('lint guards', () => {
   });
 
   it.each(['hack', 'bench', 'test'])("fails a deep import from %s/ into another package's src", (top) => {
-    expect(reported[`${top}/${folder}/deep-import.ts`]).toEqual(['import-x/no-restricted-paths']);
+    expect(reported[`${top}/${folder}/deep-import.ts`]).toEqual([
+      'import-x/no-restricted-paths',
+      'no-restricted-imports',
+    ]);
+  });
+
+  it("fails a path to another package's entry: a workspace is imported by its name", () => {
+    expect(reported[`test/${folder}/entry-by-path.ts`]).toEqual(['no-restricted-imports']);
   });
 
   it("passes an import of a package's entry by its name, and a package's tests importing its own src", () => {
