@@ -6,7 +6,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
-import { buildInspector } from '@portcullis/inbox';
+import { buildInspector } from '@portcullis/inbox/inspector';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

@@ -4,7 +4,7 @@
 // listings and revocation: the gateway's admin API (services/gateway/README.md, Applications and API keys).
 // Exit codes: 0 created, 1 Redis failed, 2 usage.
 import { createRedisClient, FAIL_FAST_POLICY, toSingleConnection } from '@portcullis/redis';
-import { expiryOf, nameOf, createRedisAppStore } from '@portcullis/gateway';
+import { expiryOf, nameOf, createRedisAppStore } from '@portcullis/gateway/apps';
 import { fail, parseCommand, reportStoreError, requireRedisUrl, rolesOption } from './admin-cli.js';
 
 const { subject: appName, values } = parseCommand(

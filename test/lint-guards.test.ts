@@ -34,11 +34,11 @@ const PLANTED: Readonly<Record<string, string>> = {
     'export const start = startOperator;',
   ].join('\n'),
   [`test/${folder}/entry-by-path.ts`]: [
-    "import { rolesOf } from '../../services/gateway/src/index.js';",
-    "export const roles = rolesOf(['admin']);",
+    "import { startGateway } from '../../services/gateway/src/index.js';",
+    'export const start = startGateway;',
   ].join('\n'),
   [`test/${folder}/entry-import.ts`]: [
-    "import { rolesOf } from '@portcullis/gateway';",
+    "import { rolesOf } from '@portcullis/gateway/apps';",
     "export const roles = rolesOf(['admin']);",
   ].join('\n'),
   [`services/gateway/test/${folder}/own-src.ts`]: [
@@ -83,7 +83,7 @@ describe('lint guards', () => {
     expect(reported[`test/${folder}/entry-by-path.ts`]).toEqual(['no-restricted-imports']);
   });
 
-  it("passes an import of a package's entry by its name, and a package's tests importing its own src", () => {
+  it("passes an import of a package's entry (a subpath of its exports) by name, and a package's tests importing its own src", () => {
     expect(reported[`test/${folder}/entry-import.ts`]).toEqual([]);
     expect(reported[`services/gateway/test/${folder}/own-src.ts`]).toEqual([]);
   });
