@@ -1,6 +1,9 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 const bannedLibraries = [
   { name: 'js-yaml', message: 'Use yaml.' },
@@ -24,10 +27,42 @@ const SERVICE_BOUNDARIES = [
   { group: SERVICE_PACKAGES, message: 'Services talk over the network, never by import.' },
   { group: ['../../../lib/**', '../../lib/**'], message: 'Import a workspace by its package name.' },
 ];
+const ROOT = import.meta.dirname;
+const readManifest = (dir) => JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8'));
+
+/** Every workspace folder the root package.json names (`lib/*` is each folder under lib/). */
+const WORKSPACES = readManifest('.').workspaces.flatMap((glob) =>
+  glob.endsWith('/*')
+    ? readdirSync(join(ROOT, glob.slice(0, -2)))
+        .map((name) => `${glob.slice(0, -2)}/${name}`)
+        .filter((dir) => existsSync(join(ROOT, dir, 'package.json')))
+    : [glob],
+);
+
+/**
+ * A package's src/ is private: from every other workspace, hack/ and test/, only the files its package.json
+ * `exports` names may be imported (in practice: by package name). Paths are resolved, so a relative
+ * `../services/gateway/src/x.js` and a package subpath are caught alike; a package's own tests may import its src.
+ */
+const PACKAGE_ZONES = WORKSPACES.filter((dir) => existsSync(join(ROOT, dir, 'src'))).map((dir) => {
+  const { name, exports = {} } = readManifest(dir);
+  return {
+    target: [...WORKSPACES.filter((other) => other !== dir), 'hack', 'test'],
+    from: `${dir}/src`,
+    except: Object.values(exports).map((entry) => `./${relative('src', entry)}`),
+    message: `Import ${name} by its package name: only its entry is public.`,
+  };
+});
+
+/** A path into another workspace's src/, even to its entry: everywhere, a workspace is imported by its name. */
+const WORKSPACE_BY_PATH = {
+  regex: '^(\\.\\./)+(lib/[^/]+|services/[^/]+|operator)/src(/|$)',
+  message: 'Import a workspace by its package name, never by path.',
+};
 
 /** The banned libraries plus the import boundaries of one part of the tree. */
-const restrictImports = (patterns) => ({
-  'no-restricted-imports': ['error', { paths: bannedLibraries, patterns }],
+const restrictImports = (patterns = []) => ({
+  'no-restricted-imports': ['error', { paths: bannedLibraries, patterns: [WORKSPACE_BY_PATH, ...patterns] }],
 });
 
 // The inbox's rooms (services/inbox/README.md, "Reading the code"): four programs — the server, the forwarding
@@ -135,6 +170,15 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'import-x': importX },
+    // Without a TypeScript resolver and parser every import is unresolved, or never parsed, and
+    // import-x/no-cycle sees no edges at all (test/lint-guards.test.ts plants a cycle to prove it does).
+    settings: {
+      'import-x/extensions': ['.ts', '.tsx', '.mts', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx', '.mts'] },
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({ project: `${import.meta.dirname}/tsconfig.json` }),
+      ],
+    },
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
@@ -147,7 +191,8 @@ export default tseslint.config(
       'max-params': ['error', 3],
       'no-console': 'error',
       'import-x/no-cycle': 'error',
-      'no-restricted-imports': ['error', { paths: bannedLibraries }],
+      'import-x/no-restricted-paths': ['error', { basePath: ROOT, zones: PACKAGE_ZONES }],
+      ...restrictImports(),
     },
   },
   {
@@ -158,7 +203,7 @@ export default tseslint.config(
     ]),
   },
   {
-    files: ['services/*/src/**/*.ts'],
+    files: ['services/*/src/**/*.ts', 'operator/src/**/*.ts'],
     rules: restrictImports(SERVICE_BOUNDARIES),
   },
   ...INBOX_ROOMS,

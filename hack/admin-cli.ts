@@ -2,7 +2,7 @@
 // errors with exit code 2, the Redis they write to, and a refused or failed store call as exit code 1.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { PortcullisError } from '@portcullis/kit';
-import { rolesOf } from '../services/gateway/src/apps/admin-routes.js';
+import { rolesOf } from '@portcullis/gateway/apps';
 
 export function fail(message: string, exitCode: number): never {
   process.stderr.write(`${message}\n`);

@@ -6,7 +6,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
-import { buildInspector } from '../services/inbox/src/web/build-inspector.js';
+import { buildInspector } from '@portcullis/inbox/inspector';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

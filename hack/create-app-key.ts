@@ -4,8 +4,7 @@
 // listings and revocation: the gateway's admin API (services/gateway/docs/auth.md, Applications, API keys and roles).
 // Exit codes: 0 created, 1 Redis failed, 2 usage.
 import { createRedisClient, FAIL_FAST_POLICY, toSingleConnection } from '@portcullis/redis';
-import { expiryOf, nameOf } from '../services/gateway/src/apps/admin-routes.js';
-import { createRedisAppStore } from '../services/gateway/src/apps/redis-app-store.js';
+import { expiryOf, nameOf, createRedisAppStore } from '@portcullis/gateway/apps';
 import { fail, parseCommand, reportStoreError, requireRedisUrl, rolesOption } from './admin-cli.js';
 
 const { subject: appName, values } = parseCommand(

@@ -5,7 +5,7 @@
 // Exit codes: 0 created, 1 refused (name taken, weak password) or Redis failed, 2 usage, 130 interrupted.
 import { createAccountsBackend, isValidUsername, MIN_PASSWORD_CHARS } from '@portcullis/accounts';
 import { createRedisClient, FAIL_FAST_POLICY, toSingleConnection } from '@portcullis/redis';
-import { createRedisAppStore } from '../services/gateway/src/apps/redis-app-store.js';
+import { createRedisAppStore } from '@portcullis/gateway/apps';
 import { fail, parseCommand, reportStoreError, requireRedisUrl, rolesOption } from './admin-cli.js';
 
 class Interrupted extends Error {}

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildInspector } from '../services/inbox/src/web/build-inspector.js';
+import { buildInspector } from '@portcullis/inbox/inspector';
 import { localServices, type LocalService } from './local-services.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -16,13 +16,10 @@ import {
 } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { startGateway, type GatewayApp, loadSettings as loadGatewaySettings } from '@portcullis/gateway';
+import { startInbox, type InboxApp, loadSettings as loadInboxSettings, startWorker } from '@portcullis/inbox';
+import { RATE_LIMIT_CONFIG_TYPE } from '@portcullis/ratelimit';
 import { helmPath } from '../hack/helm.js';
-import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
-import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
-import { startInbox, type InboxApp } from '../services/inbox/src/app.js';
-import { loadSettings as loadInboxSettings } from '../services/inbox/src/settings.js';
-import { startWorker } from '../services/inbox/src/worker/worker-app.js';
-import { RATE_LIMIT_CONFIG_TYPE } from '../services/ratelimit/src/config/xds-source.js';
 import { startDirectoryPlatform } from './directory-platform.js';
 
 // The chart's dashboards and alerts against the metrics the services really export: the chart rendered by

@@ -1,8 +1,8 @@
 import type { Logger } from '@portcullis/kit';
 import { freePort, quietLog } from '@portcullis/testing';
-import type { OperatorApp } from '../operator/src/app.js';
+import type { OperatorApp } from '@portcullis/operator';
+import type { RateLimitApp } from '@portcullis/ratelimit';
 import { startDirectoryOperator } from '../operator/test/directory-operator.js';
-import type { RateLimitApp } from '../services/ratelimit/src/app.js';
 import { startXdsRateLimit } from '../services/ratelimit/test/xds-rate-limit.js';
 
 /** What `npm start` runs at its core: the operator on a directory, and the ratelimit service it configures. */

@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, quietLog as log, spawnLogged, waitUntil, type LoggedProcess } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type GatewayApp, loadSettings as loadGatewaySettings } from '@portcullis/gateway';
+import type { RateLimitApp } from '@portcullis/ratelimit';
 import { directoryOperatorEnv } from '../operator/test/directory-operator.js';
-import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
-import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
-import type { RateLimitApp } from '../services/ratelimit/src/app.js';
 import { startXdsRateLimit } from '../services/ratelimit/test/xds-rate-limit.js';
 
 const OPERATOR_MAIN = join(import.meta.dirname, '../operator/src/main.ts');

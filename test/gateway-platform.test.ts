@@ -12,12 +12,10 @@ import {
 } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { startOperator, type OperatorApp, loadSettings as loadOperatorSettings } from '@portcullis/operator';
+import { startGateway, type GatewayApp, loadSettings as loadGatewaySettings } from '@portcullis/gateway';
+import type { RateLimitApp } from '@portcullis/ratelimit';
 import { helmPath } from '../hack/helm.js';
-import { startOperator, type OperatorApp } from '../operator/src/app.js';
-import { loadSettings as loadOperatorSettings } from '../operator/src/settings.js';
-import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
-import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
-import type { RateLimitApp } from '../services/ratelimit/src/app.js';
 import { startXdsRateLimit } from '../services/ratelimit/test/xds-rate-limit.js';
 
 /**

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quietLog as log } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
-import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
+import { startGateway, type GatewayApp, loadSettings as loadGatewaySettings } from '@portcullis/gateway';
 import { createRuntimeRoot, startHarness, type Harness } from '../services/ratelimit/test/harness.js';
 
 // POST /auth asks the real rate-limit service (domain gateway-auth) before it checks the password: per

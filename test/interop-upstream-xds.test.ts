@@ -12,7 +12,7 @@ import {
 } from '@portcullis/testing';
 import type { SotwServerEvents } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOperator, type OperatorApp } from '../operator/src/app.js';
+import { startOperator, type OperatorApp } from '@portcullis/operator';
 import { OPERATOR_NAMESPACE, operatorSettings } from './operator-stack.js';
 import { applyOperatorRbac } from './operator-rbac.js';
 

@@ -12,8 +12,7 @@ import {
   type XdsControlPlaneEvent,
 } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRateLimit, type RateLimitApp } from '../services/ratelimit/src/app.js';
-import { loadSettings } from '../services/ratelimit/src/settings.js';
+import { startRateLimit, type RateLimitApp, loadSettings } from '@portcullis/ratelimit';
 import { LOOPBACK_LISTENERS } from '../services/ratelimit/test/harness.js';
 
 /**

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRedis, type RedisServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayApp } from '../services/gateway/src/app.js';
+import type { GatewayApp } from '@portcullis/gateway';
+import type { InboxApp } from '@portcullis/inbox';
 import { startGatewayHarness } from '../services/gateway/test/harness.js';
-import type { InboxApp } from '../services/inbox/src/app.js';
 import {
   sendRaw,
   sessionCookie,

@@ -5,12 +5,9 @@ import { join } from 'node:path';
 import { createScryptHasher } from '@portcullis/accounts';
 import { createCollectingLog } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { startGateway } from '../services/gateway/src/app.js';
-import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
-import { startInbox } from '../services/inbox/src/app.js';
-import { loadSettings as loadInboxSettings } from '../services/inbox/src/settings.js';
-import { startRateLimit } from '../services/ratelimit/src/app.js';
-import { loadSettings as loadRateLimitSettings } from '../services/ratelimit/src/settings.js';
+import { startGateway, loadSettings as loadGatewaySettings } from '@portcullis/gateway';
+import { startInbox, loadSettings as loadInboxSettings } from '@portcullis/inbox';
+import { startRateLimit, loadSettings as loadRateLimitSettings } from '@portcullis/ratelimit';
 import { createRuntimeRoot, type RuntimeRoot } from '../services/ratelimit/test/harness.js';
 
 // Issue 15, finding 6: a client that sends its headers and part of its body, or part of its headers, held

@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quietLog as log, waitUntil } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperatorApp } from '../operator/src/app.js';
+import type { OperatorApp } from '@portcullis/operator';
+import { startInbox, type InboxApp, loadSettings as loadInboxSettings } from '@portcullis/inbox';
 import { startDirectoryOperator } from '../operator/test/directory-operator.js';
-import { startInbox, type InboxApp } from '../services/inbox/src/app.js';
-import { loadSettings as loadInboxSettings } from '../services/inbox/src/settings.js';
 
 // An InboxEndpoint's spec.response and spec.signature, end to end in directory mode: the operator validates
 // and serves them over xDS (the signature's secret read from a Secret manifest beside it), the inbox applies

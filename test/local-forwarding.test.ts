@@ -6,11 +6,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quietLog as log, waitUntil } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OperatorApp } from '@portcullis/operator';
+import { startInbox, type InboxApp, loadSettings as loadInboxSettings } from '@portcullis/inbox';
 import { localServices } from '../hack/local-services.js';
-import type { OperatorApp } from '../operator/src/app.js';
 import { startDirectoryOperator } from '../operator/test/directory-operator.js';
-import { startInbox, type InboxApp } from '../services/inbox/src/app.js';
-import { loadSettings as loadInboxSettings } from '../services/inbox/src/settings.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789abcdef';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { credentials, type Client, type ServiceError } from '@grpc/grpc-js';
 import { register } from '@grpc/grpc-js-xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRateLimitServiceDefinition } from '../services/ratelimit/src/servers/grpc-server.js';
+import { loadRateLimitServiceDefinition } from '@portcullis/ratelimit';
 import { startDirectoryPlatform, type DirectoryPlatform } from './directory-platform.js';
 
 const manifest = (rpu: number) => `apiVersion: portcullis.dev/v1alpha1

@@ -7,10 +7,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { quietLog as log, startRateLimitProcess } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInbox, type InboxApp, loadSettings as loadInboxSettings } from '@portcullis/inbox';
 import { buildNpmPackages, type BuiltNpmPackage } from '../hack/release/build-npm-packages.js';
 import { readProjectVersion } from '../hack/release/versions.js';
-import { startInbox, type InboxApp } from '../services/inbox/src/app.js';
-import { loadSettings as loadInboxSettings } from '../services/inbox/src/settings.js';
 
 // The two packages hack/release/build-npm-packages.ts makes for npm, as a user gets them: packed, installed
 // from the tarballs into a project outside the repository (dependencies from npm's cache where it has them),

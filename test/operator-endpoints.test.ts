@@ -3,7 +3,7 @@ import { createMessageCodec } from '@portcullis/protos';
 import { quietLog as log, startControlPlane, waitFor, type ControlPlane } from '@portcullis/testing';
 import { createSotwClient, type SotwClient } from '@portcullis/xds';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOperator, type OperatorApp } from '../operator/src/app.js';
+import { startOperator, type OperatorApp } from '@portcullis/operator';
 import { applyOperatorRbac } from './operator-rbac.js';
 import { OPERATOR_NAMESPACE, operatorSettings, REPO, WAIT_MS } from './operator-stack.js';
 

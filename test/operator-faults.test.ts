@@ -1,6 +1,6 @@
 import { createCollectingLog, freePort, waitFor } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOperator, type OperatorApp } from '../operator/src/app.js';
+import { startOperator, type OperatorApp } from '@portcullis/operator';
 import {
   conditionOf as condition,
   OPERATOR_NAMESPACE,

@@ -2,8 +2,7 @@ import { CoordinationV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/clie
 import { createHmac } from 'node:crypto';
 import { quietLog, waitFor, waitUntil } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInbox } from '../services/inbox/src/app.js';
-import { loadSettings as loadInboxSettings } from '../services/inbox/src/settings.js';
+import { startInbox, loadSettings as loadInboxSettings } from '@portcullis/inbox';
 import {
   conditionOf as condition,
   OPERATOR_NAMESPACE,

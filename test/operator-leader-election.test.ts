@@ -8,7 +8,7 @@ import {
   type ControlPlane,
 } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOperator, type OperatorApp } from '../operator/src/app.js';
+import { startOperator, type OperatorApp } from '@portcullis/operator';
 import { applyOperatorRbac } from './operator-rbac.js';
 import { OPERATOR_NAMESPACE, operatorSettings, REPO, WAIT_MS } from './operator-stack.js';
 

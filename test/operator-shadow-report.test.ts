@@ -11,9 +11,9 @@ import {
 } from '@portcullis/testing';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOperator, type OperatorApp } from '@portcullis/operator';
+import type { RateLimitApp } from '@portcullis/ratelimit';
 import { sampleSum, scrapeMetrics } from '../bench/operator/operator-metrics.js';
-import { startOperator, type OperatorApp } from '../operator/src/app.js';
-import type { RateLimitApp } from '../services/ratelimit/src/app.js';
 import { startXdsRateLimit } from '../services/ratelimit/test/xds-rate-limit.js';
 import { applyOperatorRbac } from './operator-rbac.js';
 import { OPERATOR_NAMESPACE, operatorSettings, REPO, WAIT_MS } from './operator-stack.js';

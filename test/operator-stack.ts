@@ -11,9 +11,8 @@ import {
   type RedisServer,
   type TcpProxy,
 } from '@portcullis/testing';
-import { startOperator, type OperatorApp } from '../operator/src/app.js';
-import { loadSettings as loadOperatorSettings } from '../operator/src/settings.js';
-import type { RateLimitApp } from '../services/ratelimit/src/app.js';
+import { startOperator, type OperatorApp, loadSettings as loadOperatorSettings } from '@portcullis/operator';
+import type { RateLimitApp } from '@portcullis/ratelimit';
 import { startXdsRateLimit } from '../services/ratelimit/test/xds-rate-limit.js';
 import { applyOperatorRbac } from './operator-rbac.js';
 

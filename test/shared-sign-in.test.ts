@@ -3,10 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quietLog as log, startRedis, type RedisServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type GatewayApp } from '../services/gateway/src/app.js';
-import { loadSettings as loadGatewaySettings } from '../services/gateway/src/settings.js';
-import { startInbox, type InboxApp } from '../services/inbox/src/app.js';
-import { loadSettings as loadInboxSettings } from '../services/inbox/src/settings.js';
+import { startGateway, type GatewayApp, loadSettings as loadGatewaySettings } from '@portcullis/gateway';
+import { startInbox, type InboxApp, loadSettings as loadInboxSettings } from '@portcullis/inbox';
 
 // One sign-in for the platform: the gateway (GATEWAY_AUTH=session) and the inbox given the same Redis,
 // session keys and cookie name accept each other's session cookies (browsers send a host's cookies to all

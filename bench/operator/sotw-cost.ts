@@ -7,9 +7,8 @@ import { performance } from 'node:perf_hooks';
 import { parseRateLimitConfig, type RateLimitConfig } from '@portcullis/config';
 import { PROTO_FILES, createMessageCodec } from '@portcullis/protos';
 import { loadAdsStreamMethod } from '@portcullis/xds';
-import { encodeDiscoveryResponse, encodeResourceField } from '../../lib/xds/src/response-encoding.js';
-import { buildRuleSet } from '../../services/ratelimit/src/config/rule-set.js';
-import { Stats } from '../../services/ratelimit/src/stats/stats.js';
+import { encodeDiscoveryResponse, encodeResourceField } from '@portcullis/xds';
+import { buildRuleSet, Stats } from '@portcullis/ratelimit';
 import { describeMachine, today } from '../common/machine.js';
 
 const TYPE = 'type.googleapis.com/ratelimit.config.ratelimit.v3.RateLimitConfig';

@@ -1,6 +1,6 @@
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import type { Logger } from '@portcullis/kit';
-import { codeOf } from './status/status-writer.js';
+import { codeOf } from './kube-error-code.js';
 
 export interface LeaderElectionOptions {
   kubeConfig: KubeConfig;

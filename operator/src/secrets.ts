@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@portcullis/kit';
-import { codeOf } from './status/status-writer.js';
+import { codeOf } from './kube-error-code.js';
 
 /**
  * Keys of the Secret the gateway and inbox read, each with how a new one is made: the services read them as

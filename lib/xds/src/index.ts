@@ -6,6 +6,7 @@ export {
 } from './ads-service.js';
 export { DuplicateResourceError, XDS_ERRORS, XdsClientClosedError } from './errors.js';
 export { EMPTY_VERSION, computeVersion } from './snapshot.js';
+export { encodeDiscoveryResponse, encodeResourceField } from './response-encoding.js';
 export {
   createSotwServer,
   type SotwServer,

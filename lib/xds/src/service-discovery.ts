@@ -1,5 +1,5 @@
 import { createMessageCodec, type MessageCodec } from '@portcullis/protos';
-import type { XdsResource } from '@portcullis/xds';
+import type { XdsResource } from './types.js';
 
 /** One ready address of a service. */
 export interface ServiceEndpoint {

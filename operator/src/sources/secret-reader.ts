@@ -1,7 +1,7 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '@portcullis/kit';
 import type { SecretLookup, SecretState } from '../reconcile/types.js';
-import { codeOf } from '../status/status-writer.js';
+import { codeOf } from '../kube-error-code.js';
 
 const ABSENT = 'absent';
 const PARALLEL_READS = 8;

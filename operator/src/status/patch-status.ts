@@ -2,7 +2,7 @@ import { PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kuberne
 import type { Logger } from '@portcullis/kit';
 import { GROUP, PLURALS, VERSION, type ResourceStatus } from '@portcullis/config';
 import { resourceName, type Resource } from '../resources.js';
-import { codeOf } from './status-writer.js';
+import { codeOf } from '../kube-error-code.js';
 
 /**
  * A merge patch of the given status fields through the status subresource: spec edits in flight and the

@@ -157,8 +157,3 @@ export class LogStatusSink implements StatusSink {
     return Promise.resolve();
   }
 }
-
-export function codeOf(err: unknown): number | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
-}

@@ -3,7 +3,8 @@ import { checkCsrf, type AccountStore, type CsrfPolicy } from '@portcullis/accou
 import { MethodNotAllowedError, type Logger } from '@portcullis/kit';
 import type { RateLimitClient } from '@portcullis/ratelimit-client';
 import { createAuthRoute, type AuthRoute } from './auth/auth-routes.js';
-import type { Authenticator, Caller } from './auth/authenticator.js';
+import type { Authenticator } from './auth/authenticator.js';
+import type { Caller } from './auth/caller.js';
 import { apiKeyError, routeNotFound, UnknownHandlerError } from './errors.js';
 import type { AppStore } from './apps/app-types.js';
 import { checkRouteRoles } from './apps/route-roles.js';

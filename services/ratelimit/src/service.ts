@@ -5,7 +5,8 @@ import type { Limit, RuleNode, RuleSet } from './config/rule-set.js';
 import { buildDynamicMetadata } from './dynamic-metadata.js';
 import { BackendError, NoConfigError, RequestError } from './errors.js';
 import type { LimitItem, Limiter } from './limiter/limiter.js';
-import type { StatCounter, Stats } from './stats/stats.js';
+import type { StatCounter } from './stats/stat-counter.js';
+import type { Stats } from './stats/stats.js';
 import type {
   Code,
   DescriptorStatus,

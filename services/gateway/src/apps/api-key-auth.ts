@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { countRawHeader, hashToken } from '@portcullis/kit';
 import { apiKeyError } from '../errors.js';
-import type { Caller } from '../auth/authenticator.js';
+import type { Caller } from '../auth/caller.js';
 import type { AppStore } from './app-types.js';
 
 /** An application caller's account id: `app:<application id>`, never an account's (those are base64url). */

@@ -1,5 +1,5 @@
 import type { UnauthenticatedError } from '@portcullis/kit';
-import type { Caller } from '../auth/authenticator.js';
+import type { Caller } from '../auth/caller.js';
 import { ForbiddenError } from '../errors.js';
 import type { AppStore } from './app-types.js';
 

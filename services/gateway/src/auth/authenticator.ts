@@ -1,35 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { countRawHeader, InvalidArgumentError, type UnauthenticatedError } from '@portcullis/kit';
-import {
-  type Account,
-  type AccountStore,
-  type CookieSessions,
-  type TokenDenylist,
-} from '@portcullis/accounts';
+import { type AccountStore, type CookieSessions, type TokenDenylist } from '@portcullis/accounts';
 import { authError } from '../errors.js';
 import type { AuthMode } from '../settings.js';
 import { CLOCK_TOLERANCE_SECONDS, bearerToken, type Jwt } from './jwt.js';
 import type { RefreshTokens } from './refresh-tokens.js';
 import type { TokenVerifier } from './token-verifier.js';
 import type { ApiKeyAuth } from '../apps/api-key-auth.js';
-
-/** Who is calling and how they proved it. */
-export interface Caller {
-  /** A platform account, or the user an identity provider's token names. */
-  account: CallerAccount;
-  via: 'jwt' | 'session' | 'apikey';
-  /** An application's roles (an API key's caller); a user's are read only where a route asks. */
-  roles?: readonly string[];
-  /** The application and key an API key's caller came with. */
-  app?: { id: string; keyId: string };
-  /** The token's claims, for rate-limit descriptors. */
-  claims?: Readonly<Record<string, unknown>>;
-  /** What `DELETE /auth` revokes, and until when. */
-  token?: { revocationId: string; exp: number; family?: string };
-  sessionId?: string;
-}
-
-export type CallerAccount = Pick<Account, 'id' | 'username'>;
+import type { Caller } from './caller.js';
 
 export interface AuthenticatorOptions {
   mode: AuthMode;

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteTarget } from '@portcullis/config';
-import type { Caller } from '../auth/authenticator.js';
+import type { Caller } from '../auth/caller.js';
 import type { RequestPath } from '../request-path.js';
 import type { GatewayRoute } from '../router/route-types.js';
 import { forwardRequest } from './upstream.js';

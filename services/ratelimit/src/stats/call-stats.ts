@@ -1,5 +1,5 @@
 import type { Histogram } from 'prom-client';
-import type { StatCounter } from './stats.js';
+import type { StatCounter } from './stat-counter.js';
 
 /** Response times kept between two statsd flushes; past it, a uniform sample sent with its rate. */
 export const MAX_TIMING_SAMPLES = 1000;

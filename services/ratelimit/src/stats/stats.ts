@@ -1,13 +1,9 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { CallStats, type TimingSample } from './call-stats.js';
+import type { StatCounter } from './stat-counter.js';
 import type { PrometheusNaming } from './stats-settings.js';
 import { registerUpstreamMetrics } from './upstream-prometheus-metrics.js';
 import { TaggedCounters } from './tagged-counters.js';
-
-/** A monotonically increasing count; a plain field so the hot path pays one addition. */
-export interface StatCounter {
-  value: number;
-}
 
 export const RULE_STATS = [
   'total_hits',

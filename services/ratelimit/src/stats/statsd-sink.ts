@@ -1,6 +1,7 @@
 import type { Logger } from '@portcullis/kit';
 import { cleanTags, createMogrify } from './dogstatsd.js';
-import type { StatCounter, StatsReading } from './stats.js';
+import type { StatCounter } from './stat-counter.js';
+import type { StatsReading } from './stats.js';
 import type { StatsdSinkSettings } from './stats-settings.js';
 import { createStatsdTransport } from './statsd-transport.js';
 

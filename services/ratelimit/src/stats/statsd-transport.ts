@@ -1,7 +1,7 @@
 import { createSocket } from 'node:dgram';
 import { connect, type Socket } from 'node:net';
 import type { Logger } from '@portcullis/kit';
-import type { StatCounter } from './stats.js';
+import type { StatCounter } from './stat-counter.js';
 import type { StatsdProtocol } from './stats-settings.js';
 
 /** How the statsd sink's payloads (newline-separated lines) reach the collector. */

@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
-import type { StatCounter } from './stats.js';
+import type { StatCounter } from './stat-counter.js';
 
 interface TagSet {
   tags: Readonly<Record<string, string>>;
