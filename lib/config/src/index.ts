@@ -36,7 +36,6 @@ export {
   ENDPOINT_ID,
   MAX_CONCURRENT,
   MAX_FORWARD_TARGETS,
-  RETENTION_DEFAULTS,
   parseInboxEndpoint,
   type ForwardTarget,
   type InboxEndpointSpec,

@@ -44,11 +44,6 @@ const RETENTION = {
   // the xDS field is a uint64 and the inbox trims by count and age only: nothing caps it at 32 bits
   maxBytes: { minimum: 1024, maximum: 10_737_418_240, default: 52_428_800 },
 } as const;
-export const RETENTION_DEFAULTS = {
-  maxRequests: RETENTION.maxRequests.default,
-  maxAgeHours: RETENTION.maxAgeHours.default,
-  maxBytes: RETENTION.maxBytes.default,
-} as const;
 /** A forward target's numbers when unset; the schema's defaults. */
 const TARGET_DEFAULTS = {
   timeoutSeconds: 10,
