@@ -1,3 +1,4 @@
+import { compilePathGlob, matchesPathGlob, type PathGlob } from './path-glob.js';
 import { parseStreamId } from './stream-id.js';
 
 // One filter syntax for the API's query parameters, the inspector's address and `inbox tail --filter`: a URL
@@ -20,7 +21,7 @@ export interface CaptureFilter {
   /** Upper case; any of them. */
   methods: string[];
   /** Whole nested path, `*` standing for any run of characters. */
-  path: RegExp | undefined;
+  path: PathGlob | undefined;
   /** Lower-case names; a value is a case-insensitive substring. All must be present. */
   headers: Array<{ name: string; value: string | undefined }>;
   /** Lower case; a substring of the raw query string. */
@@ -114,7 +115,7 @@ function readParam(f: CaptureFilter, [name, value]: [FilterParam, string], probl
     case 'path':
       if (!/^[/*]/.test(value) && value !== '') {
         problems.push('path: expected a nested path starting with / or *');
-      } else f.path = toPathPattern(value);
+      } else f.path = compilePathGlob(value);
       return;
     case 'header': {
       const colon = value.indexOf(':');
@@ -161,11 +162,6 @@ function readParam(f: CaptureFilter, [name, value]: [FilterParam, string], probl
   }
 }
 
-function toPathPattern(glob: string): RegExp {
-  const escaped = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('.*')}$`, 's');
-}
-
 /** The latest time a JavaScript Date holds, in ms: ids beyond it never exist. */
 const MAX_TIME_MS = 8_640_000_000_000_000;
 
@@ -184,7 +180,7 @@ export function matchesCapture(
   forwarding: readonly AttemptOutcome[] = [],
 ): boolean {
   if (f.methods.length > 0 && !f.methods.includes(c.method.toUpperCase())) return false;
-  if (f.path && !f.path.test(c.nestedPath)) return false;
+  if (f.path && !matchesPathGlob(f.path, c.nestedPath)) return false;
   const [ms] = parseStreamId(c.id);
   if ((f.fromMs !== undefined && ms < f.fromMs) || (f.toMs !== undefined && ms > f.toMs)) return false;
   if (f.query !== undefined && !c.query.toLowerCase().includes(f.query)) return false;
