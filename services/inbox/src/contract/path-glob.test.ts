@@ -58,10 +58,12 @@ describe('path glob', () => {
 
   // issue 34: `*a*a*a*a*a*a*a*a*a*b` against 36 × `a` took a backtracking expression 5–7 s
   it('answers the issue’s filter in at most 2 comparisons per path character', () => {
-    const path = `/api/hook/x/${'a'.repeat(36)}`;
-    expect(stepsOf(`${'*a'.repeat(9)}*b`, path)).toEqual({ matched: false, steps: expect.any(Number) });
-    expect(stepsOf(`${'*a'.repeat(9)}*b`, path).steps).toBeLessThanOrEqual(2 * path.length);
-    expect(stepsOf(`${'*a'.repeat(9)}*b`, `${path}b`).matched).toBe(true);
+    const glob = `${'*a'.repeat(9)}*b`;
+    const path = `/${'a'.repeat(36)}`;
+    const { matched, steps } = stepsOf(glob, path);
+    expect(matched).toBe(false);
+    expect(steps).toBeLessThanOrEqual(2 * path.length);
+    expect(stepsOf(glob, `${path}b`).matched).toBe(true);
   });
 
   it('bounds the work by the path alone, for adversarial globs of up to 200 characters', () => {
