@@ -4,6 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import regexp from 'eslint-plugin-regexp';
 
 const bannedLibraries = [
   { name: 'js-yaml', message: 'Use yaml.' },
@@ -232,5 +233,15 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // issue 34: a regular expression that backtracks super-linearly lets one request hold the event loop
+    // (test/regexp-lint.test.ts plants one of each kind to prove these fail)
+    files: ['**/*.{ts,tsx,mts}'],
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': 'error',
+      'regexp/no-super-linear-move': 'error',
+    },
   },
 );

@@ -71,7 +71,9 @@ describe('operator leader election', () => {
       '-o',
       'jsonpath={.spec.acquireTime} {.spec.renewTime} {.spec.leaseDurationSeconds}',
     ]);
-    expect(times).toMatch(/^\S+T\S+\.\d{6}Z \S+T\S+\.\d{6}Z 1$/);
+    expect(times).toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z 1$/,
+    );
     expect(replicas.every((r) => r.ports.xds > 0)).toBe(true);
   });
 

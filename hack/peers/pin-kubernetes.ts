@@ -22,7 +22,7 @@ const download = JSON.parse(go('mod', 'download', '-json', `k8s.io/kubernetes@${
   GoMod: string;
 };
 const upstream = readFileSync(download.GoMod, 'utf8');
-const staging = [...upstream.matchAll(/^\s*(k8s\.io\/[\w.-]+) => \.\/staging\/src\/\1\s*$/gm)].map(
+const staging = [...upstream.matchAll(/^[ \t]*(k8s\.io\/[\w.-]+) => \.\/staging\/src\/\1[ \t]*$/gm)].map(
   (m) => m[1],
 );
 if (staging.length === 0) throw new Error(`k8s.io/kubernetes ${version}: no staging replaces in its go.mod`);

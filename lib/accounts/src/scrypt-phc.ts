@@ -68,5 +68,5 @@ function isWithin(n: number, range: { min: number; max: number }): boolean {
 }
 
 function toB64(b: Buffer): string {
-  return b.toString('base64').replace(/=+$/, '');
+  return b.toString('base64').replace(/(?<!=)=+$/, '');
 }

@@ -120,7 +120,7 @@ function toPlain(source: string, doc: Document): unknown {
   return walk(doc.contents, false);
 }
 
-const YAML_NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+const YAML_NUMBER = /^[-+]?(\d+(?:\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
 
 function typedScalar(text: string): string | number | boolean {
   if (text === 'true' || text === 'True' || text === 'TRUE') return true;

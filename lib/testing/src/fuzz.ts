@@ -51,7 +51,7 @@ export function fuzzTimeoutMs(): number {
  */
 export const INTERNAL_DETAIL_PATTERNS: ReadonlyArray<{ name: string; pattern: RegExp }> = [
   { name: 'stack frame', pattern: /\bat (?:\S+ \()?(?:file:\/\/|\/|node:)\S*:\d+(?::\d+)?\)?/ },
-  { name: 'source line', pattern: /[\w.-]+\.(?:[cm]?[jt]sx?):\d+/ },
+  { name: 'source line', pattern: /(?<![\w.-])[\w.-]+\.(?:[cm]?[jt]sx?):\d+/ },
   { name: 'install path', pattern: /node_modules|node:internal|\/(?:src|dist|lib)\/[\w/.-]+\.[cm]?[jt]s\b/ },
   {
     name: 'error name',

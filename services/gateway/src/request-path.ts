@@ -21,7 +21,7 @@ export function parseRequestPath(url: string, basePath: string): RequestPath {
   const { pathname, search } = new URL(url, 'http://gateway');
   const base = `/${basePath}`;
   if (pathname !== base && !pathname.startsWith(`${base}/`)) throw routeNotFound();
-  const rel = pathname.slice(base.length).replace(/^\/+|\/+$/g, '');
+  const rel = pathname.slice(base.length).replace(/^\/+|(?<!\/)\/+$/g, '');
   const rawSegments = rel === '' ? [] : rel.split('/');
   return { relPath: rawSegments.map(decodeSegment).join('/'), rawSegments, search };
 }

@@ -123,7 +123,7 @@ export interface ListenerTls {
 /** Reads every setting once; a bad value, or one out of its range, stops start-up naming the variable. */
 export function loadSettings(source: EnvSource = process.env): Readonly<Settings> {
   const env = createEnvReader(source);
-  const basePath = env.str('GATEWAY_BASE_PATH', { default: 'api' }).replace(/^\/+|\/+$/g, '') || 'api';
+  const basePath = env.str('GATEWAY_BASE_PATH', { default: 'api' }).replace(/^\/+|(?<!\/)\/+$/g, '') || 'api';
   if (!/^[a-z0-9-]+(\/[a-z0-9-]+)*$/.test(basePath)) {
     env.problem(`GATEWAY_BASE_PATH="${basePath}": expected segments of a-z, 0-9 and -, separated by /`);
   }

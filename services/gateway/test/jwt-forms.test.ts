@@ -68,7 +68,7 @@ const TOKEN_CASES: Case[] = [
   ['signed with an empty key', (f) => f.sign(HS256, f.claims(), ''), INVALID],
   ['signature one character short', (f) => f.sign(HS256, f.claims()).slice(0, -1), INVALID],
   ['signature one character longer', (f) => `${f.sign(HS256, f.claims())}A`, INVALID],
-  ['signature empty', (f) => f.sign(HS256, f.claims()).replace(/[^.]+$/, ''), INVALID],
+  ['signature empty', (f) => f.sign(HS256, f.claims()).replace(/(?<=\.)[^.]+$/, ''), INVALID],
   ['two segments', (f) => f.sign(HS256, f.claims()).split('.').slice(0, 2).join('.'), INVALID],
   ['four segments', (f) => `${f.sign(HS256, f.claims())}.AAAA`, INVALID],
   ['five segments (JWE-shaped)', (f) => `${f.sign(HS256, f.claims())}.AAAA.BBBB`, INVALID],

@@ -101,7 +101,7 @@ function readRoute(read: Reader, v: unknown, path: ConfigPath): Route | undefine
   const methodText = (read.str(m.method, [...path, 'method']) ?? '').toUpperCase();
   const method = HTTP_METHODS.find((x) => x === methodText);
   if (!method) read.fail([...path, 'method'], `expected one of ${HTTP_METHODS.join(', ')}`);
-  const routePath = (read.str(m.path, [...path, 'path']) ?? '').replace(/^\/+|\/+$/g, '');
+  const routePath = (read.str(m.path, [...path, 'path']) ?? '').replace(/^\/+|(?<!\/)\/+$/g, '');
   const compiled = compileRoutePath(routePath);
   if ('problems' in compiled) for (const p of compiled.problems) read.fail([...path, 'path'], p);
   const requiredParams = read.list(m.requiredParams, [...path, 'requiredParams']).flatMap((p, i) => {

@@ -96,6 +96,9 @@ export function toTokenError(err: unknown): UnauthenticatedError {
  * module's `Bearer+<token>` form; anything else is undefined.
  */
 export function bearerToken(header: string | undefined): string | undefined {
-  const m = header === undefined ? null : /^bearer[ +]+([A-Za-z0-9_.~+/=-]+)\s*$/i.exec(header.trim());
+  const m =
+    header === undefined
+      ? null
+      : /^bearer[ +]+([A-Za-z0-9_.~/=-][A-Za-z0-9_.~+/=-]*)\s*$/i.exec(header.trim());
   return m?.[1];
 }

@@ -214,7 +214,7 @@ export function routePathItems(
       const path = `/${template}`;
       for (const method of methodsOf(route.method)) {
         // `/a/{x}` and `/a/{y}` are one path to a router
-        const key = `${method} ${path.replace(/\{[^}]*\}/g, '{}')}`;
+        const key = `${method} ${path.replace(/\{[^{}]*\}/g, '{}')}`;
         if (taken.has(key)) continue;
         taken.add(key);
         const item = (items[path] ??= {});

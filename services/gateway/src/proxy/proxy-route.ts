@@ -30,7 +30,7 @@ export async function proxyToBackend(
   // as the client escaped it: decoded, `%3F` would become a query and `%20` an invalid request line
   const prefixSegments = to.route.prefix === '' ? 0 : to.route.prefix.split('/').length;
   const rest = to.path.rawSegments.slice(prefixSegments).join('/');
-  const path = `${backend.path.replace(/\/+$/, '')}/${rest}${to.path.search}`;
+  const path = `${backend.path.replace(/(?<!\/)\/+$/, '')}/${rest}${to.path.search}`;
   const upstream = await forwardRequest({
     req: request.raw,
     host,

@@ -34,7 +34,7 @@ export function routesFromModule(definition: RoutesDefinition, classes: HandlerC
     if (!HTTP_METHODS.includes(method)) throw new Error(`routes: unknown method ${method}`);
     if ((options.roles ?? []).length > 0 && options.auth === false)
       throw new Error(`routes: ${method} ${path}: roles need auth`);
-    const full = [prefix, path.replace(/^\/+|\/+$/g, '')].filter((p) => p !== '').join('/');
+    const full = [prefix, path.replace(/^\/+|(?<!\/)\/+$/g, '')].filter((p) => p !== '').join('/');
     out.push({
       id: `code:${method} ${full}`,
       prefix,
@@ -51,7 +51,7 @@ export function routesFromModule(definition: RoutesDefinition, classes: HandlerC
     if (Array.isArray(item)) add(item, '');
     else
       for (const [prefix, entries] of Object.entries(item))
-        for (const e of entries) add(e, prefix.replace(/^\/+|\/+$/g, ''));
+        for (const e of entries) add(e, prefix.replace(/^\/+|(?<!\/)\/+$/g, ''));
   }
   return out;
 }

@@ -94,5 +94,5 @@ export function word(value: unknown): string {
 export function words(value: unknown): string {
   const keepChars = '-_';
   const joined = wordsArray(value, { keepChars, maxWordChars: 255, maxWords: 99 }).join(' ');
-  return collapseRepeats(truncateChars(joined, MAX_CHARS), keepChars).replace(/^[-_]+|[-_]+$/g, '');
+  return collapseRepeats(truncateChars(joined, MAX_CHARS), keepChars).replace(/^[-_]+|(?<![-_])[-_]+$/g, '');
 }

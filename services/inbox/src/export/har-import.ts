@@ -102,7 +102,7 @@ function readEntry(
 
 /** The raw path and query of an absolute URL (or of a path), never normalised; the fragment dropped. */
 function toRequestTarget(url: string): { path: string; query: string | undefined } | undefined {
-  const rest = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, '').replace(/#.*$/s, '');
+  const rest = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, '').replace(/#.*/s, '');
   const target = rest === '' ? '/' : rest.startsWith('?') ? `/${rest}` : rest;
   // eslint-disable-next-line no-control-regex -- control characters and spaces never reach a request line
   if (!target.startsWith('/') || /[\u0000-\u0020\u007f]/.test(target)) return undefined;

@@ -17,7 +17,9 @@ export interface AccessSettings {
 }
 
 export function readAccessSettings(env: EnvReader): AccessSettings {
-  const publicUrl = env.str('INBOX_PUBLIC_URL', { default: 'http://localhost:8089' }).replace(/\/+$/, '');
+  const publicUrl = env
+    .str('INBOX_PUBLIC_URL', { default: 'http://localhost:8089' })
+    .replace(/(?<!\/)\/+$/, '');
   if (!isHttpUrl(publicUrl)) {
     env.problem(`INBOX_PUBLIC_URL=${JSON.stringify(publicUrl)}: expected an absolute http or https URL`);
   }

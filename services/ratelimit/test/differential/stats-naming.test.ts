@@ -150,7 +150,7 @@ function parseExposition(text: string): { types: Map<string, string>; series: Ma
     if (type?.[1] && type[2]) types.set(type[1], type[2]);
     const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!sample?.[1] || sample[3] === undefined) continue;
-    const labels = [...(sample[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)]
+    const labels = [...(sample[2] ?? '').matchAll(/\b([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)]
       .map(([, k, v]) => `${k}=${v}`)
       .sort();
     series.set(`${sample[1]}{${labels.join(',')}}`, Number(sample[3]));
