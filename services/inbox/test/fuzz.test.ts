@@ -167,6 +167,32 @@ describe.each(STORE_KINDS)('inbox fuzz (issue 15), %s store', { timeout: fuzzTim
     );
   });
 
+  // issue 34: the `path` glob was a backtracking regular expression; one `*a*a…*b` held the process for
+  // seconds against a capture at `/aaaa…`. Before the fix this never finished.
+  it('searches and exports with adversarial path globs of up to 200 characters without a 5xx', async () => {
+    await ensureEndpoint();
+    for (const run of ['a'.repeat(60), `${'a'.repeat(60)}b`, `${'ab'.repeat(30)}/`]) {
+      expect((await h.send('POST', `/api/hook/${endpoint.id}/${run}`, { body: 'x' })).status).toBe(200);
+    }
+    const glob = fc
+      .tuple(
+        fc.constantFrom('', '/', '/a'),
+        fc.array(fc.constantFrom('*a', '*aa', '*ab', '*b', '*/', '**', 'a'), {
+          minLength: 1,
+          maxLength: 100,
+        }),
+      )
+      .map(([head, pieces]) => `${head}${pieces.join('')}`.slice(0, 200));
+    const request = fc
+      .tuple(fc.constantFrom('requests', 'requests.har', 'requests.ndjson'), glob)
+      .map(([route, g]): HttpRequestSpec => ({
+        method: 'GET',
+        path: `/api/endpoints/{id}/${route}?path=${encodeURIComponent(g)}`,
+        headers: { authorization: 'Bearer {token}' },
+      }));
+    await fuzz(request, send, { numRuns: runs(200) });
+  });
+
   it('answers malformed HTTP with a 4xx or a close', async () => {
     await fuzz(
       rawRequestBytes(httpPath(['/api/hook/ep_0000000000000000', '/api/endpoints', '/api/session'])),
