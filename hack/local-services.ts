@@ -11,7 +11,9 @@ export interface LocalService {
  * The services `npm start` runs (hack/local-up.ts), in start order, with their environment; the platform
  * tests start them with the same. The operator reads the custom resources from examples/resources (directory
  * mode) and serves them over xDS on 18000; the rate-limit service, the gateway and the inbox take their rules,
- * routes and endpoints from there, as they would in a cluster.
+ * routes and endpoints from there, as they would in a cluster. Every listener is on 127.0.0.1 (the services'
+ * own defaults, which the chart keeps, are 0.0.0.0, as a container needs): a laptop's ports, the ratelimit's
+ * debug port with its heap snapshots among them, are not the network's.
  */
 export function localServices(root: string): LocalService[] {
   return [
@@ -24,7 +26,9 @@ export function localServices(root: string): LocalService[] {
         OPERATOR_MANIFESTS_DIR: join(root, 'examples/resources'),
         XDS_HOST: '127.0.0.1',
         XDS_PORT: '18000',
+        HEALTH_HOST: '127.0.0.1',
         HEALTH_PORT: '8090',
+        METRICS_HOST: '127.0.0.1',
         METRICS_PORT: '9090',
         LOG_LEVEL: 'info',
       },
@@ -34,6 +38,9 @@ export function localServices(root: string): LocalService[] {
       entry: 'services/ratelimit/src/main.ts',
       health: 'http://127.0.0.1:8080/healthcheck',
       env: {
+        HOST: '127.0.0.1',
+        GRPC_HOST: '127.0.0.1',
+        DEBUG_HOST: '127.0.0.1',
         BACKEND_TYPE: 'memory',
         // the statistics are on http://127.0.0.1:6070/metrics; no statsd to send them to here
         USE_STATSD: 'false',
@@ -49,6 +56,7 @@ export function localServices(root: string): LocalService[] {
       entry: 'services/gateway/src/main.ts',
       health: 'http://127.0.0.1:8088/healthz',
       env: {
+        GATEWAY_HOST: '127.0.0.1',
         GATEWAY_PORT: '8088',
         GATEWAY_XDS_SERVER_URL: '127.0.0.1:18000',
         GATEWAY_XDS_NODE_ID: 'gateway-local',
@@ -63,6 +71,7 @@ export function localServices(root: string): LocalService[] {
       entry: 'services/inbox/src/main.ts',
       health: 'http://127.0.0.1:8089/healthz',
       env: {
+        INBOX_HOST: '127.0.0.1',
         INBOX_PORT: '8089',
         INBOX_PUBLIC_URL: 'http://localhost:8089',
         INBOX_XDS_SERVER_URL: '127.0.0.1:18000',
@@ -77,4 +86,12 @@ export function localServices(root: string): LocalService[] {
       },
     },
   ];
+}
+
+/**
+ * A service's environment under `npm start`: its own above, then the caller's environment, which wins, so
+ * `HOST=0.0.0.0 npm start` opens the ratelimit's HTTP port to the network.
+ */
+export function localEnv(service: LocalService, callerEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...service.env, ...callerEnv };
 }

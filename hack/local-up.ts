@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildInspector } from '@portcullis/inbox/inspector';
-import { localServices, type LocalService } from './local-services.js';
+import { localEnv, localServices, type LocalService } from './local-services.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsx = join(root, 'node_modules/.bin/tsx');
@@ -31,10 +31,11 @@ function stopAll(code: number): void {
 process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
 
-function start({ name, entry, env }: LocalService): void {
+function start(service: LocalService): void {
+  const { name, entry } = service;
   // Own process groups: a Ctrl-C reaches this script only, which stops the services one signal each.
   const child = spawn(tsx, [join(root, entry)], {
-    env: { ...env, ...process.env },
+    env: localEnv(service, process.env),
     stdio: 'inherit',
     detached: true,
   });
@@ -73,6 +74,7 @@ Portcullis is up (in-memory stores, resources from examples/resources; Ctrl-C st
   inbox        http://localhost:8089/             (web inspector; receive URLs /api/hook/<id>)
   ratelimit    127.0.0.1:8081 gRPC, http://localhost:8080/json, debug http://localhost:6070/
   operator     xDS 127.0.0.1:18000, http://localhost:8090/healthz, metrics http://localhost:9090/metrics
+Every port is on 127.0.0.1 only; set a service's host variable to open one (HOST=0.0.0.0 npm start: see README).
 `);
 } catch (err: unknown) {
   process.stderr.write(`${(err as Error).message}\n`);

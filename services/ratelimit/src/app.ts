@@ -152,7 +152,9 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
         },
         close: () => config.close(),
       },
-      serve('http', () => startHttpServer({ ...settings.http, service, health, log })),
+      serve('http', () =>
+        startHttpServer({ ...settings.http, bounds: settings.request, service, health, log }),
+      ),
       ...(deps.worker
         ? []
         : [
@@ -166,7 +168,9 @@ export async function startRateLimit(settings: Readonly<Settings>, deps: AppDeps
             ),
           ]),
       // last to start, first to close: while gRPC drains, /healthcheck still answers (unhealthy)
-      serve('grpc', () => startGrpcServer({ ...settings.grpc, service, stats, health, log })),
+      serve('grpc', () =>
+        startGrpcServer({ ...settings.grpc, bounds: settings.request, service, stats, health, log }),
+      ),
     ],
     log,
   );

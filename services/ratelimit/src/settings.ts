@@ -19,6 +19,7 @@ import {
   type ObjcacheSettings,
 } from './backends/backend-settings.js';
 import { DEFAULT_MEMORY_MAX_KEYS } from './backends/memory.js';
+import { DEFAULT_REQUEST_BOUNDS, type RequestBounds } from './servers/request-bounds.js';
 import { DEFAULT_MAX_DYNAMIC_KEYS } from './stats/stats.js';
 import {
   readPrometheusNaming,
@@ -58,6 +59,8 @@ export interface Settings {
     };
   };
   debug: { host: string; port: number };
+  /** What one decision may ask for, on gRPC and `/json`; past it, `INVALID_ARGUMENT` / 400 before any work. */
+  request: RequestBounds;
   /**
    * `RATELIMIT_WORKERS`: processes serving the gRPC and HTTP ports; 0 = the default (the CPUs this process
    * may use, 1 with the memory backend), resolved at start by `resolveWorkerCount`.
@@ -149,6 +152,18 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     },
     grpc: readGrpc(env),
     debug: { host: env.str('DEBUG_HOST', { default: '0.0.0.0' }), port: port(env, 'DEBUG_PORT', 6070) },
+    request: {
+      maxDescriptors: env.int('RATELIMIT_MAX_DESCRIPTORS', {
+        default: DEFAULT_REQUEST_BOUNDS.maxDescriptors,
+        min: 1,
+        max: 1_000_000,
+      }),
+      maxDescriptorEntries: env.int('RATELIMIT_MAX_DESCRIPTOR_ENTRIES', {
+        default: DEFAULT_REQUEST_BOUNDS.maxDescriptorEntries,
+        min: 1,
+        max: 1_000_000,
+      }),
+    },
     workers: env.int('RATELIMIT_WORKERS', { default: 0, min: 0, max: 64 }),
     log: readLogOptions(env, 'warn'),
     config: {

@@ -21,7 +21,8 @@ import { startService } from './service-process.js';
 type Service = Awaited<ReturnType<typeof startService>>;
 type Decision = { overallCode: string; statuses: Array<{ currentLimit?: { requestsPerUnit: number } }> };
 
-const decision = (value: string) => ({ domain: 'a', descriptors: [{ entries: [{ key: 'k', value }] }] });
+const descriptors = (n: number, value = 'v') => Array(n).fill({ entries: [{ key: 'k', value }] }) as object[];
+const decision = (value: string) => ({ domain: 'a', descriptors: descriptors(1, value) });
 
 /** One decision over gRPC, on a connection of its own: node:cluster gives each new connection to the next worker. */
 async function grpcDecision(p: Service, value: string): Promise<Decision> {
@@ -34,18 +35,23 @@ async function grpcDecision(p: Service, value: string): Promise<Decision> {
 }
 
 /** One decision over `/json`, on a connection of its own. */
-function jsonDecision(p: Service, value: string): Promise<Decision> {
+async function jsonDecision(p: Service, value: string): Promise<Decision> {
+  return (await postJson(p, decision(value))).body as Decision;
+}
+
+/** A `/json` request on a connection of its own: its status and parsed body. */
+function postJson(p: Service, message: object): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
     const req = request(
       { host: '127.0.0.1', port: p.ports.http, path: '/json', method: 'POST', agent: false },
       (res) => {
         let body = '';
         res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => resolve(JSON.parse(body) as Decision));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(body) as unknown }));
       },
     );
     req.on('error', reject);
-    req.end(JSON.stringify(decision(value)));
+    req.end(JSON.stringify(message));
   });
 }
 
@@ -84,6 +90,7 @@ describe('RATELIMIT_WORKERS=2 on Redis', () => {
       KVSTORE_URL: redis.address,
       KVSTORE_POOL_SIZE: '1',
       RATELIMIT_WORKERS: '2',
+      RATELIMIT_MAX_DESCRIPTORS: '2',
       USE_STATSD: 'true',
       STATSD_PROTOCOL: 'udp',
       STATSD_HOST: '127.0.0.1',
@@ -159,6 +166,24 @@ describe('RATELIMIT_WORKERS=2 on Redis', () => {
     }
     expect([...incrementsBySource].filter(([source, n]) => n > (before.get(source) ?? 0))).toHaveLength(2);
     expect(await debugText(p, '/stats')).toContain('ratelimit.service.config_load_success: 4\n');
+  });
+
+  it('bounds the descriptors of a request in every worker (issue 34)', async () => {
+    const three = { domain: 'a', descriptors: descriptors(3) };
+    const refusal = 'descriptors[2]: more than 2 descriptors in one request (RATELIMIT_MAX_DESCRIPTORS)';
+    // each connection goes to the next worker
+    for (let i = 0; i < 4; i++) {
+      const rls = createRlsClient(`127.0.0.1:${p.ports.grpc}`);
+      try {
+        await expect(rls.shouldRateLimit(three)).rejects.toMatchObject({ code: 3, details: refusal });
+      } finally {
+        rls.close();
+      }
+      expect(await postJson(p, three)).toEqual({
+        status: 400,
+        body: { error: refusal, code: 'REQUEST_INVALID' },
+      });
+    }
   });
 
   it('on SIGTERM drains every worker and exits 0', async () => {

@@ -31,9 +31,13 @@ import {
   requireExactHitsAddends,
 } from './grpc/rls-codec.js';
 import { createHealthService } from './grpc-health.js';
+import { MalformedMessageError } from './grpc/proto-wire.js';
+import type { RequestBounds } from './request-bounds.js';
 import { createClientSanCheck, loadGrpcServerTls } from './grpc-tls.js';
 
 export interface GrpcServerOptions extends Readonly<Settings['grpc']> {
+  /** Descriptors per request and entries per descriptor; past them, `INVALID_ARGUMENT` while decoding. */
+  bounds: RequestBounds;
   service: RateLimitService;
   stats: Stats;
   health: Health;
@@ -174,9 +178,14 @@ function createShouldRateLimit(o: GrpcServerOptions, log: Logger): RequestHandle
   return (call, message) => {
     let request: RateLimitRequest;
     try {
-      request = decodeRateLimitRequest(message, 0, message.length);
-    } catch {
-      call.sendStatus(UNDECODABLE);
+      request = decodeRateLimitRequest(message, o.bounds);
+    } catch (err: unknown) {
+      if (err instanceof MalformedMessageError) call.sendStatus(UNDECODABLE);
+      else {
+        // past a bound: the client's doing, so below warn
+        log.debug({ err }, 'ShouldRateLimit refused');
+        call.sendStatus(toGrpcStatus(err));
+      }
       return;
     }
     void answer(call, request, to);

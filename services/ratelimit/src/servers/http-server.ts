@@ -18,6 +18,7 @@ import { RequestError } from '../errors.js';
 import { toHttpError } from './error-mapper.js';
 import type { RateLimitService } from '../service.js';
 import { decodeJsonRequest, encodeJsonResponse } from './json-codec.js';
+import type { RequestBounds } from './request-bounds.js';
 
 export interface HttpServerOptions {
   host: string;
@@ -25,6 +26,8 @@ export interface HttpServerOptions {
   timeouts: HttpTimeouts;
   /** How deep a `/json` body may nest (`{}` is 1); deeper is 400 `BODY_TOO_DEEP`. */
   maxBodyDepth: number;
+  /** Descriptors per request and entries per descriptor; past them, 400 `REQUEST_INVALID` before any work. */
+  bounds: RequestBounds;
   service: RateLimitService;
   health: Health;
   log: Logger;
@@ -46,7 +49,7 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningServ
   };
   const decide = async (body: unknown, headers: IncomingHttpHeaders): Promise<DirectAnswer> => {
     if (body === undefined) throw new RequestError('body is empty; expected a RateLimitRequest in JSON');
-    const decision = decodeJsonRequest(body);
+    const decision = decodeJsonRequest(body, o.bounds);
     const response = await withCallerContext(headers, () => o.service.shouldRateLimit(decision));
     // upstream's exact Content-Type, without the charset fastify would add
     return {

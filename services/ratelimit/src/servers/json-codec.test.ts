@@ -1,22 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { RequestError } from '../errors.js';
 import { decodeJsonRequest, encodeJsonResponse } from './json-codec.js';
+import { DEFAULT_REQUEST_BOUNDS } from './request-bounds.js';
 
 describe('decodeJsonRequest', () => {
   it('reads camelCase and snake_case names, integers as numbers or strings, enums as names or numbers', () => {
     expect(
-      decodeJsonRequest({
-        domain: 'd',
-        hits_addend: '3',
-        descriptors: [
-          {
-            entries: [{ key: 'k', value: 'v' }],
-            limit: { requests_per_unit: 5, unit: 'HOUR' },
-            hitsAddend: '0',
-          },
-          { entries: [{ key: 'k' }], limit: { requestsPerUnit: '7', unit: 7 }, hits_addend: null },
-        ],
-      }),
+      decodeJsonRequest(
+        {
+          domain: 'd',
+          hits_addend: '3',
+          descriptors: [
+            {
+              entries: [{ key: 'k', value: 'v' }],
+              limit: { requests_per_unit: 5, unit: 'HOUR' },
+              hitsAddend: '0',
+            },
+            { entries: [{ key: 'k' }], limit: { requestsPerUnit: '7', unit: 7 }, hits_addend: null },
+          ],
+        },
+        DEFAULT_REQUEST_BOUNDS,
+      ),
     ).toEqual({
       domain: 'd',
       hitsAddend: 3,
@@ -29,7 +33,10 @@ describe('decodeJsonRequest', () => {
 
   it('treats an UNKNOWN or missing override unit as unset', () => {
     expect(
-      decodeJsonRequest({ domain: 'd', descriptors: [{ limit: { unit: 'UNKNOWN' } }] }).descriptors[0]?.limit,
+      decodeJsonRequest(
+        { domain: 'd', descriptors: [{ limit: { unit: 'UNKNOWN' } }] },
+        DEFAULT_REQUEST_BOUNDS,
+      ).descriptors[0]?.limit,
     ).toEqual({
       requestsPerUnit: 0,
       unit: undefined,
@@ -56,7 +63,24 @@ describe('decodeJsonRequest', () => {
       'descriptors[0].hitsAddend: expected an unsigned integer ≤ 9007199254740991',
     ],
   ])('rejects %j', (body, message) => {
-    expect(() => decodeJsonRequest(body)).toThrow(new RequestError(message));
+    expect(() => decodeJsonRequest(body, DEFAULT_REQUEST_BOUNDS)).toThrow(new RequestError(message));
+  });
+
+  it('takes descriptors and entries up to the bounds and refuses one more, before reading any of them', () => {
+    const bounds = { maxDescriptors: 2, maxDescriptorEntries: 2 };
+    const entries = [{ key: 'a' }, { key: 'b' }];
+    expect(decodeJsonRequest({ descriptors: [{ entries }, { entries }] }, bounds).descriptors).toHaveLength(
+      2,
+    );
+    // the descriptors past the bound are not even objects: the count is refused before they are read
+    expect(() => decodeJsonRequest({ descriptors: [{}, {}, 5, 'x'] }, bounds)).toThrow(
+      new RequestError('descriptors[2]: more than 2 descriptors in one request (RATELIMIT_MAX_DESCRIPTORS)'),
+    );
+    expect(() => decodeJsonRequest({ descriptors: [{}, { entries: [...entries, 5] }] }, bounds)).toThrow(
+      new RequestError(
+        'descriptors[1].entries[2]: more than 2 entries in one descriptor (RATELIMIT_MAX_DESCRIPTOR_ENTRIES)',
+      ),
+    );
   });
 });
 

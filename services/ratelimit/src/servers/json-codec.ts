@@ -1,5 +1,6 @@
 import type { RateLimitUnit } from '@portcullis/config';
 import { RequestError } from '../errors.js';
+import { checkDescriptorCount, checkEntryCount, type RequestBounds } from './request-bounds.js';
 import { MAX_HITS_ADDEND, readUint } from './request-integer.js';
 import type {
   DescriptorStatus,
@@ -18,22 +19,28 @@ type Json = Record<string, unknown>;
 /**
  * Reads a `RateLimitRequest` in the proto3 JSON mapping: lowerCamelCase or original field names, integers
  * as numbers or strings, enums as names or numbers, `null` as unset, unknown fields rejected. Throws a
- * `RequestError` naming the field.
+ * `RequestError` naming the field, or the first descriptor or entry past `bounds` before reading any of
+ * the list it is in.
  */
-export function decodeJsonRequest(body: unknown): RateLimitRequest {
+export function decodeJsonRequest(body: unknown, bounds: RequestBounds): RateLimitRequest {
   const root = object(body, '');
   const fields = pick(root, '', ['domain', 'descriptors', 'hitsAddend']);
+  const descriptors = list(fields.descriptors, 'descriptors');
+  checkDescriptorCount(descriptors.length, bounds);
   return {
     domain: string(fields.domain, 'domain'),
-    descriptors: list(fields.descriptors, 'descriptors').map((d, i) => descriptor(d, `descriptors[${i}]`)),
+    descriptors: descriptors.map((d, i) => descriptor(d, { index: i, bounds })),
     hitsAddend: readUint(fields.hitsAddend, { path: 'hitsAddend', max: UINT32_MAX }) ?? 0,
   };
 }
 
-function descriptor(v: unknown, path: string): RequestDescriptor {
+function descriptor(v: unknown, at: { index: number; bounds: RequestBounds }): RequestDescriptor {
+  const path = `descriptors[${at.index}]`;
   const f = pick(object(v, path), path, ['entries', 'limit', 'hitsAddend']);
+  const entries = list(f.entries, `${path}.entries`);
+  checkEntryCount(at.index, entries.length, at.bounds);
   const d: RequestDescriptor = {
-    entries: list(f.entries, `${path}.entries`).map((e, i) => entry(e, `${path}.entries[${i}]`)),
+    entries: entries.map((e, i) => entry(e, `${path}.entries[${i}]`)),
   };
   if (f.limit !== undefined && f.limit !== null) {
     const l = pick(object(f.limit, `${path}.limit`), `${path}.limit`, ['requestsPerUnit', 'unit']);

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { RequestError } from '../../errors.js';
 import type { RateLimitRequest, RateLimitResponse } from '../../types.js';
 import { PROTO_UNITS } from '../json-codec.js';
+import { DEFAULT_REQUEST_BOUNDS } from '../request-bounds.js';
 import { MalformedMessageError } from './proto-wire.js';
 import { decodeRateLimitRequest, encodeRateLimitResponse, requireExactHitsAddends } from './rls-codec.js';
 
@@ -142,7 +143,7 @@ function varint(v: bigint): Buffer {
   return Buffer.from(out);
 }
 
-const decode = (b: Buffer) => decodeRateLimitRequest(b, 0, b.length);
+const decode = (b: Buffer) => decodeRateLimitRequest(b, DEFAULT_REQUEST_BOUNDS);
 
 describe('decodeRateLimitRequest', () => {
   it('reads every request protobufjs writes as the grpc-js server read it', async () => {
@@ -211,6 +212,33 @@ describe('decodeRateLimitRequest', () => {
     ];
     for (const bytes of refused)
       expect(() => decode(Buffer.from(bytes)), String(bytes)).toThrow(MalformedMessageError);
+  });
+
+  it('stops at the first descriptor or entry past the bounds, the rest of the message unread', () => {
+    const bounds = { maxDescriptors: 1000, maxDescriptorEntries: 3 };
+    const one = rpc.requestSerialize({ descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] });
+    // a message that is malformed at its end: only a decoder that read that far would say so
+    const truncated = Buffer.from([0x0a, 0x05, 0x61]);
+    const bomb = Buffer.concat([...Array<Buffer>(300_000).fill(one), truncated]);
+    const unbounded = { maxDescriptors: 1_000_000, maxDescriptorEntries: 3 };
+    expect(() => decodeRateLimitRequest(bomb, unbounded)).toThrow(MalformedMessageError);
+    expect(() => decodeRateLimitRequest(bomb, bounds)).toThrow(
+      new RequestError(
+        'descriptors[1000]: more than 1000 descriptors in one request (RATELIMIT_MAX_DESCRIPTORS)',
+      ),
+    );
+    expect(
+      decodeRateLimitRequest(Buffer.concat(Array<Buffer>(1000).fill(one)), bounds).descriptors,
+    ).toHaveLength(1000);
+
+    const entries = (n: number) => Array.from({ length: n }, () => ({ key: 'k', value: 'v' }));
+    const wide = (n: number) => rpc.requestSerialize({ descriptors: [{}, { entries: entries(n) }] });
+    expect(decodeRateLimitRequest(wide(3), bounds).descriptors[1]?.entries).toHaveLength(3);
+    expect(() => decodeRateLimitRequest(wide(4), bounds)).toThrow(
+      new RequestError(
+        'descriptors[1].entries[3]: more than 3 entries in one descriptor (RATELIMIT_MAX_DESCRIPTOR_ENTRIES)',
+      ),
+    );
   });
 
   it('leaves a hits_addend above 2^53 − 1 to requireExactHitsAddends, which names the descriptor', () => {

@@ -1,6 +1,7 @@
 import type { StructValue } from '@portcullis/config';
 import type { Code, Entry, RateLimitRequest, RateLimitResponse, RequestDescriptor } from '../../types.js';
 import { PROTO_UNITS } from '../json-codec.js';
+import { checkDescriptorCount, checkEntryCount, type RequestBounds } from '../request-bounds.js';
 import { MAX_HITS_ADDEND, readUint } from '../request-integer.js';
 import { ProtoReader, ProtoWriter, WIRE } from './proto-wire.js';
 
@@ -11,12 +12,14 @@ const reader = new ProtoReader();
 const writer = new ProtoWriter();
 
 /**
- * Decodes a `RateLimitRequest` from `buf[start, end)`. Unknown fields are skipped; malformed protobuf
- * throws `MalformedMessageError`. A descriptor's `hits_addend` above 2^53 − 1 is kept inexact here and
- * refused by `requireExactHitsAddends`, as a request error rather than a malformed message.
+ * Decodes a `RateLimitRequest` from the whole of `buf`. Unknown fields are skipped; malformed protobuf
+ * throws `MalformedMessageError`. A descriptor or entry past `bounds` throws a `RequestError` as soon as it
+ * is met, the rest of the message unread. A descriptor's `hits_addend` above 2^53 − 1 is kept inexact here
+ * and refused by `requireExactHitsAddends`, as a request error rather than a malformed message.
  */
-export function decodeRateLimitRequest(buf: Buffer, start: number, end: number): RateLimitRequest {
-  const r = reader.reset(buf, start, end);
+export function decodeRateLimitRequest(buf: Buffer, bounds: RequestBounds): RateLimitRequest {
+  const end = buf.length;
+  const r = reader.reset(buf, 0, end);
   let domain = '';
   const descriptors: RequestDescriptor[] = [];
   let hitsAddend = 0;
@@ -29,7 +32,8 @@ export function decodeRateLimitRequest(buf: Buffer, start: number, end: number):
         break;
       case 2:
         r.expect(tag, WIRE.LENGTH);
-        descriptors.push(nested(r, descriptor));
+        checkDescriptorCount(descriptors.length + 1, bounds);
+        descriptors.push(nested(r, (inner) => descriptor(inner, descriptors.length, bounds)));
         break;
       case 3:
         r.expect(tag, WIRE.VARINT);
@@ -42,7 +46,7 @@ export function decodeRateLimitRequest(buf: Buffer, start: number, end: number):
   return { domain, descriptors, hitsAddend };
 }
 
-function descriptor(r: ProtoReader): RequestDescriptor {
+function descriptor(r: ProtoReader, index: number, bounds: RequestBounds): RequestDescriptor {
   const entries: Entry[] = [];
   const d: RequestDescriptor = { entries };
   while (r.pos < r.end) {
@@ -50,6 +54,7 @@ function descriptor(r: ProtoReader): RequestDescriptor {
     switch (tag >>> 3) {
       case 1:
         r.expect(tag, WIRE.LENGTH);
+        checkEntryCount(index, entries.length + 1, bounds);
         entries.push(nested(r, entry));
         break;
       case 2:
