@@ -122,8 +122,9 @@ const WAKE_TTL_MS = 60_000;
 
 /**
  * The store in Redis (see redis-keys.ts for the layout). One connection for everything but the live
- * readers, which block (XREAD BLOCK) and so each get a dedicated one (one per process: see feed-hub.ts). lib/redis's `FAIL_FAST_POLICY`:
- * with Redis down a capture fails fast with 503 instead of hanging.
+ * readers, which block (XREAD BLOCK) and so each get a dedicated one (the live streams of a process share
+ * one: see feed-hub.ts). lib/redis's `FAIL_FAST_POLICY`: with Redis down a capture fails fast with 503
+ * instead of hanging.
  */
 export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
   const pool = createRedisPool(o.connection, {
