@@ -15,14 +15,29 @@ import { openSse, type SseClient } from './sse-client.js';
 
 const STREAMS = 30;
 
-/** Clients connected to these nodes, the counting `redis-cli` itself included (as in every count). */
+/**
+ * Clients of these nodes but the deployment's own (sentinels, replicas) and the counting `redis-cli`: the
+ * inbox's connections.
+ */
 async function countClients(nodes: readonly RedisServer[]): Promise<number> {
+  const isOurs = (line: string): boolean =>
+    !/ name=sentinel-/.test(line) && !/ flags=\w*S/.test(line) && !/ cmd=client\|list/.test(line);
   const counts = await Promise.all(
-    nodes.map(async (n) =>
-      Number(/connected_clients:(\d+)/.exec(await redisCli(n.port, 'INFO', 'clients'))?.[1]),
-    ),
+    nodes.map(async (n) => (await redisCli(n.port, 'CLIENT', 'LIST')).split('\n').filter(isOurs).length),
   );
   return counts.reduce((a, b) => a + b, 0);
+}
+
+/** The count once connections made at start-up have settled: the same twice, 200 ms apart (or after 5 s). */
+async function settledCount(nodes: readonly RedisServer[]): Promise<number> {
+  let last = await countClients(nodes);
+  for (let i = 0; i < 25; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    const now = await countClients(nodes);
+    if (now === last) break;
+    last = now;
+  }
+  return last;
 }
 
 const isReady = (c: SseClient): boolean => c.events.some((e) => e.event === 'ready');
@@ -32,7 +47,7 @@ const isReady = (c: SseClient): boolean => c.events.some((e) => e.event === 'rea
  * one capture to each endpoint and checks it reached its stream, then closes them all.
  */
 async function streamMany(h: InboxHarness, nodes: readonly RedisServer[], extra: number): Promise<void> {
-  const baseline = await countClients(nodes);
+  const baseline = await settledCount(nodes);
   const endpoints = await Promise.all(
     Array.from({ length: STREAMS }, (_, i) => h.createEndpoint(`live ${i}`)),
   );
