@@ -85,6 +85,23 @@ export class SecretsKeyMissingError extends defineError(
   'this inbox keeps no signature secrets: INBOX_SECRETS_KEY is not set',
 ) {}
 
+/**
+ * A live stream beyond `INBOX_SSE_MAX_STREAMS_PER_ADDRESS` open from one client address in this process: 429,
+ * close one first.
+ */
+export class TooManyStreamsError extends defineError(
+  'TOO_MANY_STREAMS',
+  429,
+  (max: number) => `at most ${max} live streams may be open from one address: close one first`,
+) {}
+
+/** A live stream beyond `INBOX_SSE_MAX_STREAMS` open in this process: 503, another process may take it. */
+export class StreamsFullError extends defineError(
+  'STREAMS_FULL',
+  503,
+  (max: number) => `this inbox process has ${max} live streams open, its most: retry later`,
+) {}
+
 /** This service's registry: each class with its code and status. */
 export const INBOX_ERRORS: readonly ErrorClass[] = [
   EgressRefusedError,
@@ -96,4 +113,6 @@ export const INBOX_ERRORS: readonly ErrorClass[] = [
   ShareLimitError,
   AdminDisabledError,
   SecretsKeyMissingError,
+  TooManyStreamsError,
+  StreamsFullError,
 ];

@@ -13,6 +13,7 @@ export type CaptureOutcome = (typeof CAPTURE_OUTCOMES)[number];
 export interface InboxMetrics {
   captures: Counter<'outcome'>;
   sseSubscribers: Gauge;
+  sseRefused: Counter<'reason'>;
   memoryStoreFull: Counter<'what'>;
   retentionTrimmed: Counter<'reason'>;
 }
@@ -28,6 +29,12 @@ export function createInboxMetrics(registry: Registry): InboxMetrics {
     sseSubscribers: new Gauge({
       name: 'portcullis_inbox_sse_subscribers',
       help: 'Open Server-Sent Events streams in this process.',
+      registers: [registry],
+    }),
+    sseRefused: new Counter({
+      name: 'portcullis_inbox_sse_refused_total',
+      help: 'Live streams this process refused at a cap: reason="address" (INBOX_SSE_MAX_STREAMS_PER_ADDRESS) or "process" (INBOX_SSE_MAX_STREAMS).',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     memoryStoreFull: new Counter({

@@ -21,7 +21,7 @@ describe('inbox settings', () => {
       redis: { type: 'single', url: '' },
       adminToken: '',
       xds: { serverUrl: '', nodeId: 'inbox' },
-      sse: { heartbeatMs: 15_000, maxPendingEvents: 256 },
+      sse: { heartbeatMs: 15_000, maxPendingEvents: 256, maxStreams: 10_000, maxStreamsPerAddress: 100 },
       ratelimit: {
         fallback: {
           createEndpointPerMinute: 10,

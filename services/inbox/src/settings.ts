@@ -17,12 +17,13 @@ import { readBoundsSettings, type BoundsSettings } from './settings/bounds-setti
 import { readHttpSettings, type HttpSettings } from './settings/http-settings.js';
 import { readRateLimitSettings, type RateLimitSettings } from './settings/rate-limit-settings.js';
 import { readSearchSettings, type SearchSettings } from './settings/search-settings.js';
+import { readSseSettings, type SseSettings } from './settings/sse-settings.js';
 import { readStoreSettings, type StoreSettings } from './settings/store-settings.js';
 import { readWorkerSettings, type WorkerSettings } from './settings/worker-settings.js';
 
 export interface Settings extends AccessSettings, HttpSettings, StoreSettings, BoundsSettings {
   xds: { serverUrl: string; nodeId: string; retryIntervalMs: number };
-  sse: { heartbeatMs: number; maxPendingEvents: number };
+  sse: SseSettings;
   ratelimit: RateLimitSettings;
   worker: WorkerSettings;
   /**
@@ -66,10 +67,7 @@ export function loadSettings(
       nodeId: env.str('INBOX_XDS_NODE_ID', { default: 'inbox' }),
       retryIntervalMs: env.durationMs('INBOX_XDS_RETRY_INTERVAL', { default: '3s', min: '10ms', max: '5m' }),
     },
-    sse: {
-      heartbeatMs: env.durationMs('INBOX_SSE_HEARTBEAT', { default: '15s', min: '10ms', max: '1h' }),
-      maxPendingEvents: env.int('INBOX_SSE_MAX_PENDING_EVENTS', { default: 256, min: 1, max: 100_000 }),
-    },
+    sse: readSseSettings(env),
     ratelimit: readRateLimitSettings(env),
     ...readBoundsSettings(env),
     worker: readWorkerSettings(env),

@@ -61,9 +61,9 @@ const ERROR_RESPONSES: Record<number, string> = {
   413: 'A body above the limit (`BODY_TOO_LARGE`); the connection is closed.',
   415: 'A body that is not `application/json` (`UNSUPPORTED_MEDIA_TYPE`).',
   422: 'A replay target the egress policy refuses (`EGRESS_REFUSED`).',
-  429: 'Over a rate limit (`RATE_LIMITED`).',
+  429: 'Over a rate limit (`RATE_LIMITED`), or as many live streams open from this address as it may have (`TOO_MANY_STREAMS`).',
   502: 'A replay target that did not answer (`TARGET_UNREACHABLE`).',
-  503: 'Redis or the ratelimit service could not be asked (`UNAVAILABLE`, `ACCOUNTS_BACKEND_UNAVAILABLE`, `RATE_LIMIT_UNAVAILABLE`), or every password check slot is taken (`PASSWORD_CHECKS_BUSY`, with `Retry-After`), or a signature secret with no key to seal it (`SECRETS_KEY_MISSING`); at `/readyz`, not ready (`NOT_READY`, naming the components that are not).',
+  503: 'Redis or the ratelimit service could not be asked (`UNAVAILABLE`, `ACCOUNTS_BACKEND_UNAVAILABLE`, `RATE_LIMIT_UNAVAILABLE`), or every password check slot is taken (`PASSWORD_CHECKS_BUSY`, with `Retry-After`), or a signature secret with no key to seal it (`SECRETS_KEY_MISSING`), or as many live streams open in the process as it may hold (`STREAMS_FULL`); at `/readyz`, not ready (`NOT_READY`, naming the components that are not).',
   507: 'The memory store (no Redis) is full (`STORE_FULL`); nothing was stored.',
 };
 
@@ -560,7 +560,7 @@ const paths: Record<string, PathItem> = {
             'A stream: `ready`, then `request` events (and `forwarding` events, without ids); `overflow`, `deleted` or `error` end it.',
           content: { 'text/event-stream': { schema: { type: 'string' } } },
         },
-        ...errors(400, 401, 404, 503),
+        ...errors(400, 401, 404, 429, 503),
       },
     },
   },

@@ -9,6 +9,7 @@ import type { FeedSubscription } from './feed-hub.js';
 import { formatSseEvent, formatSseRetry } from './sse-format.js';
 import type { ShareStreams } from './share-streams.js';
 import { SseSubscriber, type SseSink } from './sse-subscriber.js';
+import { createStreamSlots } from './stream-slots.js';
 
 /** What a client waits before reconnecting, sent first on every stream. */
 export const SSE_RETRY_MS = 2000;
@@ -19,7 +20,8 @@ type StreamRequest = FastifyRequest<{ Params: { id: string }; Querystring: { ful
 /**
  * `GET /api/endpoints/:id/stream`: live captures as Server-Sent Events, resumable with `Last-Event-ID`.
  * Returns a function that ends every open stream, for shutdown (fastify's close waits for open requests).
- * A stream a share token opened ends with `event: revoked` when the share is revoked.
+ * A stream a share token opened ends with `event: revoked` when the share is revoked. Streams are bounded
+ * per process and per client address (`StreamSlots`), counted once authorized.
  */
 export function registerSseRoute(
   app: HttpApp,
@@ -27,6 +29,11 @@ export function registerSseRoute(
   guards: { authorize: Authorize; shareStreams: ShareStreams },
 ): () => void {
   const open = new Set<SseSubscriber>();
+  const slots = createStreamSlots({
+    maxStreams: ctx.settings.sse.maxStreams,
+    maxStreamsPerAddress: ctx.settings.sse.maxStreamsPerAddress,
+    onRefused: (reason) => ctx.metrics.sseRefused.inc({ reason }),
+  });
 
   app.get('/api/endpoints/:id/stream', async (request: StreamRequest, reply) => {
     const { endpoint, shareId } = await guards.authorize.grant(request, request.params.id, 'read');
@@ -37,6 +44,7 @@ export function registerSseRoute(
     }
     const full = request.query.full === '1' || request.query.full === 'true';
     const res = reply.raw;
+    const release = slots.take(request.ip);
     let unsubscribe = (): void => undefined;
     let unfollowShare = (): void => undefined;
     const subscriber = new SseSubscriber({
@@ -52,6 +60,7 @@ export function registerSseRoute(
         ctx.store.listCapturesAfter(endpoint.id, { after: afterId, limit: REPLAY_PAGE_SIZE }),
       onClose: () => {
         open.delete(subscriber);
+        release();
         ctx.metrics.sseSubscribers.dec();
         unsubscribe();
         unfollowShare();

@@ -2,7 +2,16 @@ import { StoreFullError } from '../errors.js';
 import { compareStreamIds, parseStreamId, ZERO_STREAM_ID } from '../contract/stream-id.js';
 import { createForwardingWatchers } from './forwarding-watchers.js';
 import type { Capture, CaptureInput, ForwardAttempt } from '../contract/capture-records.js';
-import type { CaptureTail, EndpointRecord, InboxStore, OnTrimmed, Retention, ShareRecord } from './types.js';
+import { toCaptureTail } from './capture-tail.js';
+import type {
+  CaptureBatches,
+  EndpointRecord,
+  InboxStore,
+  LiveReader,
+  OnTrimmed,
+  Retention,
+  ShareRecord,
+} from './types.js';
 
 export interface MemoryStoreOptions {
   now?: () => number;
@@ -60,7 +69,7 @@ interface Stream {
 /**
  * The store in process memory, for local mode: the Redis store's behaviour (ids like `XADD *`, trimming
  * by count and age, detached captures of removed managed endpoints), with exact trimming where Redis
- * trims approximately. Its tails wake on an in-process notifier.
+ * trims approximately. Its live readers wake on an in-process notifier.
  *
  * Bounded: a capture that would take the held bytes past `maxBytes`, or an endpoint past `maxEndpoints`,
  * is refused with `StoreFullError` (507) and nothing changes. Stored captures are never dropped to make room:
@@ -284,37 +293,10 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
       }
       return Promise.resolve();
     },
-    openTail(endpointId): CaptureTail {
-      const state = { closed: false };
-      const isClosed = (): boolean => state.closed;
-      let stop: (() => void) | undefined;
-      return {
-        async next(afterId, opts) {
-          if (state.closed) return [];
-          const ready = after(endpointId, afterId, opts.count);
-          if (ready.length > 0) return ready;
-          await new Promise<void>((resolve) => {
-            const set = waiters.get(endpointId) ?? new Set();
-            waiters.set(endpointId, set);
-            const done = (): void => {
-              clearTimeout(timer);
-              set.delete(done);
-              if (set.size === 0 && waiters.get(endpointId) === set) waiters.delete(endpointId);
-              stop = undefined;
-              resolve();
-            };
-            const timer = setTimeout(done, opts.blockMs);
-            set.add(done);
-            stop = done;
-          });
-          return isClosed() ? [] : after(endpointId, afterId, opts.count);
-        },
-        close() {
-          state.closed = true;
-          stop?.();
-        },
-      };
+    openTail(endpointId) {
+      return toCaptureTail(openLiveReader(), endpointId);
     },
+    openLiveReader,
     recordForwardAttempt(endpointId, requestId, attempt) {
       const byRequest = forwarding.get(endpointId) ?? new Map<string, ForwardAttempt[]>();
       forwarding.set(endpointId, byRequest);
@@ -360,4 +342,50 @@ export function createMemoryStore(o: MemoryStoreOptions = {}): MemoryInboxStore 
       return Promise.resolve();
     },
   };
+  function openLiveReader(): LiveReader {
+    const state = { closed: false };
+    const isClosed = (): boolean => state.closed;
+    let stop: (() => void) | undefined;
+    const collect = (cursors: ReadonlyMap<string, string>, count: number): CaptureBatches => {
+      const batches: CaptureBatches = new Map();
+      for (const [id, afterId] of cursors) {
+        const captures = after(id, afterId, count);
+        if (captures.length > 0) batches.set(id, captures);
+      }
+      return batches;
+    };
+    return {
+      async read(cursors, opts) {
+        if (state.closed) return new Map();
+        const ready = collect(cursors, opts.count);
+        if (ready.size > 0) return ready;
+        await new Promise<void>((resolve) => {
+          const ids = [...cursors.keys()];
+          const done = (): void => {
+            clearTimeout(timer);
+            for (const id of ids) {
+              const set = waiters.get(id);
+              set?.delete(done);
+              if (set?.size === 0) waiters.delete(id);
+            }
+            stop = undefined;
+            resolve();
+          };
+          const timer = setTimeout(done, opts.blockMs);
+          for (const id of ids) {
+            const set = waiters.get(id) ?? new Set();
+            waiters.set(id, set);
+            set.add(done);
+          }
+          stop = done;
+        });
+        return isClosed() ? new Map() : collect(cursors, opts.count);
+      },
+      wake: () => stop?.(),
+      close() {
+        state.closed = true;
+        stop?.();
+      },
+    };
+  }
 }

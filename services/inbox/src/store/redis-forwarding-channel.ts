@@ -29,6 +29,17 @@ export function createRedisForwardingChannel(o: {
     });
     return (subscriber = conn);
   };
+  // one SUBSCRIBE at a time: several sent together while the connection is being set up put it in
+  // subscriber mode before ioredis' ready check, which then fails every one of them
+  let lastSubscribe: Promise<unknown> = Promise.resolve();
+  const subscribe = (channel: string): Promise<void> => {
+    const done = lastSubscribe
+      .catch(() => undefined)
+      .then(() => subscriberConnection().subscribe(channel))
+      .then(() => undefined);
+    lastSubscribe = done;
+    return done;
+  };
   return {
     /** Not awaited by the record: a lost event must not fail (and so repeat) a delivery. */
     publish(redis: RedisClient, endpointId: string, event: ForwardingEvent): void {
@@ -40,12 +51,7 @@ export function createRedisForwardingChannel(o: {
       const channel = o.channelOf(endpointId);
       if (watchers.add(endpointId, listener)) {
         endpointOf.set(channel, endpointId);
-        subscriptions.set(
-          channel,
-          subscriberConnection()
-            .subscribe(channel)
-            .then(() => undefined),
-        );
+        subscriptions.set(channel, subscribe(channel));
       }
       return {
         subscribed: subscriptions.get(channel) ?? Promise.resolve(),

@@ -15,6 +15,8 @@
  * - `<p>ep:{<id>}:fwd-events` pub/sub channel: each forwarding attempt recorded (JSON), for live streams
  * - `<p>ep:{<id>}:dlq` STREAM: the endpoint's dead letters, one entry per capture and target given up
  * - `<p>ep:{<id>}:circuits` HASH: worker name → its circuit breakers' states for the endpoint (JSON)
+ * - `<p>live-wake:<uuid>` STREAM: one process's live reader is woken by an entry here (one entry at most,
+ *   expiring a minute after the last; deleted when the reader closes)
  *
  * The capture stream of an endpoint with enabled targets has the consumer group `FORWARD_GROUP`.
  */
@@ -32,6 +34,7 @@ export interface KeyLayout {
   managed: string;
   deadLetters(id: string): string;
   circuits(id: string): string;
+  liveWake(readerId: string): string;
 }
 
 export function createKeyLayout(prefix: string): KeyLayout {
@@ -47,5 +50,6 @@ export function createKeyLayout(prefix: string): KeyLayout {
     managed: `${prefix}managed`,
     deadLetters: (id) => `${prefix}ep:{${id}}:dlq`,
     circuits: (id) => `${prefix}ep:{${id}}:circuits`,
+    liveWake: (readerId) => `${prefix}live-wake:${readerId}`,
   };
 }

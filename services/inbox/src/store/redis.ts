@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '@portcullis/kit';
 import {
   createRedisPool,
@@ -14,13 +15,21 @@ import {
   encodeEndpointFields,
 } from './redis-entry.js';
 import { UnavailableError } from '@portcullis/kit';
-import { createKeyLayout, FORWARD_GROUP } from './redis-keys.js';
+import { createKeyLayout, FORWARD_GROUP, type KeyLayout } from './redis-keys.js';
+import { toCaptureTail } from './capture-tail.js';
 import { createRedisForwardingChannel } from './redis-forwarding-channel.js';
 import { callRedis, execRedis } from './redis-caller.js';
 import { createRedisShares } from './redis-shares.js';
 import { ZERO_STREAM_ID } from '../contract/stream-id.js';
 import type { Capture, ForwardAttempt } from '../contract/capture-records.js';
-import type { CaptureTail, EndpointRecord, InboxStore, ManagedEndpoint, OnTrimmed } from './types.js';
+import type {
+  CaptureBatches,
+  EndpointRecord,
+  InboxStore,
+  LiveReader,
+  ManagedEndpoint,
+  OnTrimmed,
+} from './types.js';
 
 export interface RedisStoreOptions {
   connection: RedisConnection;
@@ -108,11 +117,14 @@ redis.call('PEXPIRE', KEYS[3], maxAgeMs)
 return 1`);
 
 const TRIM_BATCH = 200;
+/** A live reader's wake stream outlives its process by this much at most. */
+const WAKE_TTL_MS = 60_000;
 
 /**
- * The store in Redis (see redis-keys.ts for the layout). One connection for everything but the tails,
- * which block (XREAD BLOCK) and so each get a dedicated one. lib/redis's `FAIL_FAST_POLICY`:
- * with Redis down a capture fails fast with 503 instead of hanging.
+ * The store in Redis (see redis-keys.ts for the layout). One connection for everything but the live
+ * readers, which block (XREAD BLOCK) and so each get a dedicated one (the live streams of a process share
+ * one: see feed-hub.ts). lib/redis's `FAIL_FAST_POLICY`: with Redis down a capture fails fast with 503
+ * instead of hanging.
  */
 export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
   const pool = createRedisPool(o.connection, {
@@ -127,7 +139,8 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
     if (connected && wasConnected) for (const l of [...reconnectListeners]) l();
     wasConnected ||= connected;
   });
-  const tails = new Set<RedisClient>();
+  const readers = new Set<RedisClient>();
+  const openLiveReader = (): LiveReader => openRedisLiveReader({ pool, readers, keys, redis });
   const forwardingChannel = createRedisForwardingChannel({
     pool,
     channelOf: (id) => keys.forwardingEvents(id),
@@ -317,14 +330,15 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
       return forwardingChannel.watch(endpointId, listener);
     },
     openTail(endpointId) {
-      return openRedisTail(pool, tails, keys.captures(endpointId));
+      return toCaptureTail(openLiveReader(), endpointId);
     },
+    openLiveReader,
     onReconnect(listener) {
       reconnectListeners.add(listener);
       return () => reconnectListeners.delete(listener);
     },
     async close() {
-      for (const t of tails) t.disconnect();
+      for (const r of readers) r.disconnect();
       forwardingChannel.close();
       await pool.close();
     },
@@ -337,35 +351,71 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
   }
 }
 
-/** XREAD BLOCK on a connection of its own (a blocked connection serves nobody else). */
-function openRedisTail(pool: RedisPool, tails: Set<RedisClient>, key: string): CaptureTail {
-  const conn = pool.dedicated();
-  tails.add(conn);
-  const state = { closed: false };
+/**
+ * XREAD BLOCK over every watched endpoint's stream at once, on one connection of its own (a blocked
+ * connection serves nobody else), whatever the number of endpoints. The read also watches a wake stream of
+ * its own (`KeyLayout.liveWake`), which `wake` appends to from the store's connection: the blocked read
+ * returns, and the next one names the endpoints as they are now. On a cluster every key of the store shares
+ * the prefix's slot (`toSlotPrefix`), so one XREAD reaches them all on the node that serves it.
+ */
+function openRedisLiveReader(o: {
+  pool: RedisPool;
+  readers: Set<RedisClient>;
+  keys: KeyLayout;
+  redis: RedisClient;
+}): LiveReader {
+  const conn = o.pool.dedicated();
+  o.readers.add(conn);
+  const wakeKey = o.keys.liveWake(randomUUID());
+  const state = { closed: false, reading: false, wakeCursor: ZERO_STREAM_ID };
   const isClosed = (): boolean => state.closed;
   return {
-    async next(afterId, opts) {
-      if (state.closed) return [];
+    async read(cursors, opts) {
+      if (state.closed) return new Map();
+      const endpointOf = new Map<string, string>();
+      for (const id of cursors.keys()) endpointOf.set(o.keys.captures(id), id);
+      state.reading = true;
+      let reply: Array<[Buffer, Array<[Buffer, Buffer[]]>]> | null;
       try {
-        const reply = await conn.xreadBuffer(
+        reply = await conn.xreadBuffer(
           'COUNT',
           opts.count,
           'BLOCK',
           opts.blockMs,
           'STREAMS',
-          key,
-          afterId,
+          ...endpointOf.keys(),
+          wakeKey,
+          ...cursors.values(),
+          state.wakeCursor,
         );
-        return (reply?.[0]?.[1] ?? []).map(decodeCaptureEntry);
       } catch (err: unknown) {
-        if (isClosed()) return [];
+        if (isClosed()) return new Map();
         throw new UnavailableError('inbox store: redis XREAD failed', { cause: err });
+      } finally {
+        state.reading = false;
       }
+      const batches: CaptureBatches = new Map();
+      for (const [key, entries] of reply ?? []) {
+        const id = endpointOf.get(key.toString());
+        if (id !== undefined) batches.set(id, entries.map(decodeCaptureEntry));
+        else state.wakeCursor = entries.at(-1)?.[0].toString() ?? state.wakeCursor;
+      }
+      return batches;
+    },
+    wake() {
+      if (!state.reading || state.closed) return;
+      o.redis
+        .multi()
+        .xadd(wakeKey, 'MAXLEN', 1, '*', 'w', '1')
+        .pexpire(wakeKey, WAKE_TTL_MS)
+        .exec()
+        .catch(() => undefined); // Redis is down: the read fails too, and the next one names every endpoint
     },
     close() {
       state.closed = true;
-      tails.delete(conn);
+      o.readers.delete(conn);
       conn.disconnect();
+      o.redis.del(wakeKey).catch(() => undefined); // else it expires
     },
   };
 }

@@ -83,7 +83,30 @@ export interface ForwardingWatch {
   stop(): void;
 }
 
-/** Reads new captures of one endpoint, blocking; one per live endpoint per process. */
+/**
+ * Reads new captures of many endpoints together, blocking: the live streams of a process share one (on
+ * Redis: one connection, whatever the number of endpoints).
+ */
+export interface LiveReader {
+  /**
+   * Captures after each endpoint's cursor (`cursors`: endpoint id → the last id it has), oldest first, at
+   * most `count` per endpoint, waiting up to `blockMs` for the first; by endpoint id, none when none came,
+   * when woken, or once closed. Rejects with `UnavailableError`.
+   */
+  read(
+    cursors: ReadonlyMap<string, string>,
+    opts: { count: number; blockMs: number },
+  ): Promise<CaptureBatches>;
+  /** Ends a pending `read` early, with what it has: the endpoints to read changed. */
+  wake(): void;
+  /** Ends a pending `read` (and a Redis reader's dedicated connection). */
+  close(): void;
+}
+
+/** New captures by endpoint id, oldest first. */
+export type CaptureBatches = Map<string, Capture[]>;
+
+/** Reads new captures of one endpoint, blocking (a `LiveReader` of one endpoint). */
 export interface CaptureTail {
   /**
    * Captures after `afterId`, oldest first, at most `count`, waiting up to `blockMs` for the first; `[]`
@@ -155,6 +178,7 @@ export interface InboxStore {
   /** Drops captures older than their endpoint's maximum age (and detached ones past theirs). */
   trimByAge(nowMs: number): Promise<void>;
   openTail(endpointId: string): CaptureTail;
+  openLiveReader(): LiveReader;
   /** Appends to a capture's forwarding history, kept as long as its endpoint keeps captures. */
   recordForwardAttempt(endpointId: string, requestId: string, attempt: ForwardAttempt): Promise<void>;
   /** A capture's forwarding history, oldest first; `[]` when none. */
