@@ -21,8 +21,8 @@ export const FUZZ_METHODS = [
 ] as const;
 
 /**
- * Path segments that broke or may break routers and proxies: dot segments in every encoding, encoded
- * separators, NUL, spaces and line separators, overlong UTF-8, malformed escapes, query and fragment
+ * Path segments that broke or may break routers and proxies: dot segments in every encoding and with `;`
+ * parameters (Tomcat, Jetty and Spring resolve `..;` as `..`), encoded separators, NUL, spaces and line separators, overlong UTF-8, malformed escapes, query and fragment
  * delimiters, very long segments.
  */
 const NASTY_SEGMENTS = [
@@ -52,6 +52,13 @@ const NASTY_SEGMENTS = [
   '#',
   ';',
   ';a=b',
+  '..;',
+  '.;',
+  '.;x',
+  '..;jsessionid=1',
+  '%2e%2e;',
+  '%2E.;a=b;c',
+  '..%3b',
   '~',
   '',
   '%u002e',
@@ -108,6 +115,29 @@ export function headerValue(): fc.Arbitrary<string> {
     }),
     fc.constant('x'.repeat(4000)),
   );
+}
+
+/**
+ * Text a user may put where it ends up in a header (a name, a claim): visible ASCII mixed with Latin-1,
+ * characters beyond it (CJK, emoji), controls with CR and LF, `%`, and lone surrogates.
+ */
+export function userHeaderText(): fc.Arbitrary<string> {
+  return fc.string({
+    unit: fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(' ', '\t', '\r', '\n', '\r\n', '\u0000', '\u007f', '%', '%25'),
+      },
+      { weight: 1, arbitrary: fc.integer({ min: 0x80, max: 0xff }).map((c) => String.fromCharCode(c)) },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom('李', '雷', '日本', '€', '😀', '\u2028', '\ufeff', '\ud800', '\udfff'),
+      },
+    ),
+    minLength: 1,
+    maxLength: 40,
+  });
 }
 
 const CONTENT_TYPES = [

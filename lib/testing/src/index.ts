@@ -77,6 +77,7 @@ export {
   httpPath,
   httpRequest,
   pathSegment,
+  userHeaderText,
   rawRequestBytes,
 } from './fuzz-http.js';
 export {

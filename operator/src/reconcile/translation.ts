@@ -84,6 +84,7 @@ const apiRoutes: KindHandler<ApiRouteSpec> = {
                 port: route.target.port,
                 path: route.target.path,
                 timeoutSeconds: route.target.timeoutSeconds,
+                forwardAuthorization: route.target.forwardAuthorization,
               },
             }),
         ...(route.rateLimit

@@ -5,6 +5,7 @@ import type { RateLimitClient } from '@portcullis/ratelimit-client';
 import { createAuthRoute, type AuthRoute } from './auth/auth-routes.js';
 import type { Authenticator } from './auth/authenticator.js';
 import type { Caller } from './auth/caller.js';
+import { REFRESH_COOKIE } from './auth/refresh-tokens.js';
 import { apiKeyError, routeNotFound, UnknownHandlerError } from './errors.js';
 import type { AppStore } from './apps/app-types.js';
 import { checkRouteRoles } from './apps/route-roles.js';
@@ -72,7 +73,7 @@ export class Dispatcher {
     // on the decoded path the route is chosen by, so `/api/%61uth` is the sign-in it reaches
     if (this.o.csrf) checkCsrf(request, this.o.csrf, { setsCookie: relPath === 'auth' });
     if (relPath === '') return { message: 'no endpoint defined' };
-    if (relPath === 'auth') return this.authRoute(request, reply, search);
+    if (relPath === 'auth') return this.authRoute(request, reply);
     if (relPath === OPENAPI_PATH && this.o.openapi) return this.o.openapi(request, reply, table);
     if (method === 'OPTIONS') return this.options(reply, table, relPath);
     const found = table.lookup(method, relPath);
@@ -96,8 +97,16 @@ export class Dispatcher {
     const query = parseQuery(search);
     await this.limit(request, { match: found.match, caller, role, query, reply });
     if (route.target.kind === 'backend') {
-      const hostTemplate = this.o.settings.backendHostTemplate;
-      return proxyToBackend(request, reply, { route, backend: route.target, caller, path, hostTemplate });
+      const { backendHostTemplate: hostTemplate, maxBodyBytes, apiKeyHeader, session } = this.o.settings;
+      return proxyToBackend(request, reply, {
+        route,
+        backend: route.target,
+        caller,
+        path,
+        hostTemplate,
+        maxBodyBytes,
+        credentials: { apiKeyHeader, cookies: [session.cookieName, REFRESH_COOKIE] },
+      });
     }
     return this.runHandler(request, { match: found.match, caller, query });
   }

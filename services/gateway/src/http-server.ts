@@ -1,6 +1,8 @@
 import {
   addProbeRoutes,
+  countRawHeader,
   createHttpApp,
+  InvalidArgumentError,
   listenHttp,
   withSpan,
   type Logger,
@@ -53,6 +55,11 @@ export function createHttpServerPart(
   // Bodies stay unread streams here: handlers read and parse them, upstream routes stream them on.
   app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
   app.addHook('onRequest', (request, reply, done) => {
+    // node keeps the first of two; a proxy in front may have routed by the other
+    if (countRawHeader(request.raw.rawHeaders, 'host') > 1) {
+      done(new InvalidArgumentError('send one Host header'));
+      return;
+    }
     applyCors(request, reply, { origins: settings.corsOrigins, credentials: settings.auth === 'session' });
     done();
   });

@@ -16,6 +16,7 @@ describe('parseRequestPath', () => {
     { url: '/api/v1/a%20b/?x=%2F', relPath: 'v1/a b', rawSegments: ['v1', 'a%20b'], search: '?x=%2F' },
     { url: '/api/v1/x/../%2e%2e/y', relPath: 'y', rawSegments: ['y'] },
     { url: '/api/%41%3F%23', relPath: 'A?#', rawSegments: ['%41%3F%23'] },
+    { url: '/api/a;b/...;x/..a;', relPath: 'a;b/...;x/..a;', rawSegments: ['a;b', '...;x', '..a;'] },
   ])('splits $url', ({ url, relPath, rawSegments, search = '' }) => {
     expect(parseRequestPath(url, 'api')).toEqual({ relPath, rawSegments, search });
   });
@@ -25,6 +26,11 @@ describe('parseRequestPath', () => {
     { url: '/api/a%2fb', status: 400, message: 'path has an escaped "/" or "\\" in a segment' },
     { url: '/api/a%5Cb', status: 400, message: 'path has an escaped "/" or "\\" in a segment' },
     { url: '/api/%C0%AF', status: 400, message: 'path has an escape that is not UTF-8' },
+    ...['/api/up/..;/x', '/api/.;x', '/api/a/%2E%2e;j=1/b', '/api/..%3B', '/api/.%2e;a;b'].map((url) => ({
+      url,
+      status: 400,
+      message: 'path has a dot segment with ";" parameters',
+    })),
   ])('refuses $url with $status', ({ url, status, message }) => {
     expect(thrownBy(url)).toMatchObject({ status, message });
   });

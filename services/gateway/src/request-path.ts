@@ -14,7 +14,9 @@ export interface RequestPath {
  * Splits a request target under `/<basePath>` after resolving its dot segments (`..`, `%2e%2e`, …) as a URL
  * parser does, so a path that leaves the base path is not under it: 404 `Route not found` (`routeNotFound`). Each segment is
  * decoded on its own, and one with an escaped `/` or `\` is refused (400 `BAD_PATH`): decoded,
- * it would be a separator to the router, or to a backend that decodes it and resolves `..` again. An escape
+ * it would be a separator to the router, or to a backend that decodes it and resolves `..` again. So is a
+ * segment that is a dot segment once its `;` parameters are cut off (`..;`, `.;x`, `%2e%2e;a=b`): Tomcat,
+ * Jetty and Spring drop the parameters first and then resolve it, leaving the backend's path. An escape
  * that is not UTF-8 is refused the same way.
  */
 export function parseRequestPath(url: string, basePath: string): RequestPath {
@@ -28,11 +30,17 @@ export function parseRequestPath(url: string, basePath: string): RequestPath {
 
 function decodeSegment(raw: string): string {
   if (/%(2f|5c)/i.test(raw)) throw badPath('path has an escaped "/" or "\\" in a segment');
+  let decoded: string;
   try {
-    return decodeURIComponent(raw);
+    decoded = decodeURIComponent(raw);
   } catch (err: unknown) {
     throw badPath('path has an escape that is not UTF-8', err);
   }
+  // the URL parser already resolved the bare forms; only those with parameters are left
+  const beforeParameters = decoded.split(';', 1)[0];
+  if (beforeParameters === '.' || beforeParameters === '..')
+    throw badPath('path has a dot segment with ";" parameters');
+  return decoded;
 }
 
 function badPath(message: string, cause?: unknown): BadPathError {

@@ -67,6 +67,7 @@ describe('parseApiRoute', () => {
             port: 8080,
             path: '/internal',
             timeoutSeconds: 30,
+            forwardAuthorization: false,
           },
           rateLimit: {
             requestsPerUnit: 100,

@@ -16,6 +16,8 @@ export type RouteTarget =
       port: number;
       path: string;
       timeoutSeconds: number;
+      /** The caller's `Authorization` goes on to the Service; otherwise the gateway keeps it. */
+      forwardAuthorization: boolean;
     };
 
 export interface Route {
@@ -140,7 +142,11 @@ function readTarget(read: Reader, m: Record<string, unknown>, path: ConfigPath):
   }
   const at = [...path, 'backend'];
   const b =
-    read.map(m.backend, at, new Set(['service', 'namespace', 'port', 'path', 'timeoutSeconds'])) ?? {};
+    read.map(
+      m.backend,
+      at,
+      new Set(['service', 'namespace', 'port', 'path', 'timeoutSeconds', 'forwardAuthorization']),
+    ) ?? {};
   const service = read.str(b.service, [...at, 'service']) ?? '';
   if (!DNS_LABEL.test(service)) read.fail([...at, 'service'], 'expected a Service name (DNS label)');
   const port = read.uint32(b.port, [...at, 'port']);
@@ -156,6 +162,10 @@ function readTarget(read: Reader, m: Record<string, unknown>, path: ConfigPath):
     port,
     path: read.str(b.path, [...at, 'path']) ?? '',
     timeoutSeconds,
+    forwardAuthorization:
+      b.forwardAuthorization == null
+        ? false
+        : read.bool(b.forwardAuthorization, [...at, 'forwardAuthorization']),
   };
 }
 
@@ -191,6 +201,11 @@ const routeSchema = obj(
         port: int({ minimum: 1, maximum: 65_535 }),
         path: str({ maxLength: 1024, description: 'Prefix put in front of the forwarded path.' }),
         timeoutSeconds: int(BACKEND_TIMEOUT_SECONDS),
+        forwardAuthorization: bool({
+          default: false,
+          description:
+            "true sends the caller's Authorization header on to the Service; the gateway keeps it otherwise.",
+        }),
       },
       { required: ['service', 'port'] },
     ),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { deepFreeze } from '@portcullis/kit';
+import { APP_CALLER_PREFIX } from '../apps/api-key-auth.js';
 import type { IdpVerifier } from './idp-verifier.js';
 import type { Jwt } from './jwt.js';
 import type { ExpiringCache } from '../expiring-cache.js';
@@ -36,6 +37,20 @@ export interface TokenVerifier {
   verify(token: string): Promise<VerifiedToken>;
 }
 
+/** Put in front of an identity provider's subject that would otherwise start like an application's id. */
+const IDP_ESCAPE_PREFIX = 'idp:';
+
+/**
+ * An identity provider's user's caller id: its `sub`, unless that starts with `app:` (an API key's
+ * application, `APP_CALLER_PREFIX`) or `idp:`, which then get `idp:` in front. One-to-one, and never an
+ * application's id: no token can pass for an application in `X-User-Id` or share its rate-limit key.
+ */
+export function idpCallerId(sub: string): string {
+  return sub.startsWith(APP_CALLER_PREFIX) || sub.startsWith(IDP_ESCAPE_PREFIX)
+    ? `${IDP_ESCAPE_PREFIX}${sub}`
+    : sub;
+}
+
 export function createTokenVerifier(o: TokenVerifierOptions): TokenVerifier {
   return {
     async verify(token) {
@@ -51,7 +66,7 @@ export function createTokenVerifier(o: TokenVerifierOptions): TokenVerifier {
           exp: t.exp,
           revocationId: hash,
           claims: t.payload,
-          external: { id: t.sub, username: t.username },
+          external: { id: idpCallerId(t.sub), username: t.username },
         });
         o.cache.set(hash, verified, Math.min(t.exp * 1000, t.keysFreshUntilMs));
         return verified;

@@ -12,11 +12,17 @@ export interface ProxyTarget {
   path: RequestPath;
   /** `GATEWAY_BACKEND_HOST`: the host of `{service}` in `{namespace}`. */
   hostTemplate: string;
+  /** `GATEWAY_MAX_BODY_BYTES`. */
+  maxBodyBytes: number;
+  /** The gateway's own credentials: the API-key header, and the session and refresh cookies' names. */
+  credentials: { apiKeyHeader: string; cookies: readonly string[] };
 }
 
 /**
  * Forwards the request to the route's upstream Service and answers with its status, headers and streamed
  * body. The path sent is the backend's path followed by the request's segments after the route's prefix.
+ * The gateway's credentials stay here: the API key, its cookies, and `Authorization` unless the backend
+ * has `forwardAuthorization`.
  */
 export async function proxyToBackend(
   request: FastifyRequest,
@@ -44,6 +50,13 @@ export async function proxyToBackend(
       host: request.headers.host ?? request.headers[':authority']?.toString() ?? '',
     },
     identity: to.caller ? { id: to.caller.account.id, username: to.caller.account.username } : undefined,
+    credentials: {
+      headers: backend.forwardAuthorization
+        ? [to.credentials.apiKeyHeader]
+        : [to.credentials.apiKeyHeader, 'authorization'],
+      cookies: to.credentials.cookies,
+    },
+    maxBodyBytes: to.maxBodyBytes,
   });
   return reply.code(upstream.statusCode).headers(upstream.headers).send(upstream.body);
 }

@@ -18,7 +18,14 @@ interface ApiRouteMessage {
     requiredParams?: string[];
     roles?: string[];
     handler?: string;
-    backend?: { service?: string; namespace?: string; port?: number; path?: string; timeoutSeconds?: number };
+    backend?: {
+      service?: string;
+      namespace?: string;
+      port?: number;
+      path?: string;
+      timeoutSeconds?: number;
+      forwardAuthorization?: boolean;
+    };
     rateLimit?: {
       requestsPerUnit?: number;
       unit?: string;
