@@ -443,7 +443,7 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
       {
         target: t.url,
         attempt: 1,
-        error: 'egress refused: 127.0.0.1 resolves to the non-public address 127.0.0.1',
+        error: 'egress refused: 127.0.0.1 does not resolve to a public address',
         at: expect.any(String) as unknown,
         outcome: 'dead',
       },

@@ -59,7 +59,11 @@ export function registerRequestActions(
       await guards.limiter.enforce({ action: 'replay', endpointId: endpoint.id }, reply);
       const req = buildForwardRequest(capture, oneShotTarget(to.href, REPLAY_TIMEOUT_MS));
       const decision = await guards.egress.check(req.url);
-      if (!decision.allowed) throw new EgressRefusedError(`target refused: ${decision.reason}`);
+      if (!decision.allowed) {
+        const { reason, detail } = decision;
+        ctx.log.warn({ endpointId: endpoint.id, target: req.url.host, reason, detail }, 'replay refused');
+        throw new EgressRefusedError(`target refused: ${reason}`);
+      }
       const result = await deliver(req, {
         pinned: { address: decision.address, family: decision.family },
         timeoutMs: REPLAY_TIMEOUT_MS,

@@ -1,4 +1,5 @@
 import type { ForwardTarget } from '@portcullis/config';
+import type { Logger } from '@portcullis/kit';
 import type { Capture } from '../contract/capture-records.js';
 import {
   createCircuitBreakers,
@@ -20,6 +21,8 @@ export type AttemptResult =
 export interface TargetDeliveryOptions {
   breaker: BreakerSettings;
   egress: EgressPolicy;
+  /** Told why a target is refused, which the attempt's record does not say. */
+  log: Logger;
   stop: StopSignal;
   now: () => number;
   /** Told each time a target's circuit changes. */
@@ -51,8 +54,11 @@ export function createTargetDelivery(o: TargetDeliveryOptions): TargetDelivery {
   const attemptDelivery = async (capture: Capture, target: ForwardTarget): Promise<AttemptResult> => {
     const request = buildForwardRequest(capture, target);
     const decision = await o.egress.check(request.url);
-    if (!decision.allowed)
-      return { kind: 'failed', error: `egress refused: ${decision.reason}`, retryable: false };
+    if (!decision.allowed) {
+      const { reason, detail } = decision;
+      o.log.warn({ target: request.url.host, reason, detail }, 'target refused by the egress policy');
+      return { kind: 'failed', error: `egress refused: ${reason}`, retryable: false };
+    }
     const result = await deliver(request, {
       pinned: decision,
       timeoutMs: target.timeoutSeconds * 1000,
