@@ -52,7 +52,10 @@ export function createTargetDelivery(o: TargetDeliveryOptions): TargetDelivery {
   });
 
   const attemptDelivery = async (capture: Capture, target: ForwardTarget): Promise<AttemptResult> => {
-    const request = buildForwardRequest(capture, target);
+    const built = buildForwardRequest(capture, target);
+    // the same on every attempt: recorded once and dead-lettered, the capture's other targets then tried
+    if (!built.sendable) return { kind: 'failed', error: `not sent: ${built.reason}`, retryable: false };
+    const { request } = built;
     const decision = await o.egress.check(request.url);
     if (!decision.allowed) {
       const { reason, detail } = decision;
@@ -98,7 +101,7 @@ export function createTargetDelivery(o: TargetDeliveryOptions): TargetDelivery {
 /** What a delivery's result tells the circuit breaker: the target is down (failure) or up (success). */
 function breakerVerdict(result: AttemptResult): DeliveryVerdict {
   if (result.kind === 'answered') return result.status >= 500 ? 'failure' : 'success';
-  // an egress refusal says nothing of the target
+  // an egress refusal, or a capture that cannot be sent, says nothing of the target
   if (result.kind === 'failed') return result.retryable ? 'failure' : 'neither';
   return 'neither';
 }
