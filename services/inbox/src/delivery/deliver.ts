@@ -118,10 +118,13 @@ function send(req: ForwardRequest, o: DeliverOptions, keepAlive: KeepAlive | und
           finish({ kind: 'answered', status: res.statusCode ?? 0, ...(retryAfter ? { retryAfter } : {}) });
         },
       );
-    } catch (e: unknown) {
+    } catch {
       // node:http refuses to write the request (buildForwardRequest checks what it knows of): nothing was sent
-      const code = (e as NodeJS.ErrnoException).code ?? 'invalid request';
-      resolve({ kind: 'failed', error: `not sent (${code})`, staleConnection: false });
+      resolve({
+        kind: 'failed',
+        error: 'not sent: the request could not be written',
+        staleConnection: false,
+      });
       return;
     }
     const timer = setTimeout(() => {
