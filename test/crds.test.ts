@@ -30,8 +30,12 @@ const REFUSALS: Readonly<Record<string, string>> = {
     '* spec.descriptors[0].rate_limit.requests_per_unit: Invalid value: "string": spec.descriptors[0].rate_limit.requests_per_unit in body must be of type integer: "string"',
     NOT_CHECKED,
   ].join('\n'),
+  'response-header-clear-site-data.yaml':
+    'The InboxEndpoint "response-header-clear-site-data" is invalid: spec.response.headers[0].name: Invalid value: "Clear-Site-Data": this header cannot be set: it is hop-by-hop, the inbox sets it, or it acts on the whole origin',
   'response-header-set-cookie.yaml':
-    'The InboxEndpoint "response-header-set-cookie" is invalid: spec.response.headers[0].name: Invalid value: "Set-Cookie": this header cannot be set: the inbox sets it, or it is hop-by-hop',
+    'The InboxEndpoint "response-header-set-cookie" is invalid: spec.response.headers[0].name: Invalid value: "Set-Cookie": this header cannot be set: it is hop-by-hop, the inbox sets it, or it acts on the whole origin',
+  'response-header-value-outside-latin-1.yaml':
+    'The InboxEndpoint "response-header-value-outside-latin-1" is invalid: spec.response.headers[0].value: Invalid value: "€": spec.response.headers[0].value in body should match \'^[\\t\\x20-\\x7e\\x80-\\xff]*$\'',
   'unknown-unit.yaml': [
     'The RateLimitConfig "unknown-unit" is invalid: ',
     '* spec.descriptors[0].rate_limit.unit: Unsupported value: "decade": supported values: "second", "Second", "SECOND", "minute", "Minute", "MINUTE", "hour", "Hour", "HOUR", "day", "Day", "DAY", "week", "Week", "WEEK", "month", "Month", "MONTH", "year", "Year", "YEAR"',

@@ -56,6 +56,7 @@ export {
   BODY_PLACEHOLDER,
   RESPONSE_LIMITS,
   parseEndpointResponse,
+  refusedResponseHeader,
   type EndpointResponse,
 } from './crd/inbox-response.js';
 export { API_VERSION, GROUP, KINDS, VERSION, isKind, type Kind } from './crd/kinds.js';

@@ -29,6 +29,12 @@ export function authError(detail: keyof typeof AUTH_MESSAGES, options?: ErrorOpt
 /** A replay target the egress policy refuses (a private address, a bad scheme): 422. */
 export class EgressRefusedError extends defineError('EGRESS_REFUSED', 422) {}
 
+/**
+ * A replay of a capture that cannot be sent: a nested path with a `..` segment (it could leave the target's
+ * path), or a request node:http cannot write (a header value beyond Latin-1, imported from a HAR): 422.
+ */
+export class CaptureUnsendableError extends defineError('CAPTURE_UNSENDABLE', 422) {}
+
 /** A replay target that could not be reached or did not answer in time: 502. */
 export class TargetUnreachableError extends defineError('TARGET_UNREACHABLE', 502) {}
 
@@ -105,6 +111,7 @@ export class StreamsFullError extends defineError(
 /** This service's registry: each class with its code and status. */
 export const INBOX_ERRORS: readonly ErrorClass[] = [
   EgressRefusedError,
+  CaptureUnsendableError,
   TargetUnreachableError,
   EndpointManagedError,
   CaptureBeingForwardedError,

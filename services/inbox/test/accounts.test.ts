@@ -321,4 +321,39 @@ describeEachStore('replay under the default egress policy', (get) => {
       expect([to, r.status, (r.json as { code: string }).code]).toEqual([to, 422, 'EGRESS_REFUSED']);
     }
   });
+
+  it('refuses to replay a capture whose nested path has a dot-dot segment, before any egress check (issue 34)', async () => {
+    const h = get();
+    const anon = await h.createEndpoint();
+    const sent = await h.send('POST', `/api/hook/${anon.id}/..;/../admin?drop=all`, { body: 'x' });
+    const { requestId } = sent.json as { requestId: string };
+    const r = await h.api('POST', `/api/endpoints/${anon.id}/requests/${requestId}/replay`, {
+      token: anon.token,
+      body: { to: 'http://127.0.0.1:9/target' },
+    });
+    expect([r.status, r.json]).toEqual([
+      422,
+      {
+        code: 'CAPTURE_UNSENDABLE',
+        error:
+          "not sent: the nested path has a '..' segment (or %2e%2e, or ..;), which could leave the target's path",
+      },
+    ]);
+  });
+
+  it('says no more than that an internal name does not resolve to a public address (issue 34)', async () => {
+    const h = get();
+    const anon = await h.createEndpoint();
+    const { requestId } = (await h.send('POST', `/api/hook/${anon.id}`, { body: 'x' })).json as {
+      requestId: string;
+    };
+    const r = await h.api('POST', `/api/endpoints/${anon.id}/requests/${requestId}/replay`, {
+      token: anon.token,
+      body: { to: 'http://localhost:9/x' },
+    });
+    expect([r.status, (r.json as { error: string }).error]).toEqual([
+      422,
+      'target refused: localhost does not resolve to a public address',
+    ]);
+  });
 });

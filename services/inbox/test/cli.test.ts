@@ -380,6 +380,25 @@ describe('inbox CLI', () => {
     }
   });
 
+  // issue 34: the CLI builds its request as the worker does; `/../../admin` must not climb out of `--to`
+  it('replay --to: never sends a capture whose nested path has a dot-dot segment, and says why', async () => {
+    const target = await startTarget();
+    try {
+      const ep = await h.createEndpoint();
+      const requestId = await capture(ep.id, '/%2e%2e/..;/admin?drop=all');
+      const r = await runCli([
+        ...['replay', ep.id, '--request', requestId, '--to', `${target.url}/target`],
+        ...['--token', ep.token, '--host', h.url],
+      ]);
+      expect(`${r.stdout}${r.stderr}`).toContain(
+        "→ error: not sent: the nested path has a '..' segment (or %2e%2e, or ..;), which could leave the target's path",
+      );
+      expect(target.received).toEqual([]);
+    } finally {
+      await target.close();
+    }
+  });
+
   it('fails clearly on an unknown endpoint or request, a bad token, and an unreachable target', async () => {
     const ep = await h.createEndpoint();
     const unknownId = 'AAAAAAAAAAAAAAAAAAAAAA';

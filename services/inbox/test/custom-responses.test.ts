@@ -105,6 +105,66 @@ describeEachStore('custom responses', (get) => {
     });
   });
 
+  // issue 34: `X-A: €` was accepted, then every capture answered fastify's raw 500 (ERR_INVALID_CHAR) though
+  // it was stored, so senders retried and duplicated; Clear-Site-Data wiped the inspector origin's storage
+  it('refuses header values node:http cannot send and headers acting on the origin, naming the field', async () => {
+    const h = get();
+    const ep = await h.createEndpoint();
+    const cases: Array<[{ name: string; value: string }, string]> = [
+      [
+        { name: 'X-A', value: '€' },
+        'response: headers[0].value: at most 1024 characters of tab, visible ASCII',
+      ],
+      [{ name: 'X-A', value: '李雷' }, 'response: headers[0].value:'],
+      [{ name: 'X-A', value: 'a\u0000b' }, 'response: headers[0].value:'],
+      [
+        { name: 'Clear-Site-Data', value: '"cookies", "storage"' },
+        "response: headers[0].name: 'Clear-Site-Data'",
+      ],
+      [{ name: 'Location', value: 'https://evil.example/' }, "response: headers[0].name: 'Location'"],
+      [{ name: 'Refresh', value: '0; url=https://evil.example/' }, "response: headers[0].name: 'Refresh'"],
+      [{ name: 'Access-Control-Allow-Credentials', value: 'true' }, "'Access-Control-Allow-Credentials'"],
+    ];
+    for (const [header, message] of cases) {
+      const r = await h.api('PUT', `/api/endpoints/${ep.id}/response`, {
+        token: ep.token,
+        body: { headers: [header] },
+      });
+      expect([r.status, error(r).code], header.name).toEqual([400, 'INVALID_ARGUMENT']);
+      expect(error(r).error).toContain(message);
+    }
+    const sent = await h.send('POST', `/api/hook/${ep.id}`, { body: 'x' });
+    expect([sent.status, sent.headers['clear-site-data']]).toEqual([200, undefined]);
+  });
+
+  it('answers a stored response whose headers were never checked, skipping those it cannot send', async () => {
+    const h = get();
+    const ep = await h.createEndpoint();
+    // as stored before the checks above existed: straight to the store, past the API's parser
+    await h.app.store.setEndpointResponse(ep.id, {
+      status: 202,
+      headers: [
+        { name: 'X-Before', value: 'kept' },
+        { name: 'X-A', value: '€' },
+        { name: 'X-B', value: 'a\r\nX-Injected: 1' },
+        { name: 'Clear-Site-Data', value: '"storage"' },
+        { name: 'X-After', value: 'kept' },
+      ],
+      body: 'accepted',
+      delayMs: 0,
+    });
+    const r = await h.send('POST', `/api/hook/${ep.id}`, { body: 'x' });
+    expect([r.status, r.body.toString()]).toEqual([202, 'accepted']);
+    expect([r.headers['x-before'], r.headers['x-after']]).toEqual(['kept', 'kept']);
+    expect([
+      r.headers['x-a'],
+      r.headers['x-b'],
+      r.headers['x-injected'],
+      r.headers['clear-site-data'],
+    ]).toEqual([undefined, undefined, undefined, undefined]);
+    expect(typeof r.headers['x-inbox-request-id']).toBe('string');
+  });
+
   it("is an account endpoint's too, set from its session (with the CSRF header)", async () => {
     const h = get();
     const cookie = await h.signUp(`resp-${Date.now()}`);

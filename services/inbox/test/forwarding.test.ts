@@ -443,13 +443,102 @@ describe.each(STORE_KINDS)('forwarding (%s store)', (kind) => {
       {
         target: t.url,
         attempt: 1,
-        error: 'egress refused: 127.0.0.1 resolves to the non-public address 127.0.0.1',
+        error: 'egress refused: 127.0.0.1 does not resolve to a public address',
         at: expect.any(String) as unknown,
         outcome: 'dead',
       },
     ]);
     expect(t.received).toEqual([]);
   });
+  // issue 34: a raw `/api/hook/<id>/../../admin` was sent on as `/target/../../admin`
+  it('captures dot-dot nested paths exactly, sends none below an appending target, and the exact target still gets them', async () => {
+    const appending = await addTarget(() => 200);
+    const exact = await addTarget(() => 200);
+    const { inbox: h } = await startForwarding(kind, 'w-dotdot');
+    const id = await addEndpoint(h, 'dotdot', [
+      forwardTarget(`${appending.url}/target`),
+      forwardTarget(`${exact.url}/in`, { pathMode: 'exact' }),
+    ]);
+    const nested = ['/../../admin', '/%2e%2e/%2E%2e/admin', '/..;/..;/admin'];
+    const requestIds: string[] = [];
+    for (const path of nested) {
+      const r = await h.send('POST', `/api/hook/${id}${path}?drop=all`, { body: 'x' });
+      expect([path, r.status]).toEqual([path, 200]);
+      const requestId = (r.json as { requestId: string }).requestId;
+      const stored = await h.api('GET', `/api/endpoints/${id}/requests/${requestId}`, { token: ADMIN_TOKEN });
+      expect(stored.json).toMatchObject({ nestedPath: path, url: `/api/hook/${id}${path}?drop=all` });
+      requestIds.push(requestId);
+    }
+    for (const requestId of requestIds) {
+      await waitUntil(async () => (await forwarding(h, id, requestId)).length === 2);
+      expect(await forwarding(h, id, requestId)).toEqual([
+        {
+          target: `${appending.url}/target`,
+          attempt: 1,
+          error:
+            "not sent: the nested path has a '..' segment (or %2e%2e, or ..;), which could leave the target's path",
+          at: expect.any(String) as unknown,
+          outcome: 'dead',
+        },
+        {
+          target: `${exact.url}/in`,
+          attempt: 1,
+          status: 200,
+          at: expect.any(String) as unknown,
+          outcome: 'delivered',
+        },
+      ]);
+    }
+    expect(appending.received).toEqual([]);
+    expect(exact.received.map((r) => r.url)).toEqual(nested.map(() => '/in?drop=all'));
+    expect((await deadLetters(h, id)).map((d) => d.requestId).sort()).toEqual([...requestIds].sort());
+  });
+
+  // issue 34: node:http threw on it; the worker logged `forwarding interrupted` every ~3 s, forever, and the
+  // capture's other targets were never tried
+  it('records a capture node:http cannot send as dead at each target, at once, and acknowledges it', async () => {
+    const first = await addTarget(() => 200);
+    const second = await addTarget(() => 200);
+    const { inbox: h } = await startForwarding(kind, 'w-unsendable');
+    const id = await addEndpoint(h, 'unsendable', [
+      forwardTarget(first.url),
+      forwardTarget(second.url, { pathMode: 'exact' }),
+    ]);
+    const request = {
+      method: 'POST',
+      url: `http://inbox.example/api/hook/${id}/x`,
+      httpVersion: 'HTTP/1.1',
+      headers: [{ name: 'X-A', value: '€' }],
+      postData: { mimeType: 'text/plain', text: 'x' },
+    };
+    const imported = await h.api('POST', `/api/endpoints/${id}/requests/import`, {
+      token: ADMIN_TOKEN,
+      body: { log: { entries: [{ request }] } },
+    });
+    expect(imported.status).toBe(201);
+    const [requestId] = (imported.json as { requestIds: string[] }).requestIds;
+    await waitUntil(async () => (await forwarding(h, id, requestId ?? '')).length === 2);
+    const error =
+      'not sent: header "X-A" cannot be sent: a control character or one beyond Latin-1 in its value';
+    expect(await forwarding(h, id, requestId ?? '')).toEqual(
+      [first.url, second.url].map((target) => ({
+        target,
+        attempt: 1,
+        error,
+        at: expect.any(String) as unknown,
+        outcome: 'dead',
+      })),
+    );
+    expect([first.received, second.received]).toEqual([[], []]);
+    expect((await deadLetters(h, id)).map((d) => [d.target, d.last])).toEqual(
+      expect.arrayContaining([
+        [first.url, error],
+        [second.url, error],
+      ]),
+    );
+    if (kind === 'redis') await waitUntil(async () => (await pendingCount(id)) === 0);
+  });
+
   it('lists the dead letters and redrives one, then all, each once, with a fresh attempt count', async () => {
     let up = false;
     const t = await addTarget(() => (up ? 200 : 503));

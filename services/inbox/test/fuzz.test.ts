@@ -193,6 +193,63 @@ describe.each(STORE_KINDS)('inbox fuzz (issue 15), %s store', { timeout: fuzzTim
     await fuzz(request, send, { numRuns: runs(200) });
   });
 
+  // issue 34: a custom response header `X-A: €` was accepted, then every capture answered 500; a HAR import
+  // with one made a capture that could neither be forwarded nor replayed
+  it('takes any header name and value where a user sets one, then answers captures and replays without a 5xx', async () => {
+    const own = await h.createEndpoint('fuzz-headers');
+    const name = fc.oneof(
+      fc.constantFrom(
+        'X-A',
+        'Content-Type',
+        'Clear-Site-Data',
+        'Location',
+        'Refresh',
+        'Set-Cookie',
+        'Access-Control-Allow-Origin',
+        'Cross-Origin-Opener-Policy',
+      ),
+      fc.string({ unit: 'binary', maxLength: 8 }),
+    );
+    const value = fc.oneof(
+      headerValue(),
+      fc.string({ unit: 'binary', maxLength: 12 }),
+      fc.constantFrom('€', '李雷', '日本 bot', 'a\r\nX-Injected: 1', 'a\u0000b', 'café ÿ', '😀', '\u0100'),
+    );
+    const api = async (method: string, path: string, body: unknown): Promise<string | undefined> => {
+      const r = await h.api(method, path, { token: own.token, body });
+      const sent = `${method} ${path} ${JSON.stringify(body)}`;
+      return checkAnswer({ status: r.status, body: r.body.toString() }, { sent });
+    };
+    await fuzz(
+      fc.record({ name, value }),
+      async (header) => {
+        const base = `/api/endpoints/${own.id}`;
+        const sentHeader = JSON.stringify(header);
+        const set = await api('PUT', `${base}/response`, { headers: [header] });
+        if (set !== undefined) return `PUT response ${sentHeader}: ${set}`;
+        const captured = await h.send('POST', `/api/hook/${own.id}/x`, { body: 'x' });
+        const leak = checkAnswer({ status: captured.status, body: captured.body.toString() });
+        if (leak !== undefined) return `capture after ${sentHeader}: ${leak}`;
+        for (const refused of ['clear-site-data', 'location', 'refresh', 'set-cookie']) {
+          if (captured.headers[refused] !== undefined)
+            return `capture after ${sentHeader} carries ${refused}`;
+        }
+        const request = { method: 'POST', url: '/x', headers: [header], postData: { text: 'x' } };
+        const imported = await h.api('POST', `${base}/requests/import`, {
+          token: own.token,
+          body: { log: { entries: [{ request }] } },
+        });
+        const importLeak = checkAnswer({ status: imported.status, body: imported.body.toString() });
+        if (importLeak !== undefined) return `import ${sentHeader}: ${importLeak}`;
+        const [requestId] = (imported.json as { requestIds?: string[] }).requestIds ?? [];
+        if (requestId === undefined) return undefined;
+        const replay = await api('POST', `${base}/requests/${requestId}/replay`, { to: REPLAY_TARGETS[0] });
+        return replay === undefined ? undefined : `replay of ${sentHeader}: ${replay}`;
+      },
+      { numRuns: runs(200) },
+    );
+  });
+
   it('answers malformed HTTP with a 4xx or a close', async () => {
     await fuzz(
       rawRequestBytes(httpPath(['/api/hook/ep_0000000000000000', '/api/endpoints', '/api/session'])),

@@ -3,6 +3,9 @@ import { ConfigError } from '../errors.js';
 import { parseInboxEndpoint } from './inbox-endpoint.js';
 import { parseEndpointResponse } from './inbox-response.js';
 
+const VALUE_RULE =
+  'at most 1024 characters of tab, visible ASCII, space or Latin-1 (up to U+00FF): no control character, nothing beyond Latin-1';
+
 describe('parseEndpointResponse', () => {
   it('fills defaults: 200, no headers, an empty body, no delay', () => {
     expect(parseEndpointResponse('response', {})).toEqual({ status: 200, headers: [], body: '', delayMs: 0 });
@@ -42,13 +45,58 @@ describe('parseEndpointResponse', () => {
         'response: status: expected 200 to 599 (1xx are interim answers that a final one must follow, not answers)',
         'response: body: unknown placeholder "{{request.url}}": expected {{body.<field>[.<field>…]}}',
         'response: delayMs: at most 10000 (10 s)',
-        "response: headers[0].name: 'Transfer-Encoding' cannot be set: the inbox sets it, or it is hop-by-hop",
-        "response: headers[1].name: 'content-length' cannot be set: the inbox sets it, or it is hop-by-hop",
-        "response: headers[2].name: 'Set-Cookie' cannot be set: the inbox sets it, or it is hop-by-hop",
+        "response: headers[0].name: 'Transfer-Encoding' cannot be set: the server owns the connection and the framing",
+        "response: headers[1].name: 'content-length' cannot be set: the server owns the connection and the framing",
+        "response: headers[2].name: 'Set-Cookie' cannot be set: it acts on the whole origin, which receive URLs share with the inspector",
         'response: headers[3].name: expected a header name of 1 to 64 token characters',
-        'response: headers[4].value: at most 1024 characters, no control characters',
+        `response: headers[4].value: ${VALUE_RULE}`,
       ]),
     );
+  });
+
+  // issue 34: node:http throws ERR_INVALID_CHAR on these when answering, so every capture answered 500
+  it('refuses header values node:http cannot send, naming each; keeps Latin-1', () => {
+    const values = ['€', '李雷', 'a\u0000b', 'a\rb', 'a\nb', 'a\u007fb', 'a\u0100', '😀'];
+    expect(() =>
+      parseEndpointResponse('response', { headers: values.map((value) => ({ name: 'X-A', value })) }),
+    ).toThrow(new ConfigError(values.map((_, i) => `response: headers[${i}].value: ${VALUE_RULE}`)));
+    const latin1 = { name: 'X-A', value: 'café ÿ\t~ !' };
+    expect(parseEndpointResponse('response', { headers: [latin1] }).headers).toEqual([latin1]);
+  });
+
+  // issue 34: a receive URL shares the inspector's origin
+  it('refuses headers that act on the whole origin, any case, and keeps Content-Type', () => {
+    const names = [
+      'Clear-Site-Data',
+      'Location',
+      'refresh',
+      'Content-Security-Policy-Report-Only',
+      'Link',
+      'Service-Worker-Allowed',
+      'Access-Control-Allow-Origin',
+      'access-control-allow-credentials',
+      'Strict-Transport-Security',
+      'Alt-Svc',
+      'Origin-Agent-Cluster',
+      'Cross-Origin-Opener-Policy',
+      'Cross-Origin-Resource-Policy',
+      'Permissions-Policy',
+      'NEL',
+      'Report-To',
+      'WWW-Authenticate',
+    ];
+    expect(() =>
+      parseEndpointResponse('response', { headers: names.map((name) => ({ name, value: 'x' })) }),
+    ).toThrow(
+      new ConfigError(
+        names.map(
+          (name, i) =>
+            `response: headers[${i}].name: '${name}' cannot be set: it acts on the whole origin, which receive URLs share with the inspector`,
+        ),
+      ),
+    );
+    const type = { name: 'Content-Type', value: 'text/html' };
+    expect(parseEndpointResponse('response', { headers: [type] }).headers).toEqual([type]);
   });
 
   it('refuses a body over 64 KiB, a body with 204, and more than 20 headers', () => {

@@ -24,26 +24,67 @@ export const RESPONSE_LIMITS = {
   maxDelayMs: 10_000,
 } as const;
 
+const FRAMING = 'the server owns the connection and the framing';
+const OWN = 'the inbox sets it on every custom answer';
+const ORIGIN = 'it acts on the whole origin, which receive URLs share with the inspector';
+
 /**
- * Headers an endpoint may not set: hop-by-hop ones and framing (the server owns the connection and the
- * length), cookies (the receive URL shares the inspector's origin and its session cookie), and those the
- * inbox sets for safety or to name the capture.
+ * Headers an endpoint may not set (lowercase), and why: hop-by-hop ones and framing; those the inbox sets for
+ * safety or to name the capture; and those with an effect beyond the one answer. A receive URL shares the
+ * inspector's origin, whose storage holds the only copy of anonymous endpoints' tokens: an endpoint's owner
+ * could otherwise wipe it (`Clear-Site-Data`), send a visitor elsewhere (`Location`, `Refresh`), set cookies,
+ * install policies the origin keeps (`Strict-Transport-Security`, `Alt-Svc`, `NEL`, `Report-To`,
+ * `Origin-Agent-Cluster`, `Permissions-Policy`, `Accept-CH`), widen a service worker's scope, preload
+ * resources (`Link`), open the origin to other sites (`Access-Control-*`, `Cross-Origin-*`) or ask a
+ * visitor for credentials the browser then sends to the whole origin (`WWW-Authenticate`).
  */
-export const REFUSED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'content-length',
-  'set-cookie',
-  'content-security-policy',
-  'x-content-type-options',
-  'x-inbox-request-id',
+const REFUSED_RESPONSE_HEADERS: ReadonlyMap<string, string> = new Map([
+  ...[
+    'connection',
+    'keep-alive',
+    'proxy-connection',
+    'proxy-authenticate',
+    'te',
+    'trailer',
+    'transfer-encoding',
+    'upgrade',
+    'content-length',
+  ].map((h) => [h, FRAMING] as const),
+  ...['content-security-policy', 'x-content-type-options', 'x-inbox-request-id'].map(
+    (h) => [h, OWN] as const,
+  ),
+  ...[
+    'set-cookie',
+    'set-cookie2',
+    'clear-site-data',
+    'location',
+    'refresh',
+    'content-security-policy-report-only',
+    'link',
+    'service-worker-allowed',
+    'strict-transport-security',
+    'alt-svc',
+    'origin-agent-cluster',
+    'permissions-policy',
+    'feature-policy',
+    'nel',
+    'report-to',
+    'reporting-endpoints',
+    'accept-ch',
+    'www-authenticate',
+  ].map((h) => [h, ORIGIN] as const),
 ]);
+
+/** Every header beginning so is refused too: CORS (the inbox sets its own) and cross-origin isolation. */
+const REFUSED_RESPONSE_HEADER_PREFIXES = ['access-control-', 'cross-origin-'] as const;
+
+/** Why a custom answer may not carry the header `name` (any case); undefined when it may. */
+export function refusedResponseHeader(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  const reason = REFUSED_RESPONSE_HEADERS.get(lower);
+  if (reason !== undefined) return reason;
+  return REFUSED_RESPONSE_HEADER_PREFIXES.some((p) => lower.startsWith(p)) ? ORIGIN : undefined;
+}
 
 /** Statuses that cannot carry a body (RFC 9110): a response with one of them must have an empty `body`. */
 const BODILESS_STATUSES = new Set([204, 205, 304]);
@@ -56,8 +97,12 @@ export const BODY_PLACEHOLDER = /\{\{\s*body((?:\.[A-Za-z0-9_-]{1,64}){1,8})\s*\
 
 const RESPONSE_KEYS = new Set(['status', 'headers', 'body', 'delayMs']);
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// eslint-disable-next-line no-control-regex -- control characters (but tab) are what is refused
-const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+/**
+ * A value node:http sends (it throws `ERR_INVALID_CHAR` on any other, answering 500): tab, visible ASCII and
+ * space, and Latin-1 (`obs-text`, sent as one byte each); no control character, nothing beyond U+00FF.
+ */
+const HEADER_VALUE_PATTERN = '^[\\t\\x20-\\x7e\\x80-\\xff]*$';
+const HEADER_VALUE = new RegExp(HEADER_VALUE_PATTERN);
 
 /** Validates a response on its own (the API's body), filling defaults. Throws a `ConfigError` listing every problem. */
 export function parseEndpointResponse(source: string, v: unknown): EndpointResponse {
@@ -115,13 +160,12 @@ function readHeader(read: Reader, v: unknown, path: ConfigPath): { name: string;
       `expected a header name of 1 to ${RESPONSE_LIMITS.maxHeaderNameChars} token characters`,
     );
   }
-  if (REFUSED_RESPONSE_HEADERS.has(name.toLowerCase())) {
-    return read.fail([...path, 'name'], `'${name}' cannot be set: the inbox sets it, or it is hop-by-hop`);
-  }
-  if (value.length > RESPONSE_LIMITS.maxHeaderValueChars || CONTROL.test(value)) {
+  const refused = refusedResponseHeader(name);
+  if (refused !== undefined) return read.fail([...path, 'name'], `'${name}' cannot be set: ${refused}`);
+  if (value.length > RESPONSE_LIMITS.maxHeaderValueChars || !HEADER_VALUE.test(value)) {
     return read.fail(
       [...path, 'value'],
-      `at most ${RESPONSE_LIMITS.maxHeaderValueChars} characters, no control characters`,
+      `at most ${RESPONSE_LIMITS.maxHeaderValueChars} characters of tab, visible ASCII, space or Latin-1 (up to U+00FF): no control character, nothing beyond Latin-1`,
     );
   }
   return { name, value };
@@ -141,12 +185,15 @@ export const endpointResponseSchema: Schema = obj(
             pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
             'x-kubernetes-validations': [
               rule(
-                `!(self.lowerAscii() in [${[...REFUSED_RESPONSE_HEADERS].map((h) => `'${h}'`).join(', ')}])`,
-                'this header cannot be set: the inbox sets it, or it is hop-by-hop',
+                [
+                  `!(self.lowerAscii() in [${[...REFUSED_RESPONSE_HEADERS.keys()].map((h) => `'${h}'`).join(', ')}])`,
+                  ...REFUSED_RESPONSE_HEADER_PREFIXES.map((p) => `!self.lowerAscii().startsWith('${p}')`),
+                ].join(' && '),
+                'this header cannot be set: it is hop-by-hop, the inbox sets it, or it acts on the whole origin',
               ),
             ],
           }),
-          value: str({ maxLength: R.maxHeaderValueChars }),
+          value: str({ maxLength: R.maxHeaderValueChars, pattern: HEADER_VALUE_PATTERN }),
         },
         { required: ['name'] },
       ),

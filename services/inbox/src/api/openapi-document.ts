@@ -60,7 +60,7 @@ const ERROR_RESPONSES: Record<number, string> = {
   409: 'A managed endpoint (`ENDPOINT_MANAGED`), a user name taken (`USERNAME_TAKEN`), an endpoint with as many share links as it may have (`SHARE_LIMIT_REACHED`), or a dead letter whose capture is being forwarded (`CAPTURE_BEING_FORWARDED`).',
   413: 'A body above the limit (`BODY_TOO_LARGE`); the connection is closed.',
   415: 'A body that is not `application/json` (`UNSUPPORTED_MEDIA_TYPE`).',
-  422: 'A replay target the egress policy refuses (`EGRESS_REFUSED`).',
+  422: 'A replay target the egress policy refuses (`EGRESS_REFUSED`), or a capture that cannot be sent: a nested path with a `..` segment, a header node:http cannot write (`CAPTURE_UNSENDABLE`).',
   429: 'Over a rate limit (`RATE_LIMITED`), or as many live streams open from this address as it may have (`TOO_MANY_STREAMS`).',
   502: 'A replay target that did not answer (`TARGET_UNREACHABLE`).',
   503: 'Redis or the ratelimit service could not be asked (`UNAVAILABLE`, `ACCOUNTS_BACKEND_UNAVAILABLE`, `RATE_LIMIT_UNAVAILABLE`), or every password check slot is taken (`PASSWORD_CHECKS_BUSY`, with `Retry-After`), or a signature secret with no key to seal it (`SECRETS_KEY_MISSING`), or as many live streams open in the process as it may hold (`STREAMS_FULL`); at `/readyz`, not ready (`NOT_READY`, naming the components that are not).',

@@ -122,7 +122,7 @@ const summaryProperties = {
 const endpointResponse = {
   type: 'object',
   description:
-    'What the receive URL answers. Refused header names (any case): hop-by-hop ones, Content-Length, Set-Cookie, Content-Security-Policy, X-Content-Type-Options, X-Inbox-Request-Id. A body with 204, 205 or 304 is refused. `{{body.<field>[.<field>…]}}` in the body is replaced by that field of the request JSON body.',
+    'What the receive URL answers. Refused header names (any case): hop-by-hop ones, Content-Length, Content-Security-Policy, X-Content-Type-Options, X-Inbox-Request-Id, and those acting on the whole origin (Set-Cookie, Clear-Site-Data, Location, Refresh, Link, Access-Control-*, Cross-Origin-*, …; see docs/api.md). Values: tab, visible ASCII, space and Latin-1 only. A body with 204, 205 or 304 is refused. `{{body.<field>[.<field>…]}}` in the body is replaced by that field of the request JSON body.',
   properties: {
     status: int({ minimum: RESPONSE_LIMITS.minStatus, maximum: RESPONSE_LIMITS.maxStatus, default: 200 }),
     headers: {
@@ -132,7 +132,10 @@ const endpointResponse = {
         type: 'object',
         properties: {
           name: str({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$" }),
-          value: str({ maxLength: RESPONSE_LIMITS.maxHeaderValueChars }),
+          value: str({
+            maxLength: RESPONSE_LIMITS.maxHeaderValueChars,
+            pattern: '^[\\t\\x20-\\x7e\\x80-\\xff]*$',
+          }),
         },
         required: ['name', 'value'],
         additionalProperties: false,

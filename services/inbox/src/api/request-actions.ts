@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { type HttpApp, InvalidArgumentError, NotFoundError, withSpan } from '@portcullis/kit';
 import type { InboxContext } from '../context.js';
-import { EgressRefusedError, TargetUnreachableError } from '../errors.js';
+import { CaptureUnsendableError, EgressRefusedError, TargetUnreachableError } from '../errors.js';
 import type { InboxRateLimiter } from '../rate-limit.js';
 import { isStreamId } from '../contract/stream-id.js';
 import type { Capture } from '../contract/capture-records.js';
@@ -57,9 +57,15 @@ export function registerRequestActions(
       const [endpoint, capture] = await load(request, 'manage');
       const to = readTarget(request.body);
       await guards.limiter.enforce({ action: 'replay', endpointId: endpoint.id }, reply);
-      const req = buildForwardRequest(capture, oneShotTarget(to.href, REPLAY_TIMEOUT_MS));
+      const built = buildForwardRequest(capture, oneShotTarget(to.href, REPLAY_TIMEOUT_MS));
+      if (!built.sendable) throw new CaptureUnsendableError(`not sent: ${built.reason}`);
+      const req = built.request;
       const decision = await guards.egress.check(req.url);
-      if (!decision.allowed) throw new EgressRefusedError(`target refused: ${decision.reason}`);
+      if (!decision.allowed) {
+        const { reason, detail } = decision;
+        ctx.log.warn({ endpointId: endpoint.id, target: req.url.host, reason, detail }, 'replay refused');
+        throw new EgressRefusedError(`target refused: ${reason}`);
+      }
       const result = await deliver(req, {
         pinned: { address: decision.address, family: decision.family },
         timeoutMs: REPLAY_TIMEOUT_MS,

@@ -114,7 +114,7 @@ async function capture(
       reply.raw.once('close', () => gone.abort());
       await waitDelay(custom.delayMs, ctx.delays, gone.signal);
     }
-    return sendCustomResponse(reply, custom, answer);
+    return sendCustomResponse(reply, custom, { body: answer, log: ctx.log, endpointId: endpoint.id });
   });
 }
 

@@ -1,5 +1,7 @@
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { FastifyReply } from 'fastify';
-import { BODY_PLACEHOLDER, type EndpointResponse } from '@portcullis/config';
+import { BODY_PLACEHOLDER, refusedResponseHeader, type EndpointResponse } from '@portcullis/config';
+import type { Logger } from '@portcullis/kit';
 import type { CaptureInput } from '../contract/capture-records.js';
 import { buildBodyView, type BodyView } from '../contract/body-view.js';
 
@@ -67,16 +69,35 @@ export function waitDelay(delayMs: number, stop: AbortSignal, gone: AbortSignal)
   });
 }
 
-/** Sends the endpoint's answer: its status, headers (over the inbox's, but for the safety ones) and body. */
+/**
+ * Sends the endpoint's answer: its status, headers (over the inbox's, but for the safety ones) and body. A
+ * header the API refuses today but a response stored earlier may hold (one node:http cannot send, which
+ * would answer 500 to a stored capture, or one now refused) is left out and logged: the sender still gets
+ * the answer and does not retry a capture that was stored.
+ */
 export function sendCustomResponse(
   reply: FastifyReply,
   response: EndpointResponse,
-  body: string,
+  o: { body: string; log: Logger; endpointId: string },
 ): FastifyReply {
-  for (const { name, value } of response.headers) void reply.header(name, value);
+  for (const [index, { name, value }] of response.headers.entries()) {
+    const problem = headerProblem(name, value);
+    if (problem === undefined) void reply.header(name, value);
+    else o.log.warn({ endpointId: o.endpointId, index, name, problem }, 'custom response header skipped');
+  }
   void reply.headers(SAFETY_HEADERS);
   if (!response.headers.some((h) => h.name.toLowerCase() === 'content-type')) {
     void reply.type('text/plain; charset=utf-8');
   }
-  return reply.code(response.status).send(body);
+  return reply.code(response.status).send(o.body);
+}
+
+function headerProblem(name: string, value: string): string | undefined {
+  try {
+    validateHeaderName(name);
+    validateHeaderValue(name, value);
+  } catch (e: unknown) {
+    return (e as NodeJS.ErrnoException).code ?? 'invalid';
+  }
+  return refusedResponseHeader(name) === undefined ? undefined : 'refused';
 }

@@ -32,7 +32,9 @@ export async function sendCapture(
   to: string,
   o: { signal: AbortSignal; tls: TargetTls | undefined },
 ): Promise<DeliveryResult> {
-  const req = buildForwardRequest(toCapture(d), oneShotTarget(to, SEND_TIMEOUT_MS));
+  const built = buildForwardRequest(toCapture(d), oneShotTarget(to, SEND_TIMEOUT_MS));
+  if (!built.sendable) return { kind: 'failed', error: `not sent: ${built.reason}` };
+  const req = built.request;
   let pinned: { address: string; family: 4 | 6 };
   try {
     const found = await lookup(req.url.hostname.replace(/^\[(.*)\]$/, '$1'));

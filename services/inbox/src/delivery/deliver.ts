@@ -93,29 +93,40 @@ function send(req: ForwardRequest, o: DeliverOptions, keepAlive: KeepAlive | und
       o.signal?.removeEventListener('abort', onAbort);
       resolve(result);
     };
-    const client: ClientRequest = request(
-      {
-        protocol: req.url.protocol,
-        host: req.url.hostname.replace(/^\[(.*)\]$/, '$1'),
-        port: req.url.port,
-        method: req.method,
-        path: req.path,
-        headers: [...req.rawHeaders, 'Connection', keepAlive ? 'keep-alive' : 'close'],
-        lookup,
-        agent,
-        ...(https ? o.tls : undefined),
-      },
-      (res: IncomingMessage) => {
-        const retryAfter = res.headers['retry-after'];
-        let readBytes = 0;
-        res.on('data', (chunk: Buffer) => {
-          readBytes += chunk.length;
-          if (readBytes > MAX_RESPONSE_BYTES) res.destroy();
-        });
-        res.on('error', () => undefined); // the status is what counts
-        finish({ kind: 'answered', status: res.statusCode ?? 0, ...(retryAfter ? { retryAfter } : {}) });
-      },
-    );
+    let client: ClientRequest;
+    try {
+      client = request(
+        {
+          protocol: req.url.protocol,
+          host: req.url.hostname.replace(/^\[(.*)\]$/, '$1'),
+          port: req.url.port,
+          method: req.method,
+          path: req.path,
+          headers: [...req.rawHeaders, 'Connection', keepAlive ? 'keep-alive' : 'close'],
+          lookup,
+          agent,
+          ...(https ? o.tls : undefined),
+        },
+        (res: IncomingMessage) => {
+          const retryAfter = res.headers['retry-after'];
+          let readBytes = 0;
+          res.on('data', (chunk: Buffer) => {
+            readBytes += chunk.length;
+            if (readBytes > MAX_RESPONSE_BYTES) res.destroy();
+          });
+          res.on('error', () => undefined); // the status is what counts
+          finish({ kind: 'answered', status: res.statusCode ?? 0, ...(retryAfter ? { retryAfter } : {}) });
+        },
+      );
+    } catch {
+      // node:http refuses to write the request (buildForwardRequest checks what it knows of): nothing was sent
+      resolve({
+        kind: 'failed',
+        error: 'not sent: the request could not be written',
+        staleConnection: false,
+      });
+      return;
+    }
     const timer = setTimeout(() => {
       client.destroy();
       finish({ kind: 'failed', error: `no answer within ${o.timeoutMs} ms`, staleConnection: false });

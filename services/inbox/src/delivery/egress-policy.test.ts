@@ -28,12 +28,41 @@ describe('egress policy', () => {
     '::93.184.216.34',
     '64:ff9b::127.0.0.1', // NAT64
     '64:ff9b::a00:1',
+    '64:ff9b:1::a00:1', // local-use NAT64 (RFC 8215)
+    'fec0::1', // site-local (deprecated, still routed inside some sites)
+    '2001::a00:1', // Teredo
+    '2001:2::1', // benchmarking
+    '2001:db8::1',
+    '2002:a00:1::', // 6to4 around 10.0.0.1
+    '3fff::1', // documentation (RFC 9637)
+    '100::1', // discard-only
+    '5f00::1', // SRv6 segment identifiers
+    '192.88.99.1', // the deprecated 6to4 relay anycast
+    '198.18.0.1',
+    '192.0.0.8',
   ])('refuses a name resolving to %s', async (address) => {
     expect(
       await strict(resolveTo('93.184.216.34', address)).check(new URL('https://hooks.example/')),
     ).toEqual({
       allowed: false,
-      reason: `hooks.example resolves to the non-public address ${address}`,
+      reason: 'hooks.example does not resolve to a public address',
+      detail: `resolves to the non-public address ${address}`,
+    });
+  });
+
+  it.each(['2606:2800:220:1:248:1893:25c8:1946', '2a00:1450:4001:80b::200e', '8.8.8.8'])(
+    'allows the public address %s',
+    async (address) => {
+      expect((await strict(resolveTo(address)).check(new URL('https://hooks.example/'))).allowed).toBe(true);
+    },
+  );
+
+  it('says the same to the client whether a name is internal or does not resolve, the cause in detail', async () => {
+    const failing: ResolveAll = () => Promise.reject(Object.assign(new Error('no'), { code: 'ENOTFOUND' }));
+    expect(await strict(failing).check(new URL('https://nowhere.example/'))).toEqual({
+      allowed: false,
+      reason: 'nowhere.example does not resolve to a public address',
+      detail: 'does not resolve (ENOTFOUND)',
     });
   });
 
@@ -70,7 +99,8 @@ describe('egress policy', () => {
   ])('refuses %s with the system resolver', async (target) => {
     expect(await createEgressPolicy({ allowPrivate: false }).check(new URL(target))).toEqual({
       allowed: false,
-      reason: expect.stringMatching(/ resolves to the non-public address /) as unknown,
+      reason: expect.stringMatching(/ does not resolve to a public address$/) as unknown,
+      detail: expect.stringMatching(/^resolves to the non-public address /) as unknown,
     });
   });
 
@@ -79,7 +109,8 @@ describe('egress policy', () => {
     expect((await p.check(new URL('http://[::1]:8080/'))).allowed).toBe(false);
     expect(await p.check(new URL('http://[::127.0.0.1]:8080/'))).toEqual({
       allowed: false,
-      reason: '::7f00:1 resolves to the non-public address ::7f00:1',
+      reason: '::7f00:1 does not resolve to a public address',
+      detail: 'resolves to the non-public address ::7f00:1',
     });
     expect(await p.check(new URL('ftp://93.184.216.34/'))).toEqual({
       allowed: false,

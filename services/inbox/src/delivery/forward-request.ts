@@ -32,25 +32,74 @@ export function oneShotTarget(url: string, timeoutMs: number): ForwardTarget {
   };
 }
 
+/**
+ * What is sent to a target, or why the capture cannot be: a nested path that could climb out of the target's
+ * path, or a request node:http refuses to write (a header value beyond Latin-1, imported from a HAR). Either
+ * holds on every attempt, so the caller records it once and does not retry.
+ */
+export type ForwardBuild = { sendable: true; request: ForwardRequest } | { sendable: false; reason: string };
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What node:http refuses in a request-target (`ERR_UNESCAPED_CHARACTERS`). */
+const UNSENDABLE_PATH = /[^\u0021-\u00ff]/;
+/** What node:http refuses in a header value (`ERR_INVALID_CHAR`): it writes tab, visible ASCII and Latin-1. */
+const UNSENDABLE_VALUE = /[^\t\u0020-\u007e\u0080-\u00ff]/;
+
 /** `pathMode: append` adds what followed the endpoint id; `exact` sends to the target URL alone. */
-export function buildForwardRequest(capture: Capture, target: ForwardTarget): ForwardRequest {
+export function buildForwardRequest(capture: Capture, target: ForwardTarget): ForwardBuild {
   const url = new URL(target.url);
   const q = capture.url.indexOf('?');
   const query = q === -1 ? '' : capture.url.slice(q + 1);
   let path = url.pathname;
   if (target.pathMode === 'append' && capture.nestedPath !== '') {
+    if (hasDotDotSegment(capture.nestedPath)) {
+      return {
+        sendable: false,
+        reason: "the nested path has a '..' segment (or %2e%2e, or ..;), which could leave the target's path",
+      };
+    }
     path = path.replace(/\/$/, '') + capture.nestedPath;
   }
   const targetQuery = url.search.slice(1);
   const fullQuery = [targetQuery, query].filter((s) => s !== '').join('&');
   if (fullQuery !== '' || q !== -1) path += `?${fullQuery}`;
-  return {
-    url,
-    method: capture.method,
-    path,
-    rawHeaders: forwardHeaders(capture.rawHeaders, { host: url.host, bodyBytes: capture.body.length }),
-    body: capture.body,
-  };
+  const rawHeaders = forwardHeaders(capture.rawHeaders, { host: url.host, bodyBytes: capture.body.length });
+  const unsendable = unsendableReason({ method: capture.method, path, rawHeaders });
+  if (unsendable !== undefined) return { sendable: false, reason: unsendable };
+  return { sendable: true, request: { url, method: capture.method, path, rawHeaders, body: capture.body } };
+}
+
+/**
+ * Whether a segment is `..` once percent-decoded (up to three times: `%252e` is `%2e` after one) and its `;`
+ * parameters removed, with `\` read as `/`: what Tomcat, Jetty, Spring and IIS would climb with.
+ */
+export function hasDotDotSegment(path: string): boolean {
+  let decoded = path;
+  for (let round = 0; round < 3; round += 1) {
+    decoded = decoded.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+      String.fromCharCode(parseInt(hex, 16)),
+    );
+  }
+  return decoded.split(/[/\\]/).some((segment) => segment.split(';')[0] === '..');
+}
+
+/** Why node:http would throw writing this request (its checks, said without its error codes or the values). */
+function unsendableReason(r: {
+  method: string;
+  path: string;
+  rawHeaders: readonly string[];
+}): string | undefined {
+  if (!TOKEN.test(r.method)) return 'the method is not an HTTP token';
+  if (UNSENDABLE_PATH.test(r.path)) return 'the path or query has a character HTTP cannot carry unescaped';
+  for (let i = 0; i + 1 < r.rawHeaders.length; i += 2) {
+    const name = r.rawHeaders[i] ?? '';
+    const shown = JSON.stringify(name.slice(0, 64));
+    if (!TOKEN.test(name)) return `the header name ${shown} is not an HTTP token`;
+    if (UNSENDABLE_VALUE.test(r.rawHeaders[i + 1] ?? '')) {
+      return `header ${shown} cannot be sent: a control character or one beyond Latin-1 in its value`;
+    }
+  }
+  return undefined;
 }
 
 /** The captured headers as sent on: see the top of this file. */

@@ -68,7 +68,7 @@ export function createForwarder(o: ForwarderOptions): Forwarder {
   const now = o.now ?? Date.now;
   const stop = createStopSignal(now);
   const endpoints = createForwardEndpoints(o);
-  const delivery = createTargetDelivery({ ...o, stop, now });
+  const delivery = createTargetDelivery({ ...o, log, stop, now });
   const recorder = createAttemptRecorder({ ...o, log });
   const forwarding = { ...o, endpoints, delivery, recorder, stop, now, random: o.random ?? Math.random };
   const inFlight = createInFlight({ forward: (item) => forwardCapture(forwarding, item), stop, log });

@@ -1,4 +1,5 @@
 import type { ForwardTarget } from '@portcullis/config';
+import type { Logger } from '@portcullis/kit';
 import type { Capture } from '../contract/capture-records.js';
 import {
   createCircuitBreakers,
@@ -20,6 +21,8 @@ export type AttemptResult =
 export interface TargetDeliveryOptions {
   breaker: BreakerSettings;
   egress: EgressPolicy;
+  /** Told why a target is refused, which the attempt's record does not say. */
+  log: Logger;
   stop: StopSignal;
   now: () => number;
   /** Told each time a target's circuit changes. */
@@ -49,10 +52,16 @@ export function createTargetDelivery(o: TargetDeliveryOptions): TargetDelivery {
   });
 
   const attemptDelivery = async (capture: Capture, target: ForwardTarget): Promise<AttemptResult> => {
-    const request = buildForwardRequest(capture, target);
+    const built = buildForwardRequest(capture, target);
+    // the same on every attempt: recorded once and dead-lettered, the capture's other targets then tried
+    if (!built.sendable) return { kind: 'failed', error: `not sent: ${built.reason}`, retryable: false };
+    const { request } = built;
     const decision = await o.egress.check(request.url);
-    if (!decision.allowed)
-      return { kind: 'failed', error: `egress refused: ${decision.reason}`, retryable: false };
+    if (!decision.allowed) {
+      const { reason, detail } = decision;
+      o.log.warn({ target: request.url.host, reason, detail }, 'target refused by the egress policy');
+      return { kind: 'failed', error: `egress refused: ${reason}`, retryable: false };
+    }
     const result = await deliver(request, {
       pinned: decision,
       timeoutMs: target.timeoutSeconds * 1000,
@@ -92,7 +101,7 @@ export function createTargetDelivery(o: TargetDeliveryOptions): TargetDelivery {
 /** What a delivery's result tells the circuit breaker: the target is down (failure) or up (success). */
 function breakerVerdict(result: AttemptResult): DeliveryVerdict {
   if (result.kind === 'answered') return result.status >= 500 ? 'failure' : 'success';
-  // an egress refusal says nothing of the target
+  // an egress refusal, or a capture that cannot be sent, says nothing of the target
   if (result.kind === 'failed') return result.retryable ? 'failure' : 'neither';
   return 'neither';
 }
