@@ -210,6 +210,21 @@ export default tseslint.config(
   },
   ...INBOX_ROOMS,
   {
+    // Issue 34: ioredis copies a defineCommand'd command into a pipeline only when the pipeline is made, so
+    // an auto-pipeline opened before refused it and handed its batch's replies to the wrong callers.
+    files: ['**/*.ts'],
+    ignores: ['lib/redis/src/script.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          property: 'defineCommand',
+          message: "Run Lua through @portcullis/redis's defineScript (EVAL/EVALSHA), never defineCommand.",
+        },
+      ],
+    },
+  },
+  {
     // Handler classes are the routes module's unit (`[method, path, Class, 'method']`): static methods only.
     files: ['services/gateway/src/handlers/**/*.ts', 'services/gateway/test/**/*.ts'],
     rules: { '@typescript-eslint/no-extraneous-class': 'off' },

@@ -203,4 +203,22 @@ describe('scripts on a cluster', () => {
       await pool.close();
     }
   });
+
+  it("runs a variadic script in its keys' node's auto-pipelined batch (EVAL routes by the first key)", async () => {
+    const pool = createRedisPool(connection, { policy: FAIL_FAST_POLICY });
+    try {
+      const client = pool.next();
+      await pool.ready();
+      const tags = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6'];
+      const replies = await Promise.all(
+        tags.flatMap((tag) => [
+          INCR_EACH.run(client, [`{${tag}}a`, `{${tag}}b`, `{${tag}}c`], [2]),
+          client.incrby(`plain-${tag}`, 1),
+        ]),
+      );
+      expect(replies).toEqual(tags.flatMap(() => [[2, 2, 2], 1]));
+    } finally {
+      await pool.close();
+    }
+  });
 });

@@ -12,7 +12,7 @@ export { startRedisSentinelSet, type RedisSentinelSet } from './redis-sentinel.j
 export { startRedisCluster, type RedisCluster } from './redis-cluster.js';
 export { redisCli } from './redis-cli.js';
 export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
-export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+export { startTcpProxy, type TcpProxy, type TcpProxyOptions } from './tcp-proxy.js';
 export { PEER_NAMES, peerPath, type PeerName } from './peers.js';
 export { spawnLogged, type LoggedProcess } from './logged-process.js';
 export { startEntryPoint } from './entry-point-process.js';

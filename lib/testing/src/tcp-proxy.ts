@@ -9,11 +9,21 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
+export interface TcpProxyOptions {
+  /**
+   * The target's bytes reach the client up to this much later (each chunk a random delay, never
+   * overtaking the one before): a server a little way off, or a loaded host, so replies are still due
+   * when the client's next event-loop turns run, and one connection's replies overtake another's. 0: at once.
+   */
+  replyDelayMs?: number;
+}
+
 /**
  * A TCP forwarder to `127.0.0.1:targetPort` that a test can cut, for faults a server restart cannot give:
  * a client cut off while others keep talking to the same server. TLS passes through untouched.
  */
-export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
+export async function startTcpProxy(targetPort: number, o: TcpProxyOptions = {}): Promise<TcpProxy> {
+  const replyDelayMs = o.replyDelayMs ?? 0;
   const open = new Set<Socket>();
   let isCut = false;
   const server = createServer((client) => {
@@ -32,7 +42,8 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
         open.delete(a);
         b.destroy();
       });
-      a.pipe(b);
+      if (a === upstream && replyDelayMs > 0) delayInto(a, b, replyDelayMs);
+      else a.pipe(b);
     }
   });
   await new Promise<void>((resolve, reject) => {
@@ -54,4 +65,24 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** `from`'s chunks written to `to` after a random delay of up to `maxDelayMs` each, in order. */
+function delayInto(from: Socket, to: Socket, maxDelayMs: number): void {
+  const due: Array<{ at: number; chunk: Buffer }> = [];
+  let timer: NodeJS.Timeout | undefined;
+  const flush = (): void => {
+    timer = undefined;
+    for (let next = due[0]; next && next.at <= Date.now(); next = due[0]) {
+      due.shift();
+      to.write(next.chunk);
+    }
+    const next = due[0];
+    if (next) timer = setTimeout(flush, next.at - Date.now());
+  };
+  from.on('data', (chunk: Buffer) => {
+    const at = Math.max(due.at(-1)?.at ?? 0, Date.now() + Math.random() * maxDelayMs);
+    due.push({ at, chunk });
+    timer ??= setTimeout(flush, at - Date.now());
+  });
 }

@@ -23,9 +23,13 @@ export function createRedisForwardingChannel(o: {
   const subscriberConnection = (): RedisClient => {
     if (subscriber) return subscriber;
     const conn = o.pool.dedicated();
+    // runs inside ioredis's socket handler: a throw here would be uncaught and end the process
     conn.on('message', (channel: string, message: string) => {
       const endpointId = endpointOf.get(channel);
-      if (endpointId !== undefined) watchers.emit(endpointId, JSON.parse(message) as ForwardingEvent);
+      if (endpointId === undefined) return;
+      const event = parseEvent(message);
+      if (event) watchers.emit(endpointId, event);
+      else log.warn({ endpointId, bytes: message.length }, 'forwarding event unreadable, dropped');
     });
     return (subscriber = conn);
   };
@@ -67,4 +71,18 @@ export function createRedisForwardingChannel(o: {
       subscriber?.disconnect();
     },
   };
+}
+
+/** A published event, or undefined for anything else on the channel. */
+function parseEvent(message: string): ForwardingEvent | undefined {
+  try {
+    const event: unknown = JSON.parse(message);
+    return typeof event === 'object' &&
+      event !== null &&
+      typeof (event as ForwardingEvent).requestId === 'string'
+      ? (event as ForwardingEvent)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
