@@ -59,7 +59,13 @@ function isUnderBackendPath(url: string): boolean {
   if (path !== '/public/files' && !path.startsWith('/public/files/')) return false;
   return path
     .split('/')
-    .every((segment) => !['.', '..'].includes(segment.replace(/%2e/gi, '.').replace(/(;|%3b).*$/i, '')));
+    .every((segment) => !['.', '..'].includes(withoutParameters(segment.replace(/%2e/gi, '.'))));
+}
+
+/** A path segment up to its first `;` (raw or `%3b`). */
+function withoutParameters(segment: string): string {
+  const at = segment.search(/;|%3b/i);
+  return at === -1 ? segment : segment.slice(0, at);
 }
 
 describe('gateway fuzz (issue 15)', { timeout: fuzzTimeoutMs() }, () => {
