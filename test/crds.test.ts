@@ -149,7 +149,10 @@ spec:
     });
     const storedRoute = await getJson<{ spec: { routes: unknown[] } }>('apiroute', 'defaults');
     expect(storedRoute.spec.routes).toEqual([
-      expect.objectContaining({ auth: true, backend: { service: 'orders', port: 8080, timeoutSeconds: 30 } }),
+      expect.objectContaining({
+        auth: true,
+        backend: { service: 'orders', port: 8080, timeoutSeconds: 30, forwardAuthorization: false },
+      }),
     ]);
   });
 
