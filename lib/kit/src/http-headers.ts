@@ -21,3 +21,19 @@ export function countRawHeader(rawHeaders: readonly string[], name: string): num
   for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === name) count += 1;
   return count;
 }
+
+/** A header value node:http can write (tab, visible ASCII, space, Latin-1), as a JSON-schema `pattern`. */
+export const HEADER_VALUE_PATTERN = '^[\\t\\x20-\\x7e\\x80-\\xff]*$';
+const HEADER_VALUE = new RegExp(HEADER_VALUE_PATTERN);
+// RFC 9110 §5.6.2: a method or a header name
+const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Whether `s` is an HTTP token (RFC 9110 §5.6.2): a valid method or header name. */
+export function isHttpToken(s: string): boolean {
+  return HTTP_TOKEN.test(s);
+}
+
+/** Whether node:http can write `s` as a header value; it throws `ERR_INVALID_CHAR` on anything else. */
+export function isSendableHeaderValue(s: string): boolean {
+  return HEADER_VALUE.test(s);
+}

@@ -91,7 +91,13 @@ export {
 export { DEFAULT_HTTP_TIMEOUTS, readHttpTimeouts, type HttpTimeouts } from './http-timeouts.js';
 export { checkJsonDepth } from './json-depth.js';
 export { readBody } from './read-body.js';
-export { HOP_BY_HOP_HEADERS, countRawHeader } from './http-headers.js';
+export {
+  HEADER_VALUE_PATTERN,
+  HOP_BY_HOP_HEADERS,
+  countRawHeader,
+  isHttpToken,
+  isSendableHeaderValue,
+} from './http-headers.js';
 export {
   addProfileRoutes,
   parseProfileSeconds,

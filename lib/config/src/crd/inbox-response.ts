@@ -1,3 +1,4 @@
+import { HEADER_VALUE_PATTERN, isHttpToken, isSendableHeaderValue } from '@portcullis/kit';
 import { readOrThrow, type ConfigPath, type Reader } from '../reader.js';
 import { int, list, obj, rule, str, type Schema } from './schema.js';
 
@@ -96,13 +97,6 @@ const BODILESS_STATUSES = new Set([204, 205, 304]);
 export const BODY_PLACEHOLDER = /\{\{\s*body((?:\.[A-Za-z0-9_-]{1,64}){1,8})\s*\}\}/g;
 
 const RESPONSE_KEYS = new Set(['status', 'headers', 'body', 'delayMs']);
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/**
- * A value node:http sends (it throws `ERR_INVALID_CHAR` on any other, answering 500): tab, visible ASCII and
- * space, and Latin-1 (`obs-text`, sent as one byte each); no control character, nothing beyond U+00FF.
- */
-const HEADER_VALUE_PATTERN = '^[\\t\\x20-\\x7e\\x80-\\xff]*$';
-const HEADER_VALUE = new RegExp(HEADER_VALUE_PATTERN);
 
 /** Validates a response on its own (the API's body), filling defaults. Throws a `ConfigError` listing every problem. */
 export function parseEndpointResponse(source: string, v: unknown): EndpointResponse {
@@ -154,7 +148,7 @@ function readHeader(read: Reader, v: unknown, path: ConfigPath): { name: string;
   if (!m) return undefined;
   const name = read.str(m.name, [...path, 'name']) ?? '';
   const value = read.str(m.value, [...path, 'value']) ?? '';
-  if (!TOKEN.test(name) || name.length > RESPONSE_LIMITS.maxHeaderNameChars) {
+  if (!isHttpToken(name) || name.length > RESPONSE_LIMITS.maxHeaderNameChars) {
     return read.fail(
       [...path, 'name'],
       `expected a header name of 1 to ${RESPONSE_LIMITS.maxHeaderNameChars} token characters`,
@@ -162,7 +156,7 @@ function readHeader(read: Reader, v: unknown, path: ConfigPath): { name: string;
   }
   const refused = refusedResponseHeader(name);
   if (refused !== undefined) return read.fail([...path, 'name'], `'${name}' cannot be set: ${refused}`);
-  if (value.length > RESPONSE_LIMITS.maxHeaderValueChars || !HEADER_VALUE.test(value)) {
+  if (value.length > RESPONSE_LIMITS.maxHeaderValueChars || !isSendableHeaderValue(value)) {
     return read.fail(
       [...path, 'value'],
       `at most ${RESPONSE_LIMITS.maxHeaderValueChars} characters of tab, visible ASCII, space or Latin-1 (up to U+00FF): no control character, nothing beyond Latin-1`,

@@ -1,4 +1,4 @@
-import { HOP_BY_HOP_HEADERS } from '@portcullis/kit';
+import { HOP_BY_HOP_HEADERS, isHttpToken, isSendableHeaderValue } from '@portcullis/kit';
 import type { ForwardTarget } from '@portcullis/config';
 import type { Capture } from '../contract/capture-records.js';
 
@@ -39,11 +39,8 @@ export function oneShotTarget(url: string, timeoutMs: number): ForwardTarget {
  */
 export type ForwardBuild = { sendable: true; request: ForwardRequest } | { sendable: false; reason: string };
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** What node:http refuses in a request-target (`ERR_UNESCAPED_CHARACTERS`). */
 const UNSENDABLE_PATH = /[^\u0021-\u00ff]/;
-/** What node:http refuses in a header value (`ERR_INVALID_CHAR`): it writes tab, visible ASCII and Latin-1. */
-const UNSENDABLE_VALUE = /[^\t\u0020-\u007e\u0080-\u00ff]/;
 
 /** `pathMode: append` adds what followed the endpoint id; `exact` sends to the target URL alone. */
 export function buildForwardRequest(capture: Capture, target: ForwardTarget): ForwardBuild {
@@ -89,13 +86,13 @@ function unsendableReason(r: {
   path: string;
   rawHeaders: readonly string[];
 }): string | undefined {
-  if (!TOKEN.test(r.method)) return 'the method is not an HTTP token';
+  if (!isHttpToken(r.method)) return 'the method is not an HTTP token';
   if (UNSENDABLE_PATH.test(r.path)) return 'the path or query has a character HTTP cannot carry unescaped';
   for (let i = 0; i + 1 < r.rawHeaders.length; i += 2) {
     const name = r.rawHeaders[i] ?? '';
     const shown = JSON.stringify(name.slice(0, 64));
-    if (!TOKEN.test(name)) return `the header name ${shown} is not an HTTP token`;
-    if (UNSENDABLE_VALUE.test(r.rawHeaders[i + 1] ?? '')) {
+    if (!isHttpToken(name)) return `the header name ${shown} is not an HTTP token`;
+    if (!isSendableHeaderValue(r.rawHeaders[i + 1] ?? '')) {
       return `header ${shown} cannot be sent: a control character or one beyond Latin-1 in its value`;
     }
   }
