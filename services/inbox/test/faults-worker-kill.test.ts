@@ -1,41 +1,15 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnLogged, startRedis, type LoggedProcess, type RedisServer } from '@portcullis/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNumberedTarget, type NumberedTarget } from './numbered-target.js';
 import { startInboxHarness, waitUntil, type InboxHarness } from './harness.js';
 
 const WORKER_MAIN = join(import.meta.dirname, '../src/worker-main.ts');
 const CAPTURES = 240;
 const MAX_IN_FLIGHT = 16;
 const ENDPOINT_ID = 'fault-worker-kill-0123456789';
-
-/** A target that answers 200 after `delayMs`, noting when each capture (`{"n": i}`) first and last came. */
-async function startSlowTarget(delayMs: number) {
-  const received = new Map<number, number[]>();
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const { n } = JSON.parse(Buffer.concat(chunks).toString()) as { n: number };
-      received.set(n, [...(received.get(n) ?? []), Date.now()]);
-      setTimeout(() => res.writeHead(200).end(), delayMs);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /**
  * The forwarding worker as its own process (`worker-main.ts`, one node process: SIGKILL reaches the worker
@@ -47,7 +21,7 @@ describe('the forwarding worker killed mid-delivery (SIGKILL)', () => {
   let redis: RedisServer;
   let h: InboxHarness;
   let client: Redis;
-  let target: Awaited<ReturnType<typeof startSlowTarget>>;
+  let target: NumberedTarget;
   const workers: LoggedProcess[] = [];
   const runWorker = (name: string): LoggedProcess => {
     const p = spawnLogged(process.execPath, ['--import', 'tsx', WORKER_MAIN], {
@@ -67,7 +41,7 @@ describe('the forwarding worker killed mid-delivery (SIGKILL)', () => {
     redis = await startRedis();
     h = await startInboxHarness({ REDIS_URL: `redis://${redis.address}` });
     client = new Redis(`redis://${redis.address}`);
-    target = await startSlowTarget(40);
+    target = await startNumberedTarget(() => 40);
     await h.app.store.syncManagedEndpoints([
       {
         id: ENDPOINT_ID,

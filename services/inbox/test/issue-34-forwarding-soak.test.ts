@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -15,6 +13,7 @@ import {
 } from '@portcullis/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNumberedTarget, type NumberedTarget } from './numbered-target.js';
 import { toSingleConnection } from '@portcullis/redis';
 import { createRedisStore, type RedisInboxStore } from '../src/store/redis.js';
 
@@ -32,31 +31,6 @@ const MAX_IN_FLIGHT = 256;
 // the next read opens another, which ioredis holds until the first is answered
 const REPLY_DELAY_MS = 15;
 const ENDPOINT_ID = 'issue-34-soak-0123456789ab';
-
-/** A target answering 200 at once, counting each capture (`{"n": i}`) it receives. */
-async function startCountingTarget() {
-  const received = new Map<number, number>();
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const { n } = JSON.parse(Buffer.concat(chunks).toString()) as { n: number };
-      received.set(n, (received.get(n) ?? 0) + 1);
-      setTimeout(() => res.writeHead(200).end(), 1 + (n % 3));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /** A worker process reaching Redis at `redisPort`, its probes on a port of its own. */
 async function startWorker(name: string, redisPort: number) {
@@ -113,7 +87,7 @@ describe('issue 34: the forwarding worker under load with scripts cold', () => {
   let redis: RedisServer;
   let client: Redis;
   let store: RedisInboxStore;
-  let target: Awaited<ReturnType<typeof startCountingTarget>>;
+  let target: NumberedTarget;
   let proxy: TcpProxy;
 
   beforeAll(async () => {
@@ -124,7 +98,7 @@ describe('issue 34: the forwarding worker under load with scripts cold', () => {
       prefix: 'inbox:',
       log: quietLog,
     });
-    target = await startCountingTarget();
+    target = await startNumberedTarget((n) => 1 + (n % 3));
     proxy = await startTcpProxy(redis.port, { replyDelayMs: REPLY_DELAY_MS });
     await store.syncManagedEndpoints([
       {
@@ -222,7 +196,7 @@ describe('issue 34: the forwarding worker under load with scripts cold', () => {
       }
       const total = ROUNDS * CAPTURES_PER_ROUND;
       expect(target.received.size).toBe(total);
-      expect([...target.received].filter(([, times]) => times !== 1)).toEqual([]);
+      expect([...target.received].filter(([, at]) => at.length !== 1)).toEqual([]);
       // every capture's history: one delivered attempt
       const ids = (await client.xrange(key, '-', '+')).map(([id]) => id);
       expect(ids).toHaveLength(total);
