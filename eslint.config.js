@@ -163,6 +163,8 @@ export default tseslint.config(
       'dist/**',
       '.tmp/**',
       '.cache/**',
+      '.stryker-tmp/**',
+      'reports/**',
     ],
   },
   js.configs.recommended,

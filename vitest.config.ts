@@ -1,5 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// Stryker's sandboxes (hack/mutation) hold a copy of every test file
+const exclude = [...configDefaults.exclude, '**/.stryker-tmp/**', 'reports/**'];
 
 export default defineConfig({
   test: {
@@ -18,6 +21,7 @@ export default defineConfig({
             'bench/**/*.test.ts',
             'hack/**/*.test.ts',
           ],
+          exclude,
         },
       },
       {
@@ -30,6 +34,7 @@ export default defineConfig({
             'operator/test/**/*.test.ts',
             'test/**/*.test.ts',
           ],
+          exclude,
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

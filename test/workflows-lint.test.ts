@@ -43,9 +43,9 @@ const actionlint = (files: readonly string[], cwd = repo): Promise<Run> =>
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('the workflows', () => {
-  it('are ci, e2e and release, and actionlint with shellcheck finds nothing in them', async () => {
+  it('are ci, e2e, mutation and release, and actionlint with shellcheck finds nothing in them', async () => {
     const files = readdirSync(workflows).sort();
-    expect(files).toEqual(['ci.yml', 'e2e.yml', 'release.yml']);
+    expect(files).toEqual(['ci.yml', 'e2e.yml', 'mutation.yml', 'release.yml']);
     const result = await actionlint(files.map((f) => join('.github/workflows', f)));
     expect(result.stdout + result.stderr).toBe('');
     expect(result.code).toBe(0);

@@ -1,0 +1,91 @@
+// The modules where a silent regression costs most, each mutated against the unit tests of its package.
+// `breakAt` is the score recorded in CONTRIBUTING.md (rounded down): the weekly workflow fails below it;
+// null until a group's first score is recorded.
+
+export interface MutationGroup {
+  /** The files Stryker mutates, relative to the repository root. */
+  mutate: readonly string[];
+  /** Where the unit tests that cover them live: Vitest runs only those importing a mutated file. */
+  testDir: string;
+  /** The recorded mutation score in percent; a run below it fails. */
+  breakAt: number | null;
+}
+
+export const MUTATION_GROUPS = {
+  accounts: {
+    mutate: [
+      'lib/accounts/src/password-hasher.ts',
+      'lib/accounts/src/scrypt-phc.ts',
+      'lib/accounts/src/password-check-limit.ts',
+      'lib/accounts/src/credential-check.ts',
+      'lib/accounts/src/cookie-sessions.ts',
+      'lib/accounts/src/signed-value.ts',
+      'lib/accounts/src/session-rules.ts',
+      'lib/accounts/src/memory-sessions.ts',
+      'lib/accounts/src/revocation-rules.ts',
+      'lib/accounts/src/memory-denylist.ts',
+      'lib/accounts/src/csrf-check.ts',
+    ],
+    testDir: 'lib/accounts/src',
+    breakAt: null,
+  },
+  'ratelimit-limiter': {
+    mutate: ['services/ratelimit/src/limiter/*.ts', '!services/ratelimit/src/limiter/*.test.ts'],
+    testDir: 'services/ratelimit/src',
+    breakAt: null,
+  },
+  'ratelimit-matching': {
+    mutate: ['services/ratelimit/src/config/match.ts', 'services/ratelimit/src/config/wildcard.ts'],
+    testDir: 'services/ratelimit/src',
+    breakAt: null,
+  },
+  'ratelimit-backends': {
+    mutate: [
+      'services/ratelimit/src/backends/memory.ts',
+      'services/ratelimit/src/backends/bucket-take.ts',
+      'services/ratelimit/src/backends/per-second.ts',
+      'services/ratelimit/src/backends/pipeline-window.ts',
+    ],
+    testDir: 'services/ratelimit/src',
+    breakAt: null,
+  },
+  'gateway-auth': {
+    mutate: [
+      'services/gateway/src/auth/jwt.ts',
+      'services/gateway/src/auth/jwks-freshness.ts',
+      'services/gateway/src/auth/idp-issuers.ts',
+      'services/gateway/src/request-path.ts',
+    ],
+    testDir: 'services/gateway/src',
+    breakAt: null,
+  },
+  'inbox-signatures': {
+    mutate: [
+      'services/inbox/src/signatures/verify-signature.ts',
+      'services/inbox/src/signatures/capture-signature.ts',
+    ],
+    testDir: 'services/inbox/src',
+    breakAt: null,
+  },
+  'inbox-delivery': {
+    mutate: [
+      'services/inbox/src/delivery/egress-policy.ts',
+      'services/inbox/src/worker/retry-schedule.ts',
+      'services/inbox/src/contract/backoff.ts',
+    ],
+    testDir: 'services/inbox/src',
+    breakAt: null,
+  },
+  'operator-reconcile': {
+    mutate: [
+      'operator/src/reconcile/reconciler.ts',
+      'operator/src/reconcile/reconcile-kind.ts',
+      'operator/src/reconcile/conditions.ts',
+      'operator/src/reconcile/translation.ts',
+    ],
+    testDir: 'operator/src',
+    breakAt: null,
+  },
+} as const satisfies Record<string, MutationGroup>;
+
+export type MutationGroupName = keyof typeof MUTATION_GROUPS;
