@@ -200,6 +200,46 @@ describe('matchRule', () => {
     expect(node && requestStatKey(node, entries)).toBe('b_.c_x');
   });
 
+  it('keeps a share_threshold level at its pattern under detailed_metric, and names an empty value `k` there', () => {
+    const shared = buildRuleSet(
+      [
+        parseRateLimitYaml(
+          'sd.yaml',
+          'domain: sd\ndescriptors:\n  - key: a\n    value: x*\n    share_threshold: true\n    descriptors:\n      - key: b\n        detailed_metric: true\n        rate_limit: {unit: hour, requests_per_unit: 1}\n',
+        ),
+      ],
+      { mergeDomains: false, stats: new Stats() },
+    ).domains.get('sd');
+    const statKey = (b: string) => {
+      const entries = [
+        { key: 'a', value: 'x1' },
+        { key: 'b', value: b },
+      ];
+      const node = shared && matchRule(shared, entries);
+      return node && requestStatKey(node, entries);
+    };
+    expect(statKey('v')).toBe('a_x*.b_v');
+    expect(statKey('')).toBe('a_x*.b');
+  });
+
+  it('names a level without value_to_metric by its rule under value_to_metric elsewhere on the path', () => {
+    const entries = [
+      { key: 'tenant', value: 't1' },
+      { key: 'region', value: 'eu' },
+    ];
+    const mixed = buildRuleSet(
+      [
+        parseRateLimitYaml(
+          'vm.yaml',
+          'domain: vm\ndescriptors:\n  - key: tenant\n    value_to_metric: true\n    descriptors:\n      - key: region\n        rate_limit: {unit: hour, requests_per_unit: 1}\n',
+        ),
+      ],
+      { mergeDomains: false, stats: new Stats() },
+    ).domains.get('vm');
+    const node = mixed && matchRule(mixed, entries);
+    expect(node && requestStatKey(node, entries)).toBe('tenant_t1.region');
+  });
+
   it('keeps the static statistics for rules without per-value names', () => {
     const node = root && matchRule(root, [{ key: 'k', value: 'abd' }]);
     expect(node?.limit?.stats).toBeDefined();
