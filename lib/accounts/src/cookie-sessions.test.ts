@@ -79,6 +79,7 @@ describe('cookie sessions', () => {
     const { cookies, accounts, account } = await setUp();
     expect(await cookies.read(undefined)).toEqual({ kind: 'none' });
     expect(await cookies.read('other=1')).toEqual({ kind: 'none' });
+    expect(await cookies.read('sid=')).toEqual({ kind: 'none' });
     const { setCookie, sessionId } = await cookies.start(account.id, { https: false });
     expect(await cookies.read(`${sent(setCookie)}x`)).toEqual({ kind: 'invalid' });
     expect(await cookies.read(`sid=${sessionId}`)).toEqual({ kind: 'invalid' });
@@ -107,16 +108,24 @@ describe('cookie sessions', () => {
     const { accounts, sessions } = await setUp();
     const build = (cookieName: string) =>
       new CookieSessions({ accounts, sessions, keys: [KEY], cookieName, ttlSeconds: 60, secure: 'auto' });
-    expect(() => build('a b')).toThrow(InvalidArgumentError);
+    expect(() => build('a b')).toThrow(new InvalidArgumentError('cookie name "a b": not an HTTP token'));
     expect(() => build('a;b')).toThrow(InvalidArgumentError);
+    expect(build('__Host-sid').cookieName).toBe('__Host-sid');
   });
 });
 
 describe('readCookie', () => {
+  it('reads no value from a part without `=`, even one that starts with the name', () => {
+    expect(readCookie('sidx', 'sid')).toBeUndefined();
+    expect(readCookie('sidx; sid=v', 'sid')).toBe('v');
+  });
+
   it('finds the first cookie of a name, percent-decoded, and ignores malformed escapes', () => {
     expect(readCookie('a=1; sid=x%2By; sid=second', 'sid')).toBe('x+y');
     expect(readCookie('asid=1', 'sid')).toBeUndefined();
     expect(readCookie('sid=%E0%A4%A', 'sid')).toBeUndefined();
+    expect(readCookie('sid=%E0%A4%A; sid=second', 'sid')).toBeUndefined();
+    expect(readCookie('a=1;  sid = v ', 'sid')).toBe('v');
     expect(readCookie(undefined, 'sid')).toBeUndefined();
   });
 });

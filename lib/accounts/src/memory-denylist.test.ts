@@ -36,9 +36,16 @@ describe('memory token denylist (injected clock)', () => {
     expect(await denylist.isRevoked('jti-1')).toBe(true);
   });
 
-  it('refuses an empty jti and an expiry that is not a number', async () => {
+  it('refuses an empty or overlong jti and an expiry that is not a number', async () => {
     const { denylist } = setUp();
-    await expect(denylist.revoke('', 2e9)).rejects.toBeInstanceOf(InvalidArgumentError);
-    await expect(denylist.revoke('jti-1', Number.NaN)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(denylist.revoke('', 2e9)).rejects.toThrow(
+      new InvalidArgumentError('jti must have 1-256 characters'),
+    );
+    await expect(denylist.revoke('j'.repeat(257), 2e9)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await denylist.revoke('j'.repeat(256), 2e9);
+    expect(await denylist.isRevoked('j'.repeat(256))).toBe(true);
+    await expect(denylist.revoke('jti-1', Number.NaN)).rejects.toThrow(
+      new InvalidArgumentError('token expiry must be a number'),
+    );
   });
 });

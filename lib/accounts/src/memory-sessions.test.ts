@@ -60,9 +60,21 @@ describe('memory session store (injected clock)', () => {
     expect(await store.destroyAllFor('acct-1')).toBe(0);
   });
 
+  it('still ends an account’s other sessions after one of them was destroyed', async () => {
+    const { store } = setUp();
+    const a = await store.create('acct-1', { ttlSeconds: 60 });
+    const b = await store.create('acct-1', { ttlSeconds: 60 });
+    expect(await store.destroy(a.id)).toBe(true);
+    expect(await store.destroyAllFor('acct-1')).toBe(1);
+    expect(await store.get(b.id)).toBeUndefined();
+  });
+
   it('ignores ids that are not ours and refuses TTLs that are not positive', async () => {
     const { store } = setUp();
     expect(await store.get('not-a-session')).toBeUndefined();
+    await expect(store.create('acct-1', { ttlSeconds: 0 })).rejects.toThrow(
+      new InvalidArgumentError('session ttlSeconds must be a positive number, got 0'),
+    );
     for (const ttlSeconds of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
       await expect(store.create('acct-1', { ttlSeconds })).rejects.toBeInstanceOf(InvalidArgumentError);
     }

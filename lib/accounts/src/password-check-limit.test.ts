@@ -61,9 +61,24 @@ describe('limitPasswordChecks', () => {
     await expect(limited.hash('a')).rejects.toThrow('boom');
   });
 
+  it('asks the hasher whether a hash needs re-hashing, without taking a slot', async () => {
+    const { hasher } = createHeldHasher();
+    const limited = limitPasswordChecks({ ...hasher, needsRehash: (stored) => stored === 'old' }, {
+      maxConcurrent: 1,
+      maxQueued: 0,
+    });
+    void limited.hash('a');
+    expect(limited.needsRehash('old')).toBe(true);
+    expect(limited.needsRehash('new')).toBe(false);
+  });
+
   it('refuses limits out of range', () => {
     const h = createHeldHasher().hasher;
-    expect(() => limitPasswordChecks(h, { maxConcurrent: 0, maxQueued: 0 })).toThrow(InvalidArgumentError);
+    expect(() => limitPasswordChecks(h, { maxConcurrent: 0, maxQueued: 0 })).toThrow(
+      new InvalidArgumentError(
+        'password check limits: maxConcurrent=0 (integer ≥ 1), maxQueued=0 (integer ≥ 0)',
+      ),
+    );
     expect(() => limitPasswordChecks(h, { maxConcurrent: 1, maxQueued: -1 })).toThrow(InvalidArgumentError);
   });
 });

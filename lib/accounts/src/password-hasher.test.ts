@@ -1,3 +1,4 @@
+import { scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@portcullis/kit';
 import { PasswordHashError } from './errors.js';
@@ -15,6 +16,17 @@ describe('scrypt password hasher', () => {
     expect(parsed.salt).toHaveLength(16);
     expect(parsed.hash).toHaveLength(32);
     expect(await fast.verify('correct horse', stored)).toBe(true);
+  });
+
+  it('stores the scrypt key of the parameters it names, so other scrypt implementations verify it', async () => {
+    const parsed = parseScryptHash(await fast.hash('correct horse'));
+    const expected = scryptSync('correct horse', parsed.salt, 32, { N: 2 ** 10, r: 8, p: 1 });
+    expect(parsed.hash.equals(expected)).toBe(true);
+  });
+
+  it('verifies a hash needing exactly maxmemBytes', async () => {
+    const exact = createScryptHasher({ ln: 10, maxmemBytes: scryptMemoryBytes({ ln: 10, r: 8, p: 1 }) });
+    expect(await exact.verify('correct horse', await exact.hash('correct horse'))).toBe(true);
   });
 
   it('refuses a wrong password, including one differing only in case or by a trailing space', async () => {
@@ -68,6 +80,24 @@ describe('scrypt password hasher', () => {
     expect(() => createScryptHasher({ ln: 0, p: 0, keyBytes: 8 })).toThrow(
       new InvalidArgumentError('scrypt hasher: ln=0; p=0; keyBytes=8'),
     );
+    expect(() => createScryptHasher({ ln: 10, saltBytes: 7, keyBytes: 129 })).toThrow(
+      new InvalidArgumentError('scrypt hasher: saltBytes=7; keyBytes=129'),
+    );
+    expect(() => createScryptHasher({ ln: 10, saltBytes: 65 })).toThrow(
+      new InvalidArgumentError('scrypt hasher: saltBytes=65'),
+    );
+    expect(() => createScryptHasher({ ln: 10, saltBytes: 8.5 })).toThrow(
+      new InvalidArgumentError('scrypt hasher: saltBytes=8.5'),
+    );
+    expect(() => createScryptHasher({ ln: 32, maxmemBytes: 1 })).toThrow(
+      new InvalidArgumentError('scrypt hasher: ln=32'),
+    );
+    for (const bounds of [
+      { saltBytes: 8, keyBytes: 16 },
+      { saltBytes: 64, keyBytes: 128 },
+    ]) {
+      expect(() => createScryptHasher({ ln: 10, ...bounds })).not.toThrow();
+    }
     expect(() => createScryptHasher({ ln: 17, maxmemBytes: 32 * 1024 * 1024 })).toThrow(
       new InvalidArgumentError('scrypt hasher: ln=17,r=8 needs 134220800 bytes > maxmemBytes=33554432'),
     );

@@ -28,6 +28,15 @@ describe('scrypt PHC strings', () => {
     );
   });
 
+  it('reads parameters and lengths at the limits', () => {
+    const text = formatScryptHash({
+      params: { ln: 31, r: 1024, p: 1024 },
+      salt: Buffer.alloc(64, 1),
+      hash: Buffer.alloc(128, 2),
+    });
+    expect(parseScryptHash(text).params).toEqual({ ln: 31, r: 1024, p: 1024 });
+  });
+
   it.each([
     ['ln=0', formatScryptHash({ params: { ln: 0, r: 8, p: 1 }, salt, hash }), 'ln=0'],
     ['ln=32', formatScryptHash({ params: { ln: 32, r: 8, p: 1 }, salt, hash }), 'ln=32'],
@@ -41,6 +50,11 @@ describe('scrypt PHC strings', () => {
       'an 8-byte hash',
       formatScryptHash({ params: { ln: 10, r: 8, p: 1 }, salt, hash: hash.subarray(0, 8) }),
       'hash length',
+    ],
+    [
+      'r=0 and a 4-byte salt',
+      formatScryptHash({ params: { ln: 10, r: 0, p: 1 }, salt: salt.subarray(0, 4), hash }),
+      'r=0, salt length',
     ],
   ])('refuses %s as out of range', (_, text, problem) => {
     expect(() => parseScryptHash(text)).toThrow(`stored password hash out of range: ${problem}`);
