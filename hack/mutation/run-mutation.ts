@@ -52,7 +52,7 @@ if (unknown.length > 0) {
   );
   process.exit(2);
 }
-const names = named.length > 0 ? named.filter(isGroupName) : (Object.keys(MUTATION_GROUPS) as MutationGroupName[]);
+const names = (named.length > 0 ? named : Object.keys(MUTATION_GROUPS)).filter(isGroupName);
 const scores: string[] = [];
 for (const name of names) {
   const results = await new Stryker(strykerOptions(name, MUTATION_GROUPS[name], force)).runMutationTest();

@@ -61,13 +61,13 @@ describe('limitPasswordChecks', () => {
     await expect(limited.hash('a')).rejects.toThrow('boom');
   });
 
-  it('asks the hasher whether a hash needs re-hashing, without taking a slot', async () => {
-    const { hasher } = createHeldHasher();
-    const limited = limitPasswordChecks({ ...hasher, needsRehash: (stored) => stored === 'old' }, {
-      maxConcurrent: 1,
-      maxQueued: 0,
-    });
+  it('asks the hasher whether a hash needs re-hashing, at once even with every slot taken', async () => {
+    const held = createHeldHasher();
+    const limits = { maxConcurrent: 1, maxQueued: 0 };
+    const limited = limitPasswordChecks({ ...held.hasher, needsRehash: (s) => s === 'old' }, limits);
     void limited.hash('a');
+    await new Promise((r) => setImmediate(r));
+    expect(held.started()).toBe(1);
     expect(limited.needsRehash('old')).toBe(true);
     expect(limited.needsRehash('new')).toBe(false);
   });
