@@ -37,7 +37,7 @@ export const MUTATION_GROUPS = {
   'ratelimit-matching': {
     mutate: ['services/ratelimit/src/config/match.ts', 'services/ratelimit/src/config/wildcard.ts'],
     testDir: 'services/ratelimit/src',
-    breakAt: null,
+    breakAt: 91,
   },
   'ratelimit-backends': {
     mutate: [
