@@ -12,6 +12,7 @@ describe('JWKS freshness', () => {
     expect(fresh('max-age=10')).toBe(60_000);
     expect(fresh('max-age=600', '590')).toBe(60_000);
     expect(fresh('max-age=86400')).toBe(3_600_000);
+    for (const unusableAge of ['x100', '100x', '']) expect(fresh('max-age=600', unusableAge)).toBe(600_000);
   });
 
   it('is the minimum when the provider says not to cache, or says nothing usable', () => {
@@ -20,6 +21,9 @@ describe('JWKS freshness', () => {
       '',
       'no-store',
       'max-age=600, no-cache',
+      'no-store, max-age=600',
+      'max-age=600x',
+      'max-age=x600',
       'max-age=ten',
       'max-age=-5',
       'private',

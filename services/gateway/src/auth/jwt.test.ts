@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { UnauthenticatedError } from '@portcullis/kit';
+import { SignJWT } from 'jose';
 import { bearerToken, createJwt } from './jwt.js';
 
 const options = {
@@ -46,12 +47,60 @@ describe('jwt', () => {
     expect(await rejection('not-a-token')).toBe('Invalid token');
   });
 
+  it('carries the refresh-token family and the username, and signs a JWT that expires ttlSeconds from now', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const { token, claims } = await jwt.sign({ id: 'u1', username: 'alice' }, 'fam-1');
+    expect(claims).toMatchObject({ sub: 'u1', username: 'alice', fam: 'fam-1' });
+    expect(claims.exp - before).toBeGreaterThanOrEqual(60);
+    expect(claims.exp - before).toBeLessThanOrEqual(61);
+    expect(JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString())).toEqual({
+      alg: 'HS256',
+      typ: 'JWT',
+    });
+    expect(await jwt.verify(token)).toEqual(claims);
+  });
+
+  it('refuses, though signed with our key: a token without exp, sub or jti, a non-integer exp, a padded form', async () => {
+    const key = new TextEncoder().encode(options.secret);
+    const signed = (claims: Record<string, unknown>, set: (j: SignJWT) => SignJWT = (j) => j) =>
+      set(
+        new SignJWT(claims)
+          .setProtectedHeader({ alg: 'HS256' })
+          .setIssuer(options.issuer)
+          .setAudience(options.audience),
+      ).sign(key);
+    const exp = Math.floor(Date.now() / 1000) + 60;
+    expect(await rejection(await signed({ sub: 'u1', jti: 'j' }))).toBe('Invalid token');
+    expect(await rejection(await signed({ exp, jti: 'j' }))).toBe('Invalid token');
+    expect(await rejection(await signed({ exp, sub: 'u1' }))).toBe('Invalid token');
+    expect(await rejection(await signed({ exp: exp + 0.5, sub: 'u1', jti: 'j' }))).toBe('Invalid token');
+    const good = await signed({ exp, sub: 'u1', jti: 'j' });
+    expect(await jwt.verify(good)).toEqual({ sub: 'u1', jti: 'j', exp, username: '' });
+    expect(await jwt.verify(await signed({ exp, sub: 'u1', jti: 'j', username: 7, fam: 8 }))).toEqual({
+      sub: 'u1',
+      jti: 'j',
+      exp,
+      username: '',
+    });
+    expect(await rejection(`${good}=`)).toBe('Invalid token');
+  });
+
+  it('challenges a refused token with Bearer error="invalid_token"', async () => {
+    const err = await jwt.verify('not-a-token').catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      headers: { 'www-authenticate': 'Bearer realm="api", error="invalid_token"' },
+    });
+  });
+
   it('reads Bearer <token> in any case and the original Bearer+<token> form', () => {
     expect(bearerToken('Bearer abc.def.ghi')).toBe('abc.def.ghi');
     expect(bearerToken('bearer abc.def.ghi')).toBe('abc.def.ghi');
     expect(bearerToken('Bearer+abc.def.ghi')).toBe('abc.def.ghi');
     expect(bearerToken('Basic dXNlcjpwYXNz')).toBeUndefined();
     expect(bearerToken('abc.def.ghi')).toBeUndefined();
+    expect(bearerToken('  Bearer   abc.def.ghi  ')).toBe('abc.def.ghi');
+    expect(bearerToken('Bearer abc def')).toBeUndefined();
+    expect(bearerToken('xBearer abc')).toBeUndefined();
     expect(bearerToken(undefined)).toBeUndefined();
   });
 });
