@@ -63,10 +63,46 @@ describe('GATEWAY_JWT_ISSUERS', () => {
     ]);
   });
 
-  it('refuses text that is not a JSON array', () => {
-    expect(parseIdpIssuers(NAME, '{"issuer": "x"}', 'p').problems).toEqual([
-      `${NAME}: expected a JSON array of issuers`,
+  it('refuses text that is not a JSON array, keeping no issuer', () => {
+    expect(parseIdpIssuers(NAME, '{"issuer": "x"}', 'p')).toEqual({
+      issuers: [],
+      problems: [`${NAME}: expected a JSON array of issuers`],
+    });
+    const notJson = parseIdpIssuers(NAME, '[{', 'p');
+    expect(notJson.issuers).toEqual([]);
+    expect(notJson.problems[0]).toMatch(/^GATEWAY_JWT_ISSUERS: not JSON \(/);
+  });
+
+  it('refuses null, a blank issuer, a list mixing good and bad audiences or algorithms, and a password in the URL', () => {
+    const good = { issuer: 'https://id.example', jwksUrl: 'https://id.example/jwks', audience: 'api' };
+    expect(parse([null]).problems).toEqual([`${NAME}[0]: expected an object`]);
+    expect(parse([{ ...good, issuer: '  ' }]).problems).toEqual([
+      `${NAME}[0].issuer: expected a non-empty string`,
     ]);
-    expect(parseIdpIssuers(NAME, '[{', 'p').problems[0]).toMatch(/^GATEWAY_JWT_ISSUERS: not JSON \(/);
+    expect(parse([{ ...good, audience: ['api', ''] }]).problems).toEqual([
+      `${NAME}[0].audience: expected a non-empty string or a non-empty list of them`,
+    ]);
+    expect(parse([{ ...good, algorithms: ['RS256', 'HS256'] }]).problems).toEqual([
+      `${NAME}[0].algorithms: expected a non-empty list of RS256, ES256, EdDSA`,
+    ]);
+    for (const jwksUrl of ['https://user@id.example/jwks', 'https://:pw@id.example/jwks']) {
+      expect(parse([{ ...good, jwksUrl }]).problems).toEqual([
+        `${NAME}[0].jwksUrl: expected an http or https URL`,
+      ]);
+    }
+  });
+
+  it('takes at most 32 issuers', () => {
+    const issuers = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        issuer: `https://id${String(i)}.example`,
+        jwksUrl: `https://id${String(i)}.example/jwks`,
+        audience: 'api',
+      }));
+    expect(parse(issuers(32)).issuers).toHaveLength(32);
+    expect(parse(issuers(33))).toEqual({
+      issuers: [],
+      problems: [`${NAME}: at most 32 issuers`],
+    });
   });
 });
