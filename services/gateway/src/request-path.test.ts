@@ -16,6 +16,7 @@ describe('parseRequestPath', () => {
     { url: '/api/v1/a%20b/?x=%2F', relPath: 'v1/a b', rawSegments: ['v1', 'a%20b'], search: '?x=%2F' },
     { url: '/api/v1/x/../%2e%2e/y', relPath: 'y', rawSegments: ['y'] },
     { url: '/api/%41%3F%23', relPath: 'A?#', rawSegments: ['%41%3F%23'] },
+    { url: '/api//v1//', relPath: 'v1', rawSegments: ['v1'] },
     { url: '/api/a;b/...;x/..a;', relPath: 'a;b/...;x/..a;', rawSegments: ['a;b', '...;x', '..a;'] },
   ])('splits $url', ({ url, relPath, rawSegments, search = '' }) => {
     expect(parseRequestPath(url, 'api')).toEqual({ relPath, rawSegments, search });
@@ -33,5 +34,9 @@ describe('parseRequestPath', () => {
     })),
   ])('refuses $url with $status', ({ url, status, message }) => {
     expect(thrownBy(url)).toMatchObject({ status, message });
+  });
+
+  it('keeps the decoder’s error as the cause of a refused escape', () => {
+    expect((thrownBy('/api/%C0%AF') as Error).cause).toBeInstanceOf(URIError);
   });
 });
