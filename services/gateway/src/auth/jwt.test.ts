@@ -83,6 +83,16 @@ describe('jwt', () => {
       username: '',
     });
     expect(await rejection(`${good}=`)).toBe('Invalid token');
+    // the 401 says only "Invalid token"; the cause, which the log keeps, says why
+    const causes = await Promise.all(
+      [`${good}=`, await signed({ exp: exp + 0.5, sub: 'u1', jti: 'j' })].map((t) =>
+        jwt.verify(t).catch((e: unknown) => (e as Error).cause),
+      ),
+    );
+    expect(causes.map((c) => (c as Error).message)).toEqual([
+      'not a compact JWS in base64url',
+      'exp: expected an integer',
+    ]);
   });
 
   it('challenges a refused token with Bearer error="invalid_token"', async () => {
@@ -101,6 +111,7 @@ describe('jwt', () => {
     expect(bearerToken('  Bearer   abc.def.ghi  ')).toBe('abc.def.ghi');
     expect(bearerToken('Bearer abc def')).toBeUndefined();
     expect(bearerToken('xBearer abc')).toBeUndefined();
+    expect(bearerToken('Bearer abc!')).toBeUndefined();
     expect(bearerToken(undefined)).toBeUndefined();
   });
 });
