@@ -73,7 +73,7 @@ describe('GATEWAY_JWT_ISSUERS', () => {
     expect(notJson.problems[0]).toMatch(/^GATEWAY_JWT_ISSUERS: not JSON \(/);
   });
 
-  it('refuses null, a blank issuer, a list mixing good and bad audiences or algorithms, and a password in the URL', () => {
+  it('refuses null, a blank issuer, a list mixing good and bad audiences or algorithms, and a jwksUrl with credentials or no scheme', () => {
     const good = { issuer: 'https://id.example', jwksUrl: 'https://id.example/jwks', audience: 'api' };
     expect(parse([null]).problems).toEqual([`${NAME}[0]: expected an object`]);
     expect(parse([{ ...good, issuer: '  ' }]).problems).toEqual([
@@ -85,7 +85,11 @@ describe('GATEWAY_JWT_ISSUERS', () => {
     expect(parse([{ ...good, algorithms: ['RS256', 'HS256'] }]).problems).toEqual([
       `${NAME}[0].algorithms: expected a non-empty list of RS256, ES256, EdDSA`,
     ]);
-    for (const jwksUrl of ['https://user@id.example/jwks', 'https://:pw@id.example/jwks']) {
+    for (const jwksUrl of [
+      'https://user@id.example/jwks',
+      'https://:pw@id.example/jwks',
+      'id.example/jwks',
+    ]) {
       expect(parse([{ ...good, jwksUrl }]).problems).toEqual([
         `${NAME}[0].jwksUrl: expected an http or https URL`,
       ]);
