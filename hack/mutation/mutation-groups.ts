@@ -27,7 +27,7 @@ export const MUTATION_GROUPS = {
       'lib/accounts/src/csrf-check.ts',
     ],
     testDir: 'lib/accounts/src',
-    breakAt: null,
+    breakAt: 94,
   },
   'ratelimit-limiter': {
     mutate: ['services/ratelimit/src/limiter/*.ts', '!services/ratelimit/src/limiter/*.test.ts'],
@@ -57,7 +57,7 @@ export const MUTATION_GROUPS = {
       'services/gateway/src/request-path.ts',
     ],
     testDir: 'services/gateway/src',
-    breakAt: null,
+    breakAt: 98,
   },
   'inbox-signatures': {
     mutate: [
