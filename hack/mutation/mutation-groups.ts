@@ -47,7 +47,7 @@ export const MUTATION_GROUPS = {
       'services/ratelimit/src/backends/pipeline-window.ts',
     ],
     testDir: 'services/ratelimit/src',
-    breakAt: null,
+    breakAt: 79,
   },
   'gateway-auth': {
     mutate: [
