@@ -110,3 +110,6 @@ export {
 } from './profiles.js';
 export { createProfileServerPart, readProfileListener, type ProfileListener } from './profile-server.js';
 export { startRuntimeMonitor, type RuntimeFigures, type RuntimeMonitor } from './runtime-figures.js';
+export { cpusAllowed, cpusOfQuota, usableCpus } from './workers/cpu-count.js';
+export { superviseWorkers, type Supervisor, type SupervisorOptions } from './workers/supervisor.js';
+export { listenForShutdown, onPrimaryShutdown, sendShutdown } from './workers/shutdown-link.js';

@@ -1,11 +1,11 @@
 import cluster from 'node:cluster';
-import { runMain, startTracing, type Logger } from '@portcullis/kit';
+import { listenForShutdown, onPrimaryShutdown, runMain, startTracing, type Logger } from '@portcullis/kit';
 import { startRateLimit } from './app.js';
 import { loadLogSettings, loadSettings, type Settings } from './settings.js';
 import { startPrimary } from './workers/primary.js';
 import { resolveWorkerCount } from './workers/worker-count.js';
 import { answerProfileRequests } from './workers/profile-answers.js';
-import { answerPrimary, listenForShutdown, onPrimaryShutdown, reportFinal } from './workers/worker-link.js';
+import { answerPrimary, reportFinal } from './workers/worker-link.js';
 
 const worker = cluster.worker;
 if (worker) listenForShutdown();
