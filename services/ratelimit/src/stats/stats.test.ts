@@ -53,7 +53,7 @@ describe('Stats names', () => {
     expect(all.get('ratelimit.service.rate_limit.edge-1_2_3_4.total_hits')).toBe(1);
     expect(all.get('ratelimit.service.rate_limit.d.k_a_b.total_hits')).toBe(2);
     expect(all.get('ratelimit.service.rate_limit.10_0_0_1_8080.domain_not_found')).toBe(1);
-    expect([...all.keys()].filter((n) => /[:|]|\d+\.\d+\.\d+\.\d+/.test(n))).toEqual([]);
+    expect([...all.keys()].filter((n) => /[:|]|\d\.\d/.test(n))).toEqual([]);
   });
 
   it('counts names that sanitise alike once against maxDynamicKeys', () => {

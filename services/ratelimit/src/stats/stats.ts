@@ -1,6 +1,6 @@
+import { ruleStatName, sanitizeStatName } from '@portcullis/config';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { CallStats, type TimingSample } from './call-stats.js';
-import { sanitizeStatName } from './stat-name.js';
 import type { StatCounter } from './stat-counter.js';
 import type { PrometheusNaming } from './stats-settings.js';
 import { registerUpstreamMetrics } from './upstream-prometheus-metrics.js';
@@ -77,7 +77,7 @@ export class Stats {
    * sanitise alike share them, as upstream's.
    */
   rule(domain: string, descriptor: string): RuleStats {
-    return this.ruleNamed(sanitizeStatName(`${domain}.${descriptor}`), domain.length);
+    return this.ruleNamed(ruleStatName(domain, descriptor));
   }
 
   /** A counter under its full upstream name outside `ratelimit.service`, e.g. `ratelimit.redis_pool.cx_total`. */
@@ -131,22 +131,17 @@ export class Stats {
    * name gets no entry: its hits go to `ratelimit.service.rate_limit.<domain>.stats_overflow` instead.
    */
   dynamicRule(domain: string, descriptor: string): RuleStats {
-    const name = sanitizeStatName(`${domain}.${descriptor}`);
-    const existing = this.rules.get(name);
+    const named = ruleStatName(domain, descriptor);
+    const existing = this.rules.get(named.name);
     if (existing) return existing.stats;
     if (this.dynamicKeys >= this.o.maxDynamicKeys)
-      return getOrCreate(this.overflow, sanitizeStatName(domain), createRuleStats);
+      return getOrCreate(this.overflow, named.domain, createRuleStats);
     this.dynamicKeys++;
-    return this.ruleNamed(name, domain.length);
+    return this.ruleNamed(named);
   }
 
-  /** The counters under the sanitised `name`, whose first `domainLength` characters are the domain's. */
-  private ruleNamed(name: string, domainLength: number): RuleStats {
-    return getOrCreate(this.rules, name, () => ({
-      domain: name.slice(0, domainLength),
-      descriptor: name.slice(domainLength + 1),
-      stats: createRuleStats(),
-    })).stats;
+  private ruleNamed({ name, domain, descriptor }: ReturnType<typeof ruleStatName>): RuleStats {
+    return getOrCreate(this.rules, name, () => ({ domain, descriptor, stats: createRuleStats() })).stats;
   }
 
   /** Every statistic by its full upstream name, e.g. `ratelimit.service.rate_limit.d.k.total_hits`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sanitizeStatName } from './stat-name.js';
+import { ruleStatName, sanitizeStatName } from './stat-name.js';
 
 describe('sanitizeStatName', () => {
   it.each([
@@ -19,5 +19,18 @@ describe('sanitizeStatName', () => {
   ])('%j → %j, as upstream', (name, sanitized) => {
     expect(sanitizeStatName(name)).toBe(sanitized);
     expect(sanitizeStatName(name)).toHaveLength(name.length);
+  });
+
+  it('cuts a rule name into its domain and descriptor, an address across both staying whole', () => {
+    expect(ruleStatName('edge_proxy_per_ip', 'remote_address_50.0.0.5')).toEqual({
+      name: 'edge_proxy_per_ip.remote_address_50_0_0_5',
+      domain: 'edge_proxy_per_ip',
+      descriptor: 'remote_address_50_0_0_5',
+    });
+    expect(ruleStatName('edge-1.2.3', '4.k_a:b')).toEqual({
+      name: 'edge-1_2_3_4.k_a_b',
+      domain: 'edge-1.2.3',
+      descriptor: '4.k_a_b',
+    });
   });
 });

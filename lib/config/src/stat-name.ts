@@ -10,3 +10,16 @@ const DOTTED_IPV4 = /\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}/g;
 export function sanitizeStatName(name: string): string {
   return name.replace(/[:|]/g, '_').replace(DOTTED_IPV4, (ip) => ip.replaceAll('.', '_'));
 }
+
+/**
+ * The statistics name of the rule `<descriptor>` (`key_value.key2…`) of `domain`, sanitised whole, and the
+ * two parts the ratelimit service labels its `/metrics` series with and the operator's shadow report reads:
+ * the domain sanitised alone, the descriptor cut from the whole name.
+ */
+export function ruleStatName(
+  domain: string,
+  descriptor: string,
+): { name: string; domain: string; descriptor: string } {
+  const name = sanitizeStatName(`${domain}.${descriptor}`);
+  return { name, domain: sanitizeStatName(domain), descriptor: name.slice(domain.length + 1) };
+}
