@@ -39,7 +39,7 @@ descriptors:
     rate_limit: {unit: minute, requests_per_unit: 0}
 `;
 // names upstream's SanitizeStatName rewrites (issue 40), through each sink's own mapping
-const ADDRESSES = ['50.0.0.5', '10.0.0.1:8080', 'a|b', '2001:db8::1', 'a.1.2.3.4.b'];
+const ADDRESSES = ['50.0.0.5', '10.0.0.1:8080', 'a|b', '2001:db8::1', 'a.1.2.3.4.b', 'sp ace/%=,é'];
 const entries = (...pairs: Array<[string, string]>) => ({
   entries: pairs.map(([key, value]) => ({ key, value })),
 });
