@@ -24,6 +24,8 @@ export function FilterBar(p: {
   /** The applied filter, a query string without `?`. */
   filter: string;
   problems: readonly string[];
+  /** Whether the endpoint forwards: the others have no forwarding state to filter on. */
+  forwards: boolean;
   onApply: (filter: string) => void;
 }) {
   const [fields, setFields] = useState(() => new URLSearchParams(p.filter));
@@ -72,6 +74,7 @@ export function FilterBar(p: {
           />
         </label>
       ))}
+      {p.forwards && (
       <label class="filter-field">
         <span>Forwarding</span>
         <select
@@ -87,6 +90,7 @@ export function FilterBar(p: {
           ))}
         </select>
       </label>
+      )}
       <div class="filter-actions">
         <button type="submit" class="primary">
           Filter

@@ -72,6 +72,8 @@ export function Inspector(p: {
   const [items, setItems] = useState<CaptureSummary[]>([]);
   const [nextBefore, setNextBefore] = useState<string | null>(null);
   const [selectedId, setSelectedId] = useState<string>();
+  // on a phone the list and the detail are two views: a tapped row opens the detail, Back returns
+  const [view, setView] = useState<'list' | 'detail'>('list');
   const [live, setLive] = useState<{ state: LiveState; detail?: string | undefined }>({
     state: 'connecting',
   });
@@ -155,6 +157,7 @@ export function Inspector(p: {
     });
     return () => abort.abort();
   }, [p.endpointId, p.token, p.filter]);
+  useEffect(() => scrollTo(0, 0), [view]);
 
   const loadMore = async () => {
     if (nextBefore === null || loadingMore.current) return;
@@ -177,8 +180,10 @@ export function Inspector(p: {
   }
   if (!endpoint) return <main class="inspector" aria-busy="true" />;
   const selected = items.find((i) => i.id === selectedId);
+  // only a managed endpoint has forward targets: the others never forward
+  const forwards = endpoint.kind === 'managed';
   return (
-    <main class="inspector">
+    <main class={`inspector view-${view}`}>
       <EndpointHeader
         endpoint={endpoint}
         token={p.token}
@@ -195,9 +200,10 @@ export function Inspector(p: {
         token={p.token}
         filter={p.filter}
         problems={parsed.problems}
+        forwards={forwards}
         onApply={p.onFilter}
       />
-      {endpoint.kind === 'managed' && !p.readOnly && (
+      {forwards && !p.readOnly && (
         <ForwardingHealth endpointId={endpoint.id} token={p.token} />
       )}
       <div class="panes">
@@ -205,9 +211,17 @@ export function Inspector(p: {
           items={items}
           selectedId={selectedId}
           hasMore={nextBefore !== null}
+          signed={endpoint.signature !== null}
           onSelect={setSelectedId}
+          onOpen={(id) => {
+            setSelectedId(id);
+            setView('detail');
+          }}
           onNearEnd={() => void loadMore()}
         />
+        <button type="button" class="back" onClick={() => setView('list')}>
+          ← Requests
+        </button>
         {selected ? (
           <RequestDetail
             key={selected.id}
@@ -215,6 +229,7 @@ export function Inspector(p: {
             summary={selected}
             token={p.token}
             readOnly={p.readOnly}
+            forwards={forwards}
           />
         ) : (
           <section class="detail empty" aria-label="Request detail">
