@@ -168,10 +168,11 @@ export function EndpointSettings(p: {
                 onInput={(ev) => setMaxRequests(ev.currentTarget.value)}
               />
             </label>
-            <label>
-              For
+            <div class="field">
+              <label for="retention-age">For</label>
               <span class="duration">
                 <input
+                  id="retention-age"
                   type="number"
                   min={1}
                   step="any"
@@ -190,7 +191,7 @@ export function EndpointSettings(p: {
                   ))}
                 </select>
               </span>
-            </label>
+            </div>
             <div class="form-actions">
               <button type="submit" class="primary">
                 Save retention

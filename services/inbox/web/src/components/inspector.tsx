@@ -20,7 +20,9 @@ import { EndpointHeader } from './endpoint-header.js';
 import { FilterBar } from './filter-bar.js';
 import { ForwardingHealth } from './forwarding-health.js';
 import { RequestDetail } from './request-detail.js';
+import { OpenByToken } from './open-by-token.js';
 import { RequestList } from './request-list.js';
+import type { RememberedEndpoint } from '../remembered.js';
 
 const PAGE_SIZE = 100;
 /** Filtered pages that may come back empty (the inbox stopped at its scan budget) before one is shown. */
@@ -54,6 +56,38 @@ function isShown(filter: CaptureFilter, d: CaptureDetail): boolean {
 }
 
 /**
+ * Why the endpoint did not load, and whether its token would help. The inbox answers 401 to a missing or
+ * wrong token and 404 to an account for another's endpoint, whether the id exists or not: the page cannot
+ * tell an anonymous endpoint from an account's, so it says how each is opened.
+ */
+function loadError(e: unknown, p: { token: string | undefined; readOnly: boolean }) {
+  const status = e instanceof ApiError ? e.status : 0;
+  if (p.readOnly && status === 401) {
+    return { text: 'This share link is not valid: it may have been revoked.', askToken: false };
+  }
+  if (status === 401) {
+    const why =
+      p.token === undefined
+        ? 'This browser has no token for this endpoint.'
+        : 'The inbox refused the token this browser has for this endpoint (deleted, or moved into an account?).';
+    return {
+      text: `${why} An endpoint made with POST /api/endpoints opens with the token that call answered: paste it here. An account's endpoint opens once you sign in to that account.`,
+      askToken: true,
+    };
+  }
+  if (status === 404) {
+    return {
+      text: "Your account has no endpoint with this id. An endpoint made with POST /api/endpoints opens with the token that call answered: paste it here.",
+      askToken: true,
+    };
+  }
+  return {
+    text: `Could not load the endpoint: ${e instanceof Error ? e.message : String(e)}`,
+    askToken: false,
+  };
+}
+
+/**
  * One endpoint: its header, the request list (history paged in, new captures live) and the detail pane.
  * `readOnly` (a share link) leaves out every control that changes something; the inbox refuses those
  * calls to a share token anyway.
@@ -66,9 +100,11 @@ export function Inspector(p: {
   filter: string;
   onFilter: (filter: string) => void;
   onRenamed: (e: EndpointView) => void;
+  /** A token pasted for an endpoint this browser could not open: to remember, then open with. */
+  onToken: (e: RememberedEndpoint) => void;
 }) {
   const [endpoint, setEndpoint] = useState<EndpointView>();
-  const [error, setError] = useState('');
+  const [error, setError] = useState<{ text: string; askToken: boolean }>();
   const [items, setItems] = useState<CaptureSummary[]>([]);
   const [nextBefore, setNextBefore] = useState<string | null>(null);
   const [selectedId, setSelectedId] = useState<string>();
@@ -147,13 +183,7 @@ export function Inspector(p: {
     };
     start().catch((e: unknown) => {
       if (abort.signal.aborted) return;
-      setError(
-        e instanceof ApiError && e.status === 401 && p.readOnly
-          ? 'This share link is not valid: it may have been revoked.'
-          : e instanceof ApiError && (e.status === 401 || e.status === 404)
-            ? 'This endpoint does not exist, or this browser may not open it. Sign in with the account that owns it.'
-            : `Could not load the endpoint: ${e instanceof Error ? e.message : String(e)}`,
-      );
+      setError(loadError(e, p));
     });
     return () => abort.abort();
   }, [p.endpointId, p.token, p.filter]);
@@ -171,10 +201,11 @@ export function Inspector(p: {
     }
   };
 
-  if (error !== '') {
+  if (error) {
     return (
-      <main class="inspector">
-        <ErrorText text={error} />
+      <main class="inspector load-error">
+        <ErrorText text={error.text} />
+        {error.askToken && <OpenByToken endpointId={p.endpointId} onOpened={p.onToken} />}
       </main>
     );
   }
