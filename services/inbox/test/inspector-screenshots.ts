@@ -64,7 +64,9 @@ async function fillEndpoint(base: string): Promise<Endpoint> {
     after: '0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c',
     repository: { full_name: 'portcullis/edge', private: false },
     pusher: { name: 'ada', email: 'ada@example.com' },
-    commits: [{ id: '0d1a26e', message: 'inbox: the inspector on every screen', added: [], modified: ['README.md'] }],
+    commits: [
+      { id: '0d1a26e', message: 'inbox: the inspector on every screen', added: [], modified: ['README.md'] },
+    ],
   });
   await send(hook('/github'), { method: 'POST', headers: github(push, SECRET), body: push });
   return endpoint;
@@ -88,17 +90,25 @@ async function openInspector(o: {
   page.setDefaultTimeout(10_000);
   const remembered = JSON.stringify([o.endpoint]);
   await page.addInitScript((value) => {
-    (globalThis as unknown as { localStorage: Storage }).localStorage.setItem('portcullis.inbox.endpoints', value);
+    const g = globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } };
+    g.localStorage.setItem('portcullis.inbox.endpoints', value);
   }, remembered);
   await page.goto(`${o.base}/inspect/${o.endpoint.id}`);
   await page.locator('.live-live').waitFor();
-  await page.getByRole('listbox', { name: /Captured requests/ }).getByRole('option').nth(3).waitFor();
+  await page
+    .getByRole('listbox', { name: /Captured requests/ })
+    .getByRole('option')
+    .nth(3)
+    .waitFor();
   return page;
 }
 
 /** Opens the newest capture (the verified push) and waits for its body. */
 async function openNewest(page: Page, phone: boolean): Promise<void> {
-  const row = page.getByRole('listbox', { name: /Captured requests/ }).getByRole('option').first();
+  const row = page
+    .getByRole('listbox', { name: /Captured requests/ })
+    .getByRole('option')
+    .first();
   if (phone) await row.tap();
   else await row.click();
   await page.getByRole('tabpanel').getByText('portcullis/edge').waitFor();
@@ -116,7 +126,12 @@ const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 // the memory store (no INBOX_REDIS_URL) and nothing else from this shell's environment
 const inbox = await startInbox(
-  loadSettings({ INBOX_HOST: '127.0.0.1', INBOX_PORT: String(port), INBOX_PUBLIC_URL: base, INBOX_WEB_DIR: webDir }),
+  loadSettings({
+    INBOX_HOST: '127.0.0.1',
+    INBOX_PORT: String(port),
+    INBOX_PUBLIC_URL: base,
+    INBOX_WEB_DIR: webDir,
+  }),
   { log: quietLog },
 );
 const browser = await launchChromium();

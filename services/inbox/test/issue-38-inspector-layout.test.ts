@@ -119,10 +119,9 @@ describe('issue 38: the inspector at 390x844, 1280x800 and 1920x1080 (Chromium)'
     watched.push(w);
     const remembered = JSON.stringify([endpoint]);
     await w.page.addInitScript((value) => {
-      (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem(
-        'portcullis.inbox.endpoints',
-        value,
-      );
+      (
+        globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }
+      ).localStorage.setItem('portcullis.inbox.endpoints', value);
     }, remembered);
     await w.page.goto(`${base}/inspect/${endpoint.id}`);
     await rows(w.page).nth(2).waitFor();

@@ -133,8 +133,8 @@ export function App() {
           </button>
           <h2>Open an endpoint made elsewhere</h2>
           <p>
-            <code>curl -X POST …/api/endpoints</code> answers an id and a token: paste both to open it here. This
-            browser then remembers it.
+            <code>curl -X POST …/api/endpoints</code> answers an id and a token: paste both to open it here.
+            This browser then remembers it.
           </p>
           <OpenByToken onOpened={adopt} />
         </main>

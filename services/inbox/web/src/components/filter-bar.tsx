@@ -75,21 +75,21 @@ export function FilterBar(p: {
         </label>
       ))}
       {p.forwards && (
-      <label class="filter-field">
-        <span>Forwarding</span>
-        <select
-          name="forwarding"
-          value={fields.get('forwarding') ?? ''}
-          onChange={(e) => set('forwarding', e.currentTarget.value)}
-        >
-          <option value="">any</option>
-          {FORWARDING_STATES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
+        <label class="filter-field">
+          <span>Forwarding</span>
+          <select
+            name="forwarding"
+            value={fields.get('forwarding') ?? ''}
+            onChange={(e) => set('forwarding', e.currentTarget.value)}
+          >
+            <option value="">any</option>
+            {FORWARDING_STATES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
       )}
       <div class="filter-actions">
         <button type="submit" class="primary">

@@ -77,7 +77,7 @@ function loadError(e: unknown, p: { token: string | undefined; readOnly: boolean
   }
   if (status === 404) {
     return {
-      text: "Your account has no endpoint with this id. An endpoint made with POST /api/endpoints opens with the token that call answered: paste it here.",
+      text: 'Your account has no endpoint with this id. An endpoint made with POST /api/endpoints opens with the token that call answered: paste it here.',
       askToken: true,
     };
   }
@@ -234,9 +234,7 @@ export function Inspector(p: {
         forwards={forwards}
         onApply={p.onFilter}
       />
-      {forwards && !p.readOnly && (
-        <ForwardingHealth endpointId={endpoint.id} token={p.token} />
-      )}
+      {forwards && !p.readOnly && <ForwardingHealth endpointId={endpoint.id} token={p.token} />}
       <div class="panes">
         <RequestList
           items={items}

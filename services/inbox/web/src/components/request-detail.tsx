@@ -54,7 +54,9 @@ export function RequestDetail(p: {
         <span class="meta">
           {new Date(s.time).toLocaleString()} · {formatBytes(s.bodySize)} · from {s.remoteAddress}
         </span>
-        {isBadgeShown(s.signature, p.endpoint.signature !== null) && <SignatureBadge signature={s.signature} />}
+        {isBadgeShown(s.signature, p.endpoint.signature !== null) && (
+          <SignatureBadge signature={s.signature} />
+        )}
         {s.signature.status === 'failed' && <span class="sig-reason">{s.signature.message}</span>}
       </div>
       <ErrorText text={error} />
