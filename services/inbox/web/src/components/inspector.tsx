@@ -110,6 +110,7 @@ export function Inspector(p: {
   const [selectedId, setSelectedId] = useState<string>();
   // on a phone the list and the detail are two views: a tapped row opens the detail, Back returns
   const [view, setView] = useState<'list' | 'detail'>('list');
+  const listScrollY = useRef(0);
   const [live, setLive] = useState<{ state: LiveState; detail?: string | undefined }>({
     state: 'connecting',
   });
@@ -187,7 +188,8 @@ export function Inspector(p: {
     });
     return () => abort.abort();
   }, [p.endpointId, p.token, p.filter]);
-  useEffect(() => scrollTo(0, 0), [view]);
+  // the detail opens at its top; Back returns to where the list was
+  useEffect(() => scrollTo(0, view === 'list' ? listScrollY.current : 0), [view]);
 
   const loadMore = async () => {
     if (nextBefore === null || loadingMore.current) return;
@@ -244,6 +246,7 @@ export function Inspector(p: {
           onSelect={setSelectedId}
           onOpen={(id) => {
             setSelectedId(id);
+            if (view === 'list') listScrollY.current = scrollY;
             setView('detail');
           }}
           onNearEnd={() => void loadMore()}
