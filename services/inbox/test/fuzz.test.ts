@@ -182,22 +182,15 @@ describe.each(STORE_KINDS)('inbox fuzz (issue 15), %s store', { timeout: fuzzTim
         const a = lastAnswer;
         // `/api/hook` itself is no receive URL: the API's 404 (or 415 first)
         if (a === undefined || !path.startsWith(HOOK_PREFIX)) return undefined;
-        const expected = expectedCaptureStatus(spec, liveUrl().test(path));
+        const expected = expectedCaptureStatus({ ...spec, path }, liveUrl().test(path));
         if (!expected.includes(a.status))
           return `${spec.method} ${path}: ${a.status}, not ${expected.join(' or ')}`;
         if (a.status !== 200) return undefined;
-        // stored, and the answer names the capture
+        // the id comes from the store's write: the answer names a stored capture
         const id = a.headers['x-inbox-request-id'];
         if (typeof id !== 'string') return `${spec.method} ${path}: 200 without x-inbox-request-id`;
-        if (spec.method !== 'HEAD' && a.body !== JSON.stringify({ ok: true, requestId: id }))
-          return `${spec.method} ${path}: ${a.body.slice(0, 200)}`;
-        const stored = await h.api('GET', `/api/endpoints/${endpoint.id}/requests/${id}`, {
-          token: endpoint.token,
-        });
-        const method = (stored.json as { method?: string } | undefined)?.method;
-        return stored.status === 200 && method === spec.method.toUpperCase()
-          ? undefined
-          : `${spec.method} ${path}: capture ${id} reads ${stored.status} ${method}`;
+        const body = spec.method === 'HEAD' ? '' : JSON.stringify({ ok: true, requestId: id });
+        return a.body === body ? undefined : `${spec.method} ${path}: ${a.body.slice(0, 200)}`;
       },
       { numRuns: runs(1000) },
     );
