@@ -15,7 +15,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
 import { createRedisStore } from '../src/store/redis.js';
-import { forwardTarget, NO_FALLBACK_LIMITS, sendRaw } from './harness.js';
+import { forwardTarget, NO_FALLBACK_LIMITS, sendRaw, sessionCookie } from './harness.js';
 import { startNumberedTarget, type NumberedTarget } from './numbered-target.js';
 import { openSse } from './sse-client.js';
 
@@ -25,10 +25,10 @@ const ENDPOINT_ID = 'issue-37-workers-0123456789';
 const CAPTURES = 200;
 const MAX_IN_FLIGHT = 8;
 
-/** The pids of `pid`'s child processes (the primary's workers). */
+/** The pids of the primary `pid`'s workers (its other child is tsx's esbuild). */
 function childPids(pid: number): number[] {
-  const out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)]).toString();
-  return out.split('\n').flatMap((l) => (l.trim() === '' ? [] : [Number(l)]));
+  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)]).toString();
+  return out.split('\n').flatMap((l) => (l.includes(MAIN) ? [Number(l.trim().split(' ')[0])] : []));
 }
 
 /** `name{labels} value` of a Prometheus text, the value of the first sample whose line starts so. */
@@ -97,7 +97,9 @@ describe('INBOX_WORKERS=2 on Redis', () => {
       timeoutMs: 90_000,
     });
     // the port answers once one worker does
-    await waitUntil(() => inbox.child.pid !== undefined && childPids(inbox.child.pid).length === 2, 60_000);
+    await waitUntil(() => childPids(inbox.child.pid ?? 0).length === 2, 60_000).catch((err: unknown) => {
+      throw new Error(`workers: ${childPids(inbox.child.pid ?? 0).join(', ')}\n${inbox.output()}`, { cause: err });
+    });
   }, 120_000);
   afterAll(async () => {
     for (const f of forwarders) await f.stop(2000);
@@ -121,7 +123,7 @@ describe('INBOX_WORKERS=2 on Redis', () => {
       const endpoint = created.json as { id: string; token: string };
       const before = await sendRaw(port, 'GET', '/metrics');
       const storedBefore = sample(before.body.toString(), 'portcullis_inbox_captures_total{outcome="stored"');
-      const sse = await openSse(`http://127.0.0.1:${port}/api/endpoints/${endpoint.id}/events`, {
+      const sse = await openSse(`http://127.0.0.1:${port}/api/endpoints/${endpoint.id}/stream`, {
         token: endpoint.token,
       });
       expect(sse.status).toBe(200);
@@ -133,6 +135,17 @@ describe('INBOX_WORKERS=2 on Redis', () => {
       }
       await sse.waitFor(() => sse.requestIds().length === ids.length, 10_000);
       expect(sse.requestIds()).toEqual(ids);
+      // the session key is the primary's: a sign-in holds on every worker
+      const signUp = await sendRaw(port, 'POST', '/api/accounts', {
+        body: JSON.stringify({ username: 'workers', password: 'correct horse battery' }),
+        headers: { 'content-type': 'application/json', 'x-inbox-csrf': '1' },
+      });
+      expect(signUp.status).toBe(201);
+      const cookie = sessionCookie(signUp.headers);
+      for (let i = 0; i < 4; i++) {
+        const session = await sendRaw(port, 'GET', '/api/session', { headers: { cookie } });
+        expect(session.json).toMatchObject({ account: { username: 'workers' } });
+      }
       // each scrape lands on one worker, which had about half the captures: every answer holds them all
       for (let i = 0; i < 4; i++) {
         const text = (await sendRaw(port, 'GET', '/metrics')).body.toString();
