@@ -15,7 +15,9 @@ await runMain({
   start: async (settings, log) => {
     const store = settings.redis.url === '' ? 'memory' : 'redis';
     const count = worker ? 1 : await resolveWorkerCount(settings.workers, store);
-    return count > 1 ? startPrimary({ count, sessionKeys: settings.accounts.sessionKeys, log }) : startServer(settings, log);
+    return count > 1
+      ? startPrimary({ count, sessionKeys: settings.accounts.sessionKeys, log })
+      : startServer(settings, log);
   },
   // readiness fails at once (in every worker), then the server drains what is in flight
   onSignal: (app, signal) => app.beginShutdown(signal),

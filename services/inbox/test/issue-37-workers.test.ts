@@ -98,7 +98,9 @@ describe('INBOX_WORKERS=2 on Redis', () => {
     });
     // the port answers once one worker does
     await waitUntil(() => childPids(inbox.child.pid ?? 0).length === 2, 60_000).catch((err: unknown) => {
-      throw new Error(`workers: ${childPids(inbox.child.pid ?? 0).join(', ')}\n${inbox.output()}`, { cause: err });
+      throw new Error(`workers: ${childPids(inbox.child.pid ?? 0).join(', ')}\n${inbox.output()}`, {
+        cause: err,
+      });
     });
   }, 120_000);
   afterAll(async () => {

@@ -28,7 +28,8 @@ export function answerMetricsAsks(): void {
   cluster.on('message', (worker, m: unknown) => {
     if (!isTagged<MetricsAsk>(m, 'ask')) return;
     const reply = (answer: Omit<MetricsAnswer, 'tag' | 'kind' | 'id'>): void => {
-      if (worker.isConnected()) worker.send({ tag: TAG, kind: 'answer', id: m.id, ...answer }, () => undefined);
+      if (worker.isConnected())
+        worker.send({ tag: TAG, kind: 'answer', id: m.id, ...answer }, () => undefined);
     };
     aggregator.clusterMetrics().then(
       (text) => reply({ text }),

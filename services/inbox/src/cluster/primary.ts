@@ -12,7 +12,8 @@ import { answerMetricsAsks } from './cluster-metrics.js';
 export function startPrimary(o: { count: number; sessionKeys: readonly string[]; log: Logger }) {
   answerMetricsAsks();
   // one key for every worker, or a sign-in would hold on the worker that took it only
-  const env = o.sessionKeys.length > 0 ? {} : { INBOX_SESSION_KEYS: randomBytes(48).toString('base64url') };
+  const env: Record<string, string> =
+    o.sessionKeys.length > 0 ? {} : { INBOX_SESSION_KEYS: randomBytes(48).toString('base64url') };
   const workers = superviseWorkers({ count: o.count, log: o.log, env });
   return {
     beginShutdown: () => workers.beginShutdown(),
