@@ -7,6 +7,8 @@ import {
   spawnLogged,
   startEntryPoint,
   startRedis,
+  startRedisCluster,
+  startRedisSentinelSet,
   waitUntil,
   type LoggedProcess,
   type RedisServer,
@@ -38,11 +40,111 @@ function sample(text: string, start: string): number {
 }
 
 /**
- * The inbox's HTTP server with INBOX_WORKERS=2 on Redis, as its own process tree (`main.ts`: a primary and
- * two node:cluster workers sharing the port; every request below comes on a connection of its own, so the
- * connections go to the workers in turn).
+ * `main.ts` with INBOX_WORKERS=2 on Redis `env`, as its own process tree (a primary and two node:cluster
+ * workers sharing the port; every request below comes on a connection of its own, so the connections go to
+ * the workers in turn); resolves once both workers run.
  */
-describe('INBOX_WORKERS=2 on Redis', () => {
+async function startWorkersInbox(
+  env: Record<string, string>,
+): Promise<{ inbox: LoggedProcess; port: number }> {
+  const port = await freePort();
+  const inbox = await startEntryPoint(MAIN, {
+    env: {
+      ...NO_FALLBACK_LIMITS,
+      INBOX_HOST: '127.0.0.1',
+      INBOX_PORT: String(port),
+      INBOX_WORKERS: '2',
+      INBOX_SHUTDOWN_DELAY: '0s',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    healthUrl: `http://127.0.0.1:${port}/readyz`,
+    timeoutMs: 90_000,
+  });
+  // the port answers once one worker does
+  await waitUntil(() => childPids(inbox.child.pid ?? 0).length === 2, 60_000).catch(async (err: unknown) => {
+    await inbox.stop(2000);
+    throw new Error(`workers: ${childPids(inbox.child.pid ?? 0).join(', ')}\n${inbox.output()}`, {
+      cause: err,
+    });
+  });
+  return { inbox, port };
+}
+
+const capture = (port: number, path: string, n: number) =>
+  sendRaw(port, 'POST', path, {
+    rawHeaders: ['Content-Type', 'application/json'],
+    body: JSON.stringify({ n }),
+  });
+
+const TOPOLOGIES = [
+  {
+    type: 'single',
+    start: async () => {
+      const r = await startRedis();
+      return { url: `redis://${r.address}`, stop: () => r.stop() };
+    },
+  },
+  { type: 'sentinel', start: startRedisSentinelSet },
+  { type: 'cluster', start: () => startRedisCluster(3) },
+] as const;
+
+describe.each(TOPOLOGIES)('INBOX_WORKERS=2 on Redis $type', ({ type, start }) => {
+  let deployment: { url: string; stop(): Promise<void> };
+  let inbox: LoggedProcess;
+  let port: number;
+  beforeAll(async () => {
+    deployment = await start();
+    ({ inbox, port } = await startWorkersInbox({ INBOX_REDIS_TYPE: type, INBOX_REDIS_URL: deployment.url }));
+  }, 150_000);
+  afterAll(async () => {
+    await inbox.stop(5000);
+    await deployment.stop();
+  });
+
+  it(
+    'serves a live stream from the worker holding it with captures any worker took, and /metrics adds the workers up',
+    { timeout: 60_000 },
+    async () => {
+      const created = await sendRaw(port, 'POST', '/api/endpoints');
+      const endpoint = created.json as { id: string; token: string };
+      const before = await sendRaw(port, 'GET', '/metrics');
+      const storedBefore = sample(before.body.toString(), 'portcullis_inbox_captures_total{outcome="stored"');
+      const sse = await openSse(`http://127.0.0.1:${port}/api/endpoints/${endpoint.id}/stream`, {
+        token: endpoint.token,
+      });
+      expect(sse.status).toBe(200);
+      const ids: string[] = [];
+      for (let n = 0; n < 20; n++) {
+        const r = await capture(port, `/api/hook/${endpoint.id}`, n);
+        expect(r.status).toBe(200);
+        ids.push((r.json as { requestId: string }).requestId);
+      }
+      await sse.waitFor(() => sse.requestIds().length === ids.length, 10_000);
+      expect(sse.requestIds()).toEqual(ids);
+      // the session key is the primary's: a sign-in holds on every worker
+      const signUp = await sendRaw(port, 'POST', '/api/accounts', {
+        body: JSON.stringify({ username: `workers-${type}`, password: 'correct horse battery' }),
+        headers: { 'content-type': 'application/json', 'x-inbox-csrf': '1' },
+      });
+      expect(signUp.status).toBe(201);
+      const cookie = sessionCookie(signUp.headers);
+      for (let i = 0; i < 4; i++) {
+        const session = await sendRaw(port, 'GET', '/api/session', { headers: { cookie } });
+        expect(session.json).toMatchObject({ account: { username: `workers-${type}` } });
+      }
+      // each scrape lands on one worker, which had about half the captures: every answer holds them all
+      for (let i = 0; i < 4; i++) {
+        const text = (await sendRaw(port, 'GET', '/metrics')).body.toString();
+        expect(sample(text, 'portcullis_inbox_captures_total{outcome="stored"') - storedBefore).toBe(20);
+        expect(sample(text, 'portcullis_inbox_sse_subscribers')).toBe(1);
+      }
+      sse.close();
+    },
+  );
+});
+
+describe('INBOX_WORKERS=2 on Redis: workers killed and stopped', () => {
   let redis: RedisServer;
   let inbox: LoggedProcess;
   let port: number;
@@ -82,27 +184,8 @@ describe('INBOX_WORKERS=2 on Redis', () => {
       },
     ]);
     await store.close();
-    port = await freePort();
-    inbox = await startEntryPoint(MAIN, {
-      env: {
-        ...NO_FALLBACK_LIMITS,
-        INBOX_HOST: '127.0.0.1',
-        INBOX_PORT: String(port),
-        INBOX_WORKERS: '2',
-        INBOX_SHUTDOWN_DELAY: '0s',
-        REDIS_URL: `redis://${redis.address}`,
-        LOG_LEVEL: 'warn',
-      },
-      healthUrl: `http://127.0.0.1:${port}/readyz`,
-      timeoutMs: 90_000,
-    });
-    // the port answers once one worker does
-    await waitUntil(() => childPids(inbox.child.pid ?? 0).length === 2, 60_000).catch((err: unknown) => {
-      throw new Error(`workers: ${childPids(inbox.child.pid ?? 0).join(', ')}\n${inbox.output()}`, {
-        cause: err,
-      });
-    });
-  }, 120_000);
+    ({ inbox, port } = await startWorkersInbox({ REDIS_URL: `redis://${redis.address}` }));
+  }, 150_000);
   afterAll(async () => {
     for (const f of forwarders) await f.stop(2000);
     await inbox.stop(5000);
@@ -110,53 +193,6 @@ describe('INBOX_WORKERS=2 on Redis', () => {
     await target.close();
     await redis.stop();
   });
-
-  const capture = (path: string, n: number) =>
-    sendRaw(port, 'POST', path, {
-      rawHeaders: ['Content-Type', 'application/json'],
-      body: JSON.stringify({ n }),
-    });
-
-  it(
-    'serves a live stream from the worker holding it with captures any worker took, and /metrics adds the workers up',
-    { timeout: 60_000 },
-    async () => {
-      const created = await sendRaw(port, 'POST', '/api/endpoints');
-      const endpoint = created.json as { id: string; token: string };
-      const before = await sendRaw(port, 'GET', '/metrics');
-      const storedBefore = sample(before.body.toString(), 'portcullis_inbox_captures_total{outcome="stored"');
-      const sse = await openSse(`http://127.0.0.1:${port}/api/endpoints/${endpoint.id}/stream`, {
-        token: endpoint.token,
-      });
-      expect(sse.status).toBe(200);
-      const ids: string[] = [];
-      for (let n = 0; n < 20; n++) {
-        const r = await capture(`/api/hook/${endpoint.id}`, n);
-        expect(r.status).toBe(200);
-        ids.push((r.json as { requestId: string }).requestId);
-      }
-      await sse.waitFor(() => sse.requestIds().length === ids.length, 10_000);
-      expect(sse.requestIds()).toEqual(ids);
-      // the session key is the primary's: a sign-in holds on every worker
-      const signUp = await sendRaw(port, 'POST', '/api/accounts', {
-        body: JSON.stringify({ username: 'workers', password: 'correct horse battery' }),
-        headers: { 'content-type': 'application/json', 'x-inbox-csrf': '1' },
-      });
-      expect(signUp.status).toBe(201);
-      const cookie = sessionCookie(signUp.headers);
-      for (let i = 0; i < 4; i++) {
-        const session = await sendRaw(port, 'GET', '/api/session', { headers: { cookie } });
-        expect(session.json).toMatchObject({ account: { username: 'workers' } });
-      }
-      // each scrape lands on one worker, which had about half the captures: every answer holds them all
-      for (let i = 0; i < 4; i++) {
-        const text = (await sendRaw(port, 'GET', '/metrics')).body.toString();
-        expect(sample(text, 'portcullis_inbox_captures_total{outcome="stored"') - storedBefore).toBe(20);
-        expect(sample(text, 'portcullis_inbox_sse_subscribers')).toBe(1);
-      }
-      sse.close();
-    },
-  );
 
   it(
     'a capture worker and the forwarding worker killed mid-burst: every acknowledged capture stored once and delivered',
@@ -166,7 +202,7 @@ describe('INBOX_WORKERS=2 on Redis', () => {
       const acknowledged = new Map<number, string>();
       const send = async (n: number): Promise<void> => {
         // a capture on the killed worker's connection fails unanswered: not acknowledged, maybe stored
-        const r = await capture(`/api/hook/${ENDPOINT_ID}/n`, n).catch(() => undefined);
+        const r = await capture(port, `/api/hook/${ENDPOINT_ID}/n`, n).catch(() => undefined);
         if (r?.status === 200) acknowledged.set(n, (r.json as { requestId: string }).requestId);
       };
       const sending = (async () => {
