@@ -81,32 +81,33 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     { targetUrl: `${targetUrl}/hooks`, maxRequests: FORWARD_WARMUP_CAPTURES + FORWARD_CAPTURES },
     onCleanup,
   );
-  const [port] = (await distinctFreePorts(1)) as [number];
+  const [port, limitedPort] = (await distinctFreePorts(2)) as [number, number];
   const redisUrl = `redis://${redis.address}`;
   const [inboxBundle, workerBundle] = await Promise.all([
     serviceBundle('inbox'),
     serviceBundle('inbox-worker'),
   ]);
-  const inbox = spawnNode({
-    name: 'inbox',
-    script: inboxBundle.script,
-    env: {
-      ...inboxBundle.env,
-      INBOX_HOST: '127.0.0.1',
-      INBOX_PORT: String(port),
-      REDIS_URL: redisUrl,
-      // enough for the whole run: the count trim keeps the stream small
-      INBOX_RETENTION_MAX_REQUESTS: '1000',
-      // no ratelimit service here: the in-process fallback (600 a minute per endpoint) would cap the run
-      INBOX_FALLBACK_CAPTURE_PER_MINUTE: '0',
-      INBOX_FALLBACK_CREATE_ENDPOINT_PER_MINUTE: '0',
-      // the fan-out's 1,000 subscribers come from one address
-      INBOX_SSE_MAX_STREAMS_PER_ADDRESS: '2000',
-      INBOX_WORKERS: String(workers),
-      INBOX_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`,
-      LOG_LEVEL: 'warn',
-    },
-  });
+  const spawnInbox = (name: string, env: { INBOX_PORT: string; INBOX_FALLBACK_CAPTURE_PER_MINUTE: string }) =>
+    spawnNode({
+      name,
+      script: inboxBundle.script,
+      env: {
+        ...inboxBundle.env,
+        ...env,
+        INBOX_HOST: '127.0.0.1',
+        REDIS_URL: redisUrl,
+        // enough for the whole run: the count trim keeps the stream small
+        INBOX_RETENTION_MAX_REQUESTS: '1000',
+        INBOX_FALLBACK_CREATE_ENDPOINT_PER_MINUTE: '0',
+        // the fan-out's 1,000 subscribers come from one address
+        INBOX_SSE_MAX_STREAMS_PER_ADDRESS: '2000',
+        INBOX_WORKERS: String(workers),
+        INBOX_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`,
+        LOG_LEVEL: 'warn',
+      },
+    });
+  // no ratelimit service here: the in-process fallback (600 a minute per endpoint) would cap the run
+  const inbox = spawnInbox('inbox', { INBOX_PORT: String(port), INBOX_FALLBACK_CAPTURE_PER_MINUTE: '0' });
   onCleanup(() => inbox.stop());
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHttpOk(`${baseUrl}/healthz`, inbox, READY_TIMEOUT_MS);
@@ -138,7 +139,20 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     },
   );
   const row: Row = { ...got, ceiling: top.summary };
-  const rows = [top, row];
+  // what the fallback limiter costs a capture: counting, at a limit the run never reaches
+  const limited = spawnInbox('inbox (fallback limiter)', {
+    INBOX_PORT: String(limitedPort),
+    INBOX_FALLBACK_CAPTURE_PER_MINUTE: '1000000',
+  });
+  onCleanup(() => limited.stop());
+  await waitForHttpOk(`http://127.0.0.1:${limitedPort}/healthz`, limited, READY_TIMEOUT_MS);
+  const gotLimited = await measureWithTool(
+    `inbox capture, fallback limiter counting (${workers} workers)`,
+    await load(limitedPort, `/api/hook/${endpoint.id}`),
+    { ...o, servers: [limited.pid], watched: [...watched, limited] },
+  );
+  await limited.stop();
+  const rows = [top, row, { ...gotLimited, ceiling: top.summary }];
   const fanoutEndpoints = [endpoint];
   while (fanoutEndpoints.length < Math.max(...SSE_ROUNDS.map((r) => r.endpoints))) {
     fanoutEndpoints.push(await createEndpoint());
@@ -233,7 +247,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   out('');
   out(formatTable(rows, REPORT));
   out('');
-  for (const line of formatErrors([top, got])) out(line);
+  for (const line of formatErrors([top, got, gotLimited])) out(line);
   out(`inbox log lines at warn or above: ${inbox.lineCount()}`);
   const p99Multiple = got.summary.p99Ms / top.summary.p99Ms;
   const captureMet = ratio >= GOAL_RATIO && p99Multiple <= GOAL_P99_MULTIPLE;
