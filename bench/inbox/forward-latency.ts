@@ -11,11 +11,18 @@ export interface ForwardLatencyOptions {
 
 const epochMs = (): number => performance.timeOrigin + performance.now();
 
+export interface ForwardLatency {
+  /** From the capture's answer to the target receiving it (0 when the target had it first). */
+  fromAck: Summary;
+  /** From the capture being sent to the target receiving it. */
+  fromSent: Summary;
+}
+
 /**
  * Capture → forward latency on a quiet queue: captures sent one at a time (each after the target had the one
- * before), timed from the capture's answer to the target receiving it (the target notes `?seq=<n>`).
+ * before), timed against the target's arrival time (it notes `?seq=<n>`).
  */
-export async function measureForwardLatency(o: ForwardLatencyOptions): Promise<Summary> {
+export async function measureForwardLatency(o: ForwardLatencyOptions): Promise<ForwardLatency> {
   const received = async (atLeast: number): Promise<number> => {
     const r = await fetch(`${o.targetUrl}/received?atLeast=${atLeast}`, {
       signal: AbortSignal.timeout(10_000),
@@ -24,8 +31,10 @@ export async function measureForwardLatency(o: ForwardLatencyOptions): Promise<S
   };
   const before = await received(0);
   const ackAt = new Map<string, number>();
+  const sentAt = new Map<string, number>();
   const started = performance.now();
   for (let seq = 0; seq < o.captures; seq++) {
+    sentAt.set(String(seq), epochMs());
     const r = await fetch(`${o.hookUrl}?seq=${seq}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -38,8 +47,16 @@ export async function measureForwardLatency(o: ForwardLatencyOptions): Promise<S
   }
   const elapsedMs = performance.now() - started;
   const arrivals = (await (await fetch(`${o.targetUrl}/arrivals`)).json()) as Record<string, number>;
-  // the target may have it before the inbox's answer reached this process: 0
-  const latencies = [...ackAt].map(([seq, at]) => Math.max(0, (arrivals[seq] ?? Number.NaN) - at));
-  if (latencies.some(Number.isNaN)) throw new Error('the target did not note every capture');
-  return summarize(Float64Array.from(latencies), elapsedMs);
+  const since = (times: Map<string, number>): Float64Array =>
+    Float64Array.from([...times].map(([seq, at]) => (arrivals[seq] ?? Number.NaN) - at));
+  const fromAck = since(ackAt);
+  if (fromAck.some(Number.isNaN)) throw new Error('the target did not note every capture');
+  return {
+    // the target may have it before the inbox's answer reached this process: 0
+    fromAck: summarize(
+      fromAck.map((ms) => Math.max(0, ms)),
+      elapsedMs,
+    ),
+    fromSent: summarize(since(sentAt), elapsedMs),
+  };
 }

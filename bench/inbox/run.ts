@@ -232,9 +232,11 @@ async function main(onCleanup: OnCleanup): Promise<void> {
         `${ms(f.fromSent.p50Ms)} | ${ms(f.fromSent.p99Ms)} |`,
     ),
   ];
+  const { fromAck, fromSent } = forwardLatency;
   const forwardLatencyLine =
-    `capture → forward (${forwardLatency.count} captures one at a time, from the capture's answer to the ` +
-    `target receiving it): p50 ${ms(forwardLatency.p50Ms)} ms, p99 ${ms(forwardLatency.p99Ms)} ms`;
+    `capture → forward (${fromAck.count} captures one at a time, the target receiving each): from the ` +
+    `capture's answer p50 ${ms(fromAck.p50Ms)} ms, p99 ${ms(fromAck.p99Ms)} ms (0 when the target had it ` +
+    `first); from its sending p50 ${ms(fromSent.p50Ms)} ms, p99 ${ms(fromSent.p99Ms)} ms`;
   const date = today();
   const machine = describeMachine();
   out('');
