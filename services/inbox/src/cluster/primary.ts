@@ -5,9 +5,8 @@ import { answerMetricsAsks } from './cluster-metrics.js';
 /**
  * The primary of an inbox with `count` workers: it serves nothing itself. node:cluster hands each connection
  * on the shared port to one worker in turn; a live stream is served by the worker holding it, from that
- * process's one live reader. The primary replaces workers that exit, sums their `/metrics`, hands them one session key when
- * INBOX_SESSION_KEYS is not set, and on shutdown
- * tells each to drain and waits for all.
+ * process's one live reader. The primary replaces workers that exit, sums their `/metrics`, hands them one
+ * session key when INBOX_SESSION_KEYS is not set, and on shutdown tells each to drain and waits for all.
  */
 export function startPrimary(o: { count: number; sessionKeys: readonly string[]; log: Logger }) {
   answerMetricsAsks();
