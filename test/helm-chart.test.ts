@@ -233,6 +233,14 @@ describe('Helm chart', () => {
     expect(env.find((e) => e.name === 'RATELIMIT_WORKERS')?.value).toBe('3');
   });
 
+  it('issue 37: sets INBOX_WORKERS from inbox.workers, unset by default (one per CPU the pod may use)', async () => {
+    const inboxEnv = (manifests: typeof byDefault) =>
+      podSpecOf(named(manifests, 'Deployment', 'portcullis-inbox')!).containers[0]!.env!;
+    expect(inboxEnv(byDefault).some((e) => e.name === 'INBOX_WORKERS')).toBe(false);
+    const set = inboxEnv(await render('--set', 'inbox.workers=3'));
+    expect(set.find((e) => e.name === 'INBOX_WORKERS')?.value).toBe('3');
+  });
+
   it('issue 21: sets the *_DEBUG_PORT profile ports only when asked, in no Service or container port', async () => {
     const ports = {
       'operator.debugPort': ['portcullis-operator', 'OPERATOR_DEBUG_PORT'],

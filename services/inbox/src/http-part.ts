@@ -22,6 +22,7 @@ import { registerRequestActions } from './api/request-actions.js';
 import { registerShareRoutes } from './api/share-routes.js';
 import { registerSignatureRoutes } from './api/signature-routes.js';
 import { registerCaptureRoutes } from './capture/capture-routes.js';
+import { createMetricsReader } from './cluster/cluster-metrics.js';
 import type { InboxContext } from './context.js';
 import { toHttpError } from './error-mapper.js';
 import { registerExportRoutes } from './export/export-routes.js';
@@ -39,7 +40,7 @@ export interface HttpPartOptions {
   shareStreams: ShareStreams;
   /** The dead letters and circuit reports the API shows. */
   forwarding: ForwardingState;
-  /** Served on `/metrics`. */
+  /** Served on `/metrics` (in a worker, summed with the other workers' by the primary). */
   registry: Registry;
   /** Served on `/healthz` and `/readyz`. */
   readiness: Readiness;
@@ -99,8 +100,9 @@ export async function createHttpPart(o: HttpPartOptions): Promise<HttpPart> {
     done();
   });
   addProbeRoutes(app, o.readiness);
+  const readMetrics = createMetricsReader(o.registry);
   app.get('/metrics', async (_request, reply) =>
-    reply.type(o.registry.contentType).send(await o.registry.metrics()),
+    reply.type(o.registry.contentType).send(await readMetrics()),
   );
 
   let server: RunningServer | undefined;

@@ -1,21 +1,38 @@
-import { runMain, startTracing } from '@portcullis/kit';
+import cluster from 'node:cluster';
+import { listenForShutdown, onPrimaryShutdown, runMain, startTracing, type Logger } from '@portcullis/kit';
 import { startInbox } from './app.js';
-import { loadLogSettings, loadSettings } from './settings.js';
+import { startPrimary } from './cluster/primary.js';
+import { resolveWorkerCount } from './cluster/worker-count.js';
+import { loadLogSettings, loadSettings, type Settings } from './settings.js';
+
+const worker = cluster.worker;
+if (worker) listenForShutdown();
 
 await runMain({
   loadSettings: () => loadSettings(),
   loadLogSettings: () => loadLogSettings(),
+  ...(worker ? { logBindings: { worker: worker.id }, shutdownOn: onPrimaryShutdown } : {}),
   start: async (settings, log) => {
-    const tracing = startTracing(settings.tracing);
-    const app = await startInbox(settings, { log });
-    return {
-      readiness: app.readiness,
-      close: async () => {
-        await app.close();
-        // last, so the spans of requests drained at shutdown are exported too
-        await tracing?.close();
-      },
-    };
+    const store = settings.redis.url === '' ? 'memory' : 'redis';
+    const count = worker ? 1 : await resolveWorkerCount(settings.workers, store);
+    return count > 1
+      ? startPrimary({ count, sessionKeys: settings.accounts.sessionKeys, log })
+      : startServer(settings, log);
   },
-  onSignal: (app, signal) => app.readiness.stopTraffic(signal),
+  // readiness fails at once (in every worker), then the server drains what is in flight
+  onSignal: (app, signal) => app.beginShutdown(signal),
 });
+
+/** The inbox's HTTP server in this process: alone, or as one of the primary's workers. */
+async function startServer(settings: Readonly<Settings>, log: Logger) {
+  const tracing = startTracing(settings.tracing);
+  const app = await startInbox(settings, { log });
+  return {
+    beginShutdown: (signal: NodeJS.Signals) => app.readiness.stopTraffic(signal),
+    close: async () => {
+      await app.close();
+      // last, so the spans of requests drained at shutdown are exported too
+      await tracing?.close();
+    },
+  };
+}

@@ -15,6 +15,8 @@ export function restartDelayMs(failures: number): number {
 export interface SupervisorOptions {
   count: number;
   log: Logger;
+  /** Set in each worker's environment on top of this process's (a secret every worker must share, say). */
+  env?: Record<string, string>;
   /** Called for each worker forked, first and replacements alike, before it sends anything. */
   onFork?(worker: Worker): void;
   /** Called when a worker has exited, before any replacement is forked. */
@@ -39,7 +41,7 @@ export function superviseWorkers(o: SupervisorOptions): Supervisor {
   const restarts = new Set<NodeJS.Timeout>();
 
   const fork = (failures: number): void => {
-    const worker = cluster.fork();
+    const worker = cluster.fork(o.env);
     const startedAt = Date.now();
     running.add(worker);
     o.onFork?.(worker);
