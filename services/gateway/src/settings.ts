@@ -95,6 +95,8 @@ export interface Settings {
   passwordChecks: { maxConcurrent: number; maxQueued: number };
   /** Host of a backend Service; `{service}` and `{namespace}` are replaced. */
   backendHostTemplate: string;
+  /** Keep-alive connections per upstream Service (host and port), per process; more requests wait for one. */
+  upstreamMaxConnections: number;
   maxBodyBytes: number;
   /** How deep a JSON body may nest arrays and objects (`{}` is 1). */
   maxBodyDepth: number;
@@ -216,6 +218,11 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     },
     backendHostTemplate: env.str('GATEWAY_BACKEND_HOST', {
       default: '{service}.{namespace}.svc.cluster.local',
+    }),
+    upstreamMaxConnections: env.int('GATEWAY_UPSTREAM_MAX_CONNECTIONS', {
+      default: 256,
+      min: 1,
+      max: 65_536,
     }),
     maxBodyBytes: env.int('GATEWAY_MAX_BODY_BYTES', { default: 1_048_576, min: 1, max: 1024 ** 3 }),
     maxBodyDepth: env.int('GATEWAY_MAX_BODY_DEPTH', { default: DEFAULT_MAX_JSON_DEPTH, min: 1, max: 1024 }),
