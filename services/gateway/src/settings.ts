@@ -101,6 +101,11 @@ export interface Settings {
   /** How deep a JSON body may nest arrays and objects (`{}` is 1). */
   maxBodyDepth: number;
   timeouts: HttpTimeouts;
+  /**
+   * `GATEWAY_WORKERS`: processes serving the port; 0 = the default (the CPUs this process may use, 1 without
+   * Redis), resolved at start by `resolveWorkerCount`.
+   */
+  workers: number;
   /** After SIGTERM, how long `/readyz` fails before the server stops accepting (load balancers catch up). */
   shutdownDelayMs: number;
   /** Peers whose `X-Forwarded-Proto` (so `Secure` cookies) and `X-Forwarded-For` count. */
@@ -231,6 +236,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       headersMs: 'GATEWAY_HEADERS_TIMEOUT',
       idleMs: 'GATEWAY_IDLE_TIMEOUT',
     }),
+    workers: env.int('GATEWAY_WORKERS', { default: 0, min: 0, max: 64 }),
     shutdownDelayMs: env.durationMs('GATEWAY_SHUTDOWN_DELAY', { default: '5s', min: '0s', max: '5m' }),
     trustProxy: readTrustProxy(env, 'GATEWAY_TRUST_PROXY'),
     tls: readListenerTls(env),
@@ -257,6 +263,12 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     env.problem("GATEWAY_BASE_PATH: admin is the admin API's path while GATEWAY_ADMIN_TOKEN is set");
   if (settings.auth === 'session' && settings.corsOrigins.includes('*')) {
     env.problem('GATEWAY_CORS_ORIGINS="*": credentialed session mode needs the allowed origins listed');
+  }
+  if (settings.workers > 1 && settings.redis.url === '') {
+    env.problem(
+      `GATEWAY_WORKERS=${settings.workers}: without GATEWAY_REDIS_URL accounts, sessions and applications ` +
+        'are kept in the process, so more than one worker would split them',
+    );
   }
   env.finish();
   return deepFreeze(settings);
