@@ -17,7 +17,12 @@ const UPSTREAM_KEEPALIVE = 64;
  * keep-alive connections, no access log, the error log, pid file and temporary files under `dir`, in the
  * foreground (the bench stops it), as the current user.
  */
-export function nginxConfig(o: { dir: string; port: number; backendPort: number; processes: number }): string {
+export function nginxConfig(o: {
+  dir: string;
+  port: number;
+  backendPort: number;
+  processes: number;
+}): string {
   const temp = (name: string) => join(o.dir, name);
   return `
 worker_processes ${o.processes};

@@ -91,15 +91,14 @@ async function send(o: UpstreamRequest, s: SendOptions, retries: number): Promis
   try {
     return await o.agent.request({
       origin: `http://${o.host}:${o.port}`,
-      method: (o.req.method ?? 'GET') as Dispatcher.HttpMethod,
+      method: o.req.method ?? 'GET',
       path: o.path,
       headers: s.headers as Record<string, string | string[]>,
       body: s.body,
       signal: s.signal,
     });
   } catch (err: unknown) {
-    if (retries > 0 && !s.signal.aborted && RETRIED_CODES.has(errorCode(err)))
-      return send(o, s, retries - 1);
+    if (retries > 0 && !s.signal.aborted && RETRIED_CODES.has(errorCode(err))) return send(o, s, retries - 1);
     throw err;
   }
 }
@@ -182,7 +181,11 @@ function withoutCookies(header: string | undefined, names: readonly string[]): s
 
 function responseHeaders(incoming: Dispatcher.ResponseData['headers']): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
-  const dropped = new Set(String(incoming.connection ?? '').split(',').map((h) => h.trim().toLowerCase()));
+  const dropped = new Set(
+    String(incoming.connection ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase()),
+  );
   for (const [name, value] of Object.entries(incoming)) {
     if (value !== undefined && !HOP_BY_HOP.has(name) && !dropped.has(name)) out[name] = value;
   }

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:cluster';
-import { AggregatorRegistry, type Registry } from 'prom-client';
+import { AggregatorRegistry, type PrometheusContentType, type Registry } from 'prom-client';
 import type { Logger } from '@portcullis/kit';
 
 // `/metrics` of a gateway with workers: whichever worker the scrape reaches asks the primary, which gathers
@@ -26,7 +26,7 @@ function isMetricsMessage(m: unknown): m is MetricsMessage {
 export function clusterMetricsText(registry: Registry): () => Promise<string> {
   AggregatorRegistry.setRegistries([registry]);
   // constructing one adds prom-client's listener that answers the primary's requests
-  new AggregatorRegistry();
+  new AggregatorRegistry<PrometheusContentType>();
   const pending = new Map<number, { resolve(text: string): void; reject(err: Error): void }>();
   let nextId = 0;
   process.on('message', (m: unknown) => {
@@ -53,7 +53,11 @@ export function clusterMetricsText(registry: Registry): () => Promise<string> {
 }
 
 /** In the primary: answers `worker`'s requests with the metrics of all workers added up. */
-export function answerMetricsRequests(worker: Worker, aggregator: AggregatorRegistry, log: Logger): void {
+export function answerMetricsRequests(
+  worker: Worker,
+  aggregator: AggregatorRegistry<PrometheusContentType>,
+  log: Logger,
+): void {
   worker.on('message', (m: unknown) => {
     if (!isMetricsMessage(m) || m.kind !== 'metrics-request') return;
     const reply = (answer: MetricsMessage): void => {

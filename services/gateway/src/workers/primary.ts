@@ -1,4 +1,4 @@
-import { AggregatorRegistry } from 'prom-client';
+import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
 import { superviseWorkers, type Logger } from '@portcullis/kit';
 import { loadKeys } from '../keys.js';
 import type { Settings } from '../settings.js';
@@ -27,7 +27,7 @@ export async function startPrimary(
     stateDir: settings.stateDir,
     log,
   });
-  const aggregator = new AggregatorRegistry();
+  const aggregator = new AggregatorRegistry<PrometheusContentType>();
   const workers = superviseWorkers({
     count: o.count,
     log,
