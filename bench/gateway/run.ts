@@ -36,7 +36,12 @@ import {
   type Target,
 } from './scenarios.js';
 
-const WARMUP_MS = 1000;
+/**
+ * Each row's warm-up, ceilings and peers alike: each gateway route runs code the others do not (undici's
+ * client, JWT checks, the rate-limit client), and a path that is still cold after 1 s cost 3 to 5 times the
+ * CPU per request of a warm one (issue 36, on a loaded machine).
+ */
+const WARMUP_MS = 5000;
 const CONCURRENCY = 64;
 const REPORT = { rateLabel: 'requests/s', referenceLabel: 'ours/nginx' };
 const PROFILE_MODES = ['auto', 'always', 'never'] as const;

@@ -45,20 +45,46 @@ describe('GATEWAY_WORKERS=2 on Redis', () => {
   let rls: Awaited<ReturnType<typeof startRateLimitProcess>> | undefined;
   let xds: SotwServer | undefined;
   let gateway: LoggedProcess | undefined;
+  /** The same, in session mode. */
+  let sessions: LoggedProcess | undefined;
   let stateDir: string | undefined;
   let port: number;
+  let sessionPort: number;
 
   /** One request on a connection of its own (`agent: false`): the next worker answers it. */
-  const call = (method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
-    new Promise<Answer>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+  const callAt = (
+    at: () => number,
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+    body?: string,
+  ) =>
+    new Promise<Answer & { cookie: string }>((resolve, reject) => {
+      const target = { host: '127.0.0.1', port: at(), method, path, headers, agent: false };
+      const req = request(target, (res) => {
         let text = '';
         res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text,
+            cookie: (res.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '',
+          }),
+        );
       });
       req.on('error', reject);
       req.end(body);
     });
+  const call = (method: string, path: string, headers?: Record<string, string>, body?: string) =>
+    callAt(() => port, method, path, headers, body);
+  const signIn = (at: () => number) =>
+    callAt(
+      at,
+      'POST',
+      '/api/auth',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ username: 'alice', password: PASSWORD }),
+    );
   const statuses = async (n: number, send: () => Promise<Answer>): Promise<number[]> => {
     const seen = [];
     for (let i = 0; i < n; i++) seen.push((await send()).status);
@@ -96,33 +122,51 @@ describe('GATEWAY_WORKERS=2 on Redis', () => {
     expect(created.code, created.stderr).toBe(0);
     // no keys given: the primary generates them here once, and both workers sign with them
     stateDir = await mkdtemp(join(tmpdir(), 'gateway-workers-'));
-    port = await freePort();
-    gateway = await startEntryPoint(MAIN, {
-      env: {
-        GATEWAY_HOST: '127.0.0.1',
-        GATEWAY_PORT: String(port),
-        GATEWAY_WORKERS: '2',
-        GATEWAY_AUTH: 'jwt',
-        GATEWAY_REDIS_URL: `redis://${redis.address}`,
-        GATEWAY_XDS_SERVER_URL: `127.0.0.1:${xds.port}`,
-        GATEWAY_RATELIMIT_URL: `127.0.0.1:${rls.ports.grpc}`,
-        GATEWAY_RATELIMIT_FAILURE_MODE: 'deny',
-        GATEWAY_STATE_DIR: stateDir,
-        GATEWAY_SHUTDOWN_DELAY: '0s',
-        LOG_LEVEL: 'info',
-        LOG_FORMAT: 'json',
-      },
-      healthUrl: `http://127.0.0.1:${port}/healthz`,
-    });
-    // both workers ready: their xDS routes applied
-    await waitUntil(async () => {
-      const seen = await statuses(2, () => call('GET', '/readyz'));
-      return seen.every((s) => s === 200);
-    }, 60_000);
+    [port, sessionPort] = [await freePort(), await freePort()];
+    const common = {
+      GATEWAY_HOST: '127.0.0.1',
+      GATEWAY_WORKERS: '2',
+      GATEWAY_REDIS_URL: `redis://${redis.address}`,
+      GATEWAY_SHUTDOWN_DELAY: '0s',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+    };
+    [gateway, sessions] = await Promise.all([
+      startEntryPoint(MAIN, {
+        env: {
+          ...common,
+          GATEWAY_PORT: String(port),
+          GATEWAY_AUTH: 'jwt',
+          GATEWAY_XDS_SERVER_URL: `127.0.0.1:${xds.port}`,
+          GATEWAY_RATELIMIT_URL: `127.0.0.1:${rls.ports.grpc}`,
+          GATEWAY_RATELIMIT_FAILURE_MODE: 'deny',
+          GATEWAY_STATE_DIR: join(stateDir, 'jwt'),
+        },
+        healthUrl: `http://127.0.0.1:${port}/healthz`,
+      }),
+      startEntryPoint(MAIN, {
+        env: {
+          ...common,
+          GATEWAY_PORT: String(sessionPort),
+          GATEWAY_AUTH: 'session',
+          GATEWAY_RATELIMIT_URL: 'none',
+          GATEWAY_STATE_DIR: join(stateDir, 'session'),
+        },
+        healthUrl: `http://127.0.0.1:${sessionPort}/healthz`,
+      }),
+    ]);
+    // both workers of each ready: the jwt gateway's with their xDS routes applied
+    for (const at of [() => port, () => sessionPort]) {
+      await waitUntil(async () => {
+        const seen = await statuses(2, () => callAt(at, 'GET', '/readyz'));
+        return seen.every((s) => s === 200);
+      }, 60_000);
+    }
   }, 120_000);
 
   afterAll(async () => {
     await gateway?.stop();
+    await sessions?.stop();
     await xds?.close();
     await rls?.stop();
     await redis?.stop();
@@ -130,19 +174,24 @@ describe('GATEWAY_WORKERS=2 on Redis', () => {
   });
 
   it('takes a token signed in one worker in the other, and refuses it in both once revoked', async () => {
-    const signIn = await call(
-      'POST',
-      '/api/auth',
-      { 'content-type': 'application/json' },
-      JSON.stringify({ username: 'alice', password: PASSWORD }),
-    );
-    expect(signIn.status, signIn.body).toBe(200);
-    const { jwt } = JSON.parse(signIn.body) as { jwt: string };
+    const signedIn = await signIn(() => port);
+    expect(signedIn.status, signedIn.body).toBe(200);
+    const { jwt } = JSON.parse(signedIn.body) as { jwt: string };
     const bearer = { authorization: `Bearer ${jwt}` };
     // each worker verifies it, and keeps the verdict in its token cache
     expect(await statuses(4, () => call('GET', '/api/test', bearer))).toEqual([200, 200, 200, 200]);
     expect((await call('DELETE', '/api/auth', bearer)).status).toBe(200);
     expect(await statuses(4, () => call('GET', '/api/test', bearer))).toEqual([401, 401, 401, 401]);
+  });
+
+  it('recognises a session begun in one worker in the other, until it is ended in either', async () => {
+    const at = () => sessionPort;
+    const signedIn = await signIn(at);
+    expect([signedIn.status, signedIn.cookie], signedIn.body).toEqual([200, expect.stringContaining('=')]);
+    const cookie = { cookie: signedIn.cookie };
+    expect(await statuses(4, () => callAt(at, 'GET', '/api/test', cookie))).toEqual([200, 200, 200, 200]);
+    expect((await callAt(at, 'DELETE', '/api/auth', cookie)).status).toBe(200);
+    expect(await statuses(4, () => callAt(at, 'GET', '/api/test', cookie))).toEqual([401, 401, 401, 401]);
   });
 
   it('counts one rate limit across the workers', async () => {
