@@ -17,6 +17,8 @@ import type { HandlerClasses } from './handlers/types.js';
 import { createHttpServerPart } from './http-server.js';
 import { loadKeys } from './keys.js';
 import { loadListenerTls } from './listener-tls.js';
+import { createUpstreamAgent } from './proxy/upstream-agent.js';
+import { clusterMetricsText } from './workers/cluster-metrics.js';
 import { createGatewayRateLimitClient } from './rate-limit-client.js';
 import { createRouteSubscription } from './router/route-subscription.js';
 import { routesFromModule, type RoutesDefinition } from './router/routes-module.js';
@@ -44,6 +46,8 @@ export interface GatewayDeps {
   handlers?: HandlerClasses;
   /** Production scrypt parameters unless given (tests pass cheap ones). */
   passwordHasher?: PasswordHasher;
+  /** Whether this process is one of the primary's workers (`/metrics` then adds up all of them). */
+  worker?: boolean;
   /** The clock of the fallback limiter, the identity providers' key sets and the verified-token cache. */
   now?: () => number;
 }
@@ -73,6 +77,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
   });
   const { auth, apps, refresh } = createGatewayAuth(settings, { keys, backend, registry, log, now });
   const ratelimit = createGatewayRateLimitClient(settings, { log, registry, ...(deps.now ? { now } : {}) });
+  const upstreams = createUpstreamAgent({ maxConnections: settings.upstreamMaxConnections });
   const code = routesFromModule(deps.routes ?? codeRoutes, handlers);
   const adminToken = createAdminToken(settings.adminToken, log.child({ component: 'admin' }));
   const dispatcher = createGatewayDispatcher(settings, {
@@ -80,6 +85,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     accounts: backend.accounts,
     apps,
     ratelimit,
+    upstreams,
     handlers,
     adminToken,
     code,
@@ -98,6 +104,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     refresh,
     readiness,
     registry,
+    metricsText: deps.worker ? clusterMetricsText(registry) : () => registry.metrics(),
     tls,
     log,
     now,
@@ -112,7 +119,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
         start: () => undefined,
         close: async () => {
           ratelimit.close();
-          await backend.close();
+          await Promise.all([backend.close(), upstreams.close()]);
         },
       },
       routes.subscribe,

@@ -1,21 +1,35 @@
-import { runMain, startTracing } from '@portcullis/kit';
+import cluster from 'node:cluster';
+import { listenForShutdown, onPrimaryShutdown, runMain, startTracing, type Logger } from '@portcullis/kit';
 import { startGateway } from './app.js';
-import { loadLogSettings, loadSettings } from './settings.js';
+import { loadLogSettings, loadSettings, type Settings } from './settings.js';
+import { startPrimary } from './workers/primary.js';
+import { resolveWorkerCount } from './workers/worker-count.js';
+
+const worker = cluster.worker;
+if (worker) listenForShutdown();
 
 await runMain({
   loadSettings: () => loadSettings(),
   loadLogSettings: () => loadLogSettings(),
+  ...(worker ? { logBindings: { worker: worker.id }, shutdownOn: onPrimaryShutdown } : {}),
   start: async (settings, log) => {
-    const tracing = startTracing(settings.tracing);
-    const app = await startGateway(settings, { log });
-    return {
-      readiness: app.readiness,
-      close: async () => {
-        await app.close();
-        // last, so the spans of requests drained at shutdown are exported too
-        await tracing?.close();
-      },
-    };
+    const count = worker ? 1 : await resolveWorkerCount(settings.workers, settings.redis.url === '');
+    return count > 1 ? startPrimary(settings, { count, log }) : startService(settings, log);
   },
-  onSignal: (app, signal) => app.readiness.stopTraffic(signal),
+  // readiness fails at once (in every worker); the servers then drain what is in flight
+  onSignal: (app, signal) => app.beginShutdown(signal),
 });
+
+/** The gateway in this process: alone, or as one of the primary's workers. */
+async function startService(settings: Readonly<Settings>, log: Logger) {
+  const tracing = startTracing(settings.tracing);
+  const app = await startGateway(settings, { log, worker: worker !== undefined });
+  return {
+    beginShutdown: (signal: NodeJS.Signals) => app.readiness.stopTraffic(signal),
+    close: async () => {
+      await app.close();
+      // last, so the spans of requests drained at shutdown are exported too
+      await tracing?.close();
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
+import { superviseWorkers, type Logger } from '@portcullis/kit';
+import { loadKeys } from '../keys.js';
+import type { Settings } from '../settings.js';
+import { answerMetricsRequests } from './cluster-metrics.js';
+
+export interface Primary {
+  /** Tells every worker to fail its readiness and drain. */
+  beginShutdown(): void;
+  /** Resolves once every worker has exited (those still running 25 s on are killed). */
+  close(): Promise<void>;
+}
+
+/**
+ * The primary of `count` worker processes, each running the gateway on the shared port (node:cluster hands
+ * each new connection to one of them in turn). It generates the local-mode keys once, before any worker
+ * reads them, adds up the workers' metrics for `/metrics`, and replaces a worker that exits.
+ */
+export async function startPrimary(
+  settings: Readonly<Settings>,
+  o: { count: number; log: Logger },
+): Promise<Primary> {
+  const { log } = o;
+  await loadKeys({
+    jwtSecret: settings.jwt.secret,
+    sessionKeys: settings.session.keys,
+    stateDir: settings.stateDir,
+    log,
+  });
+  const aggregator = new AggregatorRegistry<PrometheusContentType>();
+  const workers = superviseWorkers({
+    count: o.count,
+    log,
+    onFork: (worker) => answerMetricsRequests(worker, aggregator, log),
+  });
+  return {
+    beginShutdown: () => workers.beginShutdown(),
+    close: () => workers.allExited(),
+  };
+}
