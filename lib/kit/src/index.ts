@@ -113,3 +113,5 @@ export { startRuntimeMonitor, type RuntimeFigures, type RuntimeMonitor } from '.
 export { cpusAllowed, cpusOfQuota, usableCpus } from './workers/cpu-count.js';
 export { superviseWorkers, type Supervisor, type SupervisorOptions } from './workers/supervisor.js';
 export { listenForShutdown, onPrimaryShutdown, sendShutdown } from './workers/shutdown-link.js';
+export { resolveWorkerCount } from './workers/worker-count.js';
+export { answerMetricsAsks, createMetricsReader } from './workers/cluster-metrics.js';

@@ -6,6 +6,7 @@ import {
   startParts,
   type Logger,
   type Readiness,
+  createMetricsReader,
 } from '@portcullis/kit';
 import { createGatewayAccounts } from './accounts-backend.js';
 import { createAdminToken } from './admin-token.js';
@@ -18,7 +19,6 @@ import { createHttpServerPart } from './http-server.js';
 import { loadKeys } from './keys.js';
 import { loadListenerTls } from './listener-tls.js';
 import { createUpstreamAgent } from './proxy/upstream-agent.js';
-import { clusterMetricsText } from './workers/cluster-metrics.js';
 import { createGatewayRateLimitClient } from './rate-limit-client.js';
 import { createRouteSubscription } from './router/route-subscription.js';
 import { routesFromModule, type RoutesDefinition } from './router/routes-module.js';
@@ -46,8 +46,6 @@ export interface GatewayDeps {
   handlers?: HandlerClasses;
   /** Production scrypt parameters unless given (tests pass cheap ones). */
   passwordHasher?: PasswordHasher;
-  /** Whether this process is one of the primary's workers (`/metrics` then adds up all of them). */
-  worker?: boolean;
   /** The clock of the fallback limiter, the identity providers' key sets and the verified-token cache. */
   now?: () => number;
 }
@@ -104,7 +102,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     refresh,
     readiness,
     registry,
-    metricsText: deps.worker ? clusterMetricsText(registry) : () => registry.metrics(),
+    metricsText: createMetricsReader(registry),
     tls,
     log,
     now,

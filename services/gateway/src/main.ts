@@ -1,9 +1,15 @@
 import cluster from 'node:cluster';
-import { listenForShutdown, onPrimaryShutdown, runMain, startTracing, type Logger } from '@portcullis/kit';
+import {
+  listenForShutdown,
+  onPrimaryShutdown,
+  resolveWorkerCount,
+  runMain,
+  startTracing,
+  type Logger,
+} from '@portcullis/kit';
 import { startGateway } from './app.js';
 import { loadLogSettings, loadSettings, type Settings } from './settings.js';
 import { startPrimary } from './workers/primary.js';
-import { resolveWorkerCount } from './workers/worker-count.js';
 
 const worker = cluster.worker;
 if (worker) listenForShutdown();
@@ -23,7 +29,7 @@ await runMain({
 /** The gateway in this process: alone, or as one of the primary's workers. */
 async function startService(settings: Readonly<Settings>, log: Logger) {
   const tracing = startTracing(settings.tracing);
-  const app = await startGateway(settings, { log, worker: worker !== undefined });
+  const app = await startGateway(settings, { log });
   return {
     beginShutdown: (signal: NodeJS.Signals) => app.readiness.stopTraffic(signal),
     close: async () => {

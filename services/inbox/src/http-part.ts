@@ -6,6 +6,7 @@ import {
   type Part,
   type Readiness,
   type RunningServer,
+  createMetricsReader,
 } from '@portcullis/kit';
 import type { Registry } from 'prom-client';
 import { registerAccountRoutes } from './accounts/account-routes.js';
@@ -22,7 +23,6 @@ import { registerRequestActions } from './api/request-actions.js';
 import { registerShareRoutes } from './api/share-routes.js';
 import { registerSignatureRoutes } from './api/signature-routes.js';
 import { registerCaptureRoutes } from './capture/capture-routes.js';
-import { createMetricsReader } from './cluster/cluster-metrics.js';
 import type { InboxContext } from './context.js';
 import { toHttpError } from './error-mapper.js';
 import { registerExportRoutes } from './export/export-routes.js';

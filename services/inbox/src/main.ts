@@ -1,8 +1,14 @@
 import cluster from 'node:cluster';
-import { listenForShutdown, onPrimaryShutdown, runMain, startTracing, type Logger } from '@portcullis/kit';
+import {
+  listenForShutdown,
+  onPrimaryShutdown,
+  resolveWorkerCount,
+  runMain,
+  startTracing,
+  type Logger,
+} from '@portcullis/kit';
 import { startInbox } from './app.js';
 import { startPrimary } from './cluster/primary.js';
-import { resolveWorkerCount } from './cluster/worker-count.js';
 import { loadLogSettings, loadSettings, type Settings } from './settings.js';
 
 const worker = cluster.worker;
@@ -14,7 +20,7 @@ await runMain({
   ...(worker ? { logBindings: { worker: worker.id }, shutdownOn: onPrimaryShutdown } : {}),
   start: async (settings, log) => {
     const store = settings.redis.url === '' ? 'memory' : 'redis';
-    const count = worker ? 1 : await resolveWorkerCount(settings.workers, store);
+    const count = worker ? 1 : await resolveWorkerCount(settings.workers, store === 'memory');
     return count > 1
       ? startPrimary({ count, sessionKeys: settings.accounts.sessionKeys, log })
       : startServer(settings, log);

@@ -1,9 +1,15 @@
 import cluster from 'node:cluster';
-import { listenForShutdown, onPrimaryShutdown, runMain, startTracing, type Logger } from '@portcullis/kit';
+import {
+  listenForShutdown,
+  onPrimaryShutdown,
+  resolveWorkerCount,
+  runMain,
+  startTracing,
+  type Logger,
+} from '@portcullis/kit';
 import { startRateLimit } from './app.js';
 import { loadLogSettings, loadSettings, type Settings } from './settings.js';
 import { startPrimary } from './workers/primary.js';
-import { resolveWorkerCount } from './workers/worker-count.js';
 import { answerProfileRequests } from './workers/profile-answers.js';
 import { answerPrimary, reportFinal } from './workers/worker-link.js';
 
@@ -15,7 +21,9 @@ await runMain({
   loadLogSettings: () => loadLogSettings(),
   ...(worker ? { logBindings: { worker: worker.id }, shutdownOn: onPrimaryShutdown } : {}),
   start: async (settings, log) => {
-    const count = worker ? 1 : await resolveWorkerCount(settings.workers, settings.limiter.backendType);
+    const count = worker
+      ? 1
+      : await resolveWorkerCount(settings.workers, settings.limiter.backendType === 'memory');
     return count > 1 ? startPrimary(settings, { count, log }) : startService(settings, log);
   },
   // the health check fails at once (in every worker); the servers then drain what is in flight

@@ -1,8 +1,6 @@
-import { AggregatorRegistry, type PrometheusContentType } from 'prom-client';
-import { superviseWorkers, type Logger } from '@portcullis/kit';
+import { answerMetricsAsks, superviseWorkers, type Logger } from '@portcullis/kit';
 import { loadKeys } from '../keys.js';
 import type { Settings } from '../settings.js';
-import { answerMetricsRequests } from './cluster-metrics.js';
 
 export interface Primary {
   /** Tells every worker to fail its readiness and drain. */
@@ -27,12 +25,8 @@ export async function startPrimary(
     stateDir: settings.stateDir,
     log,
   });
-  const aggregator = new AggregatorRegistry<PrometheusContentType>();
-  const workers = superviseWorkers({
-    count: o.count,
-    log,
-    onFork: (worker) => answerMetricsRequests(worker, aggregator, log),
-  });
+  answerMetricsAsks();
+  const workers = superviseWorkers({ count: o.count, log });
   return {
     beginShutdown: () => workers.beginShutdown(),
     close: () => workers.allExited(),

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { superviseWorkers, type Logger } from '@portcullis/kit';
-import { answerMetricsAsks } from './cluster-metrics.js';
+import { answerMetricsAsks, superviseWorkers, type Logger } from '@portcullis/kit';
 
 /**
  * The primary of an inbox with `count` workers: it serves nothing itself. node:cluster hands each connection

@@ -1,12 +1,12 @@
 import cluster from 'node:cluster';
-import { UnavailableError } from '@portcullis/kit';
+import { UnavailableError } from '../errors.js';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 
 // `/metrics` of a process with workers: the worker that holds the scrape asks the primary, which asks every
 // worker (prom-client's AggregatorRegistry, over the cluster's IPC channel) and answers with the sum. Tagged,
 // so it is told apart from prom-client's and the shutdown link's messages on the same channel.
 
-const TAG = 'portcullis-inbox-metrics';
+const TAG = 'portcullis-metrics';
 /** prom-client gives up on a worker that does not answer after 5 s: the scrape waits a little longer. */
 const ANSWER_TIMEOUT_MS = 6000;
 
