@@ -3,6 +3,7 @@ import { startInbox } from './app.js';
 import { loadLogSettings, loadSettings } from './settings.js';
 
 await runMain({
+  name: 'inbox',
   loadSettings: () => loadSettings(),
   loadLogSettings: () => loadLogSettings(),
   start: async (settings, log) => {
@@ -10,6 +11,7 @@ await runMain({
     const app = await startInbox(settings, { log });
     return {
       readiness: app.readiness,
+      port: app.port,
       close: async () => {
         await app.close();
         // last, so the spans of requests drained at shutdown are exported too
@@ -18,4 +20,5 @@ await runMain({
     };
   },
   onSignal: (app, signal) => app.readiness.stopTraffic(signal),
+  describeReady: (app, s) => `HTTP on ${s.host}:${app.port}`,
 });
