@@ -1,4 +1,3 @@
-import { describeYamlErrors } from './yaml-problems.js';
 import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
@@ -9,6 +8,7 @@ import { API_VERSION, KINDS, isKind, type Kind } from '@portcullis/config';
 import type { Resource } from '../resources.js';
 import type { ResourceStore } from '../store.js';
 import type { ResourceSource } from './types.js';
+import { describeYamlErrors } from './yaml-problems.js';
 
 const MANIFEST = /\.(ya?ml|json)$/;
 
