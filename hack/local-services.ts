@@ -8,6 +8,11 @@ export interface LocalService {
   env: Record<string, string>;
 }
 
+/** Where `npm start`'s gateway keeps its accounts (no Redis here), and `hack/create-user.ts` adds them. */
+export function localAccountsFile(root: string): string {
+  return join(root, '.portcullis/accounts.json');
+}
+
 /** The port `name` sets in `env`; every local service's port variable has a default below. */
 function portOf(env: NodeJS.ProcessEnv, name: string): string {
   const port = env[name];
@@ -77,6 +82,7 @@ export function localServices(root: string): LocalService[] {
         GATEWAY_RATELIMIT_URL: '127.0.0.1:8081',
         GATEWAY_BACKEND_HOST: '127.0.0.1',
         GATEWAY_SHUTDOWN_DELAY: '0s',
+        GATEWAY_ACCOUNTS_FILE: localAccountsFile(root),
         LOG_LEVEL: 'warn',
       },
     },
