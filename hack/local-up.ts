@@ -35,8 +35,16 @@ function stop(r: Running, signal: NodeJS.Signals): Promise<void> {
  */
 async function stopAll(code: number, signal: NodeJS.Signals): Promise<never> {
   stopping = true;
-  // a second Ctrl-C while stopping: at once
-  process.once('SIGINT', () => process.exit(130));
+  // Ctrl-C reaches npm, tsx and this script at once, and npm and tsx pass it on again: later signals are
+  // those copies, not a second Ctrl-C. A service that hangs is killed after a while instead.
+  process.on('SIGINT', () => undefined);
+  process.on('SIGTERM', () => undefined);
+  setTimeout(() => {
+    const hung = running.filter((r) => r.child.exitCode === null && r.child.signalCode === null);
+    process.stderr.write(`npm start: ${hung.map((r) => r.service.name).join(', ')} did not stop; killed\n`);
+    for (const r of hung) r.child.kill('SIGKILL');
+    process.exit(1);
+  }, 10_000).unref();
   const [operator, ...rest] = running;
   await Promise.all(rest.map((r) => stop(r, signal)));
   if (operator) await stop(operator, signal);
