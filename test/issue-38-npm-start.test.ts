@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runHackScript, waitUntil } from '@portcullis/testing';
@@ -14,6 +14,8 @@ const repo = join(import.meta.dirname, '..');
 const STARTUP_MS = 240_000;
 const PASSWORD = 'correct horse battery';
 const SERVICES = ['operator', 'ratelimit', 'gateway', 'inbox', 'orders'];
+/** The orders route's backend in examples/resources/apiroute-users.yaml. */
+const ORDERS_BACKEND = 'service: orders\n        port: 3001';
 
 interface NpmStart {
   child: ChildProcess;
@@ -28,6 +30,16 @@ interface NpmStart {
 async function npmStart(env: Record<string, string>): Promise<NpmStart> {
   const ports = await movedLocalPorts();
   const stateDir = await mkdtemp(join(tmpdir(), 'issue-38-state-'));
+  // the examples as npm start serves them, the orders route on the moved port of the example backend
+  const manifests = join(stateDir, 'resources');
+  await cp(join(repo, 'examples/resources'), manifests, { recursive: true });
+  const routes = join(manifests, 'apiroute-users.yaml');
+  const example = await readFile(routes, 'utf8');
+  expect(example).toContain(ORDERS_BACKEND);
+  await writeFile(
+    routes,
+    example.replace(ORDERS_BACKEND, `service: orders\n        port: ${ports.ports.ORDERS}`),
+  );
   const accountsFile = join(stateDir, 'accounts.json');
   const child = spawn('npm', ['start'], {
     cwd: repo,
@@ -35,6 +47,7 @@ async function npmStart(env: Record<string, string>): Promise<NpmStart> {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       ...ports.merged,
+      OPERATOR_MANIFESTS_DIR: manifests,
       GATEWAY_STATE_DIR: stateDir,
       GATEWAY_ACCOUNTS_FILE: accountsFile,
       ...env,
