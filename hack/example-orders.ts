@@ -28,7 +28,9 @@ const server = createServer((req, res) => {
 });
 
 server.listen(port, host, () => {
-  process.stdout.write(`orders: HTTP on ${host}:${port} (the example backend of the gateway's /api/v1/orders)\n`);
+  process.stdout.write(
+    `orders: HTTP on ${host}:${port} (the example backend of the gateway's /api/v1/orders)\n`,
+  );
 });
 server.on('error', (err: NodeJS.ErrnoException) => {
   const why =

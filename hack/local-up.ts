@@ -22,6 +22,8 @@ interface Running {
 }
 const running: Running[] = [];
 let stopping = false;
+// a function, as the flag changes in callbacks TypeScript does not follow
+const isStopping = (): boolean => stopping;
 
 /** Signals `r` and resolves once it has exited. */
 function stop(r: Running, signal: NodeJS.Signals): Promise<void> {
@@ -99,9 +101,9 @@ try {
   }
   rest.forEach(start);
   await Promise.all(rest.map((s) => healthy(s.health(envOf(s)))));
-  if (!stopping) process.stdout.write(summary());
+  if (!isStopping()) process.stdout.write(summary());
 } catch (err: unknown) {
-  if (!stopping) {
+  if (!isStopping()) {
     process.stderr.write(`npm start: ${(err as Error).message}\n`);
     void stopAll(1, 'SIGINT');
   }

@@ -39,13 +39,15 @@ export function createFileAccountStore(o: FileAccountStoreOptions): AccountStore
     try {
       return (JSON.parse(text) as { accounts: StoredAccount[] }).accounts;
     } catch (err: unknown) {
-      throw new AccountsBackendError(`${o.file}: not an accounts file (JSON with "accounts")`, { cause: err });
+      throw new AccountsBackendError(`${o.file}: not an accounts file (JSON with "accounts")`, {
+        cause: err,
+      });
     }
   };
   /** Runs `change` on the current accounts, after the writes queued before it, and saves what it returns. */
-  const update = <T>(change: (accounts: StoredAccount[]) => Promise<[StoredAccount[], T]>): Promise<T> => {
+  const update = <T>(change: (accounts: StoredAccount[]) => [StoredAccount[], T]): Promise<T> => {
     const run = writes.then(async () => {
-      const [next, result] = await change(await load());
+      const [next, result] = change(await load());
       await mkdir(dirname(o.file), { recursive: true, mode: 0o700 });
       const staged = `${o.file}.${process.pid}.tmp`;
       await writeFile(staged, `${JSON.stringify({ accounts: next }, null, 2)}\n`, { mode: 0o600 });
@@ -65,7 +67,7 @@ export function createFileAccountStore(o: FileAccountStoreOptions): AccountStore
     async createUser(input) {
       const folded = checkNewAccount(input);
       const passwordHash = await o.hasher.hash(input.password);
-      return update(async (accounts) => {
+      return update((accounts) => {
         if (accounts.some((a) => foldUsername(a.username) === folded)) throw new UsernameTakenError();
         const account: Account = {
           id: createAccountId(),
@@ -81,7 +83,7 @@ export function createFileAccountStore(o: FileAccountStoreOptions): AccountStore
       if (!stored || !check.ok) return undefined;
       const rehash = check.rehash;
       if (rehash !== undefined) {
-        await update(async (accounts) => [
+        await update((accounts) => [
           accounts.map((a) =>
             a.id === stored.id && a.passwordHash === stored.passwordHash ? { ...a, passwordHash: rehash } : a,
           ),
@@ -108,7 +110,7 @@ export function createFileAccountStore(o: FileAccountStoreOptions): AccountStore
       };
     },
     deleteUser(id) {
-      return update(async (accounts) => {
+      return update((accounts) => {
         const kept = accounts.filter((a) => a.id !== id);
         return [kept, kept.length < accounts.length];
       });

@@ -306,7 +306,10 @@ export async function listenHttp(
 }
 
 /** A listen failure as `PortUnavailableError` when the port is the trouble, else unchanged. */
-export function toListenError(err: unknown, at: { host: string; port: number; setting: string }): unknown {
+export function toListenError<E>(
+  err: E,
+  at: { host: string; port: number; setting: string },
+): E | PortUnavailableError {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code !== 'EADDRINUSE' && code !== 'EACCES') return err;
   const reason = code === 'EADDRINUSE' ? 'in use' : 'not permitted';
