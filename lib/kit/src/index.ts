@@ -18,6 +18,7 @@ export {
   NotReadyError,
   NotFoundError,
   PROFILE_ERRORS,
+  PortUnavailableError,
   ProfileInProgressError,
   RequestTimeoutError,
   SettingsError,
@@ -81,6 +82,7 @@ export {
 export {
   createHttpApp,
   listenHttp,
+  toListenError,
   DEFAULT_MAX_JSON_DEPTH,
   type DirectAnswer,
   type DirectRoute,

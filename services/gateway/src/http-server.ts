@@ -99,7 +99,7 @@ export function createHttpServerPart(
       return server?.port;
     },
     start: async () => {
-      server = await listenHttp(app, settings);
+      server = await listenHttp(app, { host: settings.host, port: settings.port, setting: 'GATEWAY_PORT' });
     },
     close: async () => {
       await server?.close();

@@ -15,6 +15,7 @@ const worker = cluster.worker;
 if (worker) listenForShutdown();
 
 await runMain({
+  name: 'gateway',
   loadSettings: () => loadSettings(),
   loadLogSettings: () => loadLogSettings(),
   ...(worker ? { logBindings: { worker: worker.id }, shutdownOn: onPrimaryShutdown } : {}),
@@ -24,6 +25,8 @@ await runMain({
   },
   // readiness fails at once (in every worker); the servers then drain what is in flight
   onSignal: (app, signal) => app.beginShutdown(signal),
+  // each worker says where it serves; a primary serves nothing itself
+  describeReady: (app, s) => ('port' in app ? `HTTP on ${s.host}:${app.port}` : undefined),
 });
 
 /** The gateway in this process: alone, or as one of the primary's workers. */
@@ -31,6 +34,7 @@ async function startService(settings: Readonly<Settings>, log: Logger) {
   const tracing = startTracing(settings.tracing);
   const app = await startGateway(settings, { log });
   return {
+    port: app.port,
     beginShutdown: (signal: NodeJS.Signals) => app.readiness.stopTraffic(signal),
     close: async () => {
       await app.close();

@@ -63,6 +63,8 @@ export interface Settings {
   };
   /** Where generated keys are kept when none are given (local mode). */
   stateDir: string;
+  /** Without Redis: the JSON file of the accounts (local mode); empty keeps them in memory. */
+  accountsFile: string;
   corsOrigins: string[];
   /** `<base>/openapi.json`, the document of the live routes: open to anyone, to callers with credentials, or off. */
   openapi: OpenApiAccess;
@@ -181,6 +183,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       secureCookie: env.oneOf('GATEWAY_COOKIE_SECURE', ['auto', 'always', 'never'], { default: 'auto' }),
     },
     stateDir: env.str('GATEWAY_STATE_DIR', { default: '.portcullis' }),
+    accountsFile: env.str('GATEWAY_ACCOUNTS_FILE'),
     corsOrigins: env.list('GATEWAY_CORS_ORIGINS'),
     openapi: env.oneOf('GATEWAY_OPENAPI', OPENAPI_ACCESS, { default: 'public' }),
     apiKeyHeader: env.str('GATEWAY_API_KEY_HEADER', { default: 'x-api-key' }).toLowerCase(),

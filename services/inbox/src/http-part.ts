@@ -111,7 +111,7 @@ export async function createHttpPart(o: HttpPartOptions): Promise<HttpPart> {
     routes,
     port: () => server?.port,
     start: async () => {
-      server = await listenHttp(app, settings);
+      server = await listenHttp(app, { host: settings.host, port: settings.port, setting: 'INBOX_PORT' });
       log.info({ port: server.port, store: store.kind, forwardedBy: o.forwardedBy }, 'inbox listening');
     },
     close: () => server?.close(),

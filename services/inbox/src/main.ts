@@ -15,6 +15,7 @@ const worker = cluster.worker;
 if (worker) listenForShutdown();
 
 await runMain({
+  name: 'inbox',
   loadSettings: () => loadSettings(),
   loadLogSettings: () => loadLogSettings(),
   ...(worker ? { logBindings: { worker: worker.id }, shutdownOn: onPrimaryShutdown } : {}),
@@ -27,6 +28,8 @@ await runMain({
   },
   // readiness fails at once (in every worker), then the server drains what is in flight
   onSignal: (app, signal) => app.beginShutdown(signal),
+  // each worker says where it serves; a primary serves nothing itself
+  describeReady: (app, s) => ('port' in app ? `HTTP on ${s.host}:${app.port}` : undefined),
 });
 
 /** The inbox's HTTP server in this process: alone, or as one of the primary's workers. */
@@ -34,6 +37,7 @@ async function startServer(settings: Readonly<Settings>, log: Logger) {
   const tracing = startTracing(settings.tracing);
   const app = await startInbox(settings, { log });
   return {
+    port: app.port,
     beginShutdown: (signal: NodeJS.Signals) => app.readiness.stopTraffic(signal),
     close: async () => {
       await app.close();

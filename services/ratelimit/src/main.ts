@@ -17,6 +17,7 @@ const worker = cluster.worker;
 if (worker) listenForShutdown();
 
 await runMain({
+  name: 'ratelimit',
   loadSettings: () => loadSettings(),
   loadLogSettings: () => loadLogSettings(),
   ...(worker ? { logBindings: { worker: worker.id }, shutdownOn: onPrimaryShutdown } : {}),
@@ -28,6 +29,8 @@ await runMain({
   },
   // the health check fails at once (in every worker); the servers then drain what is in flight
   onSignal: (app) => app.beginShutdown(),
+  describeReady: (_app, s) =>
+    `gRPC on ${s.grpc.host}:${s.grpc.port}, HTTP on ${s.http.host}:${s.http.port}, debug on ${s.debug.host}:${s.debug.port}`,
 });
 
 /** The service in this process: alone, or as one of the primary's workers. */
