@@ -29,8 +29,11 @@ await runMain({
   },
   // the health check fails at once (in every worker); the servers then drain what is in flight
   onSignal: (app) => app.beginShutdown(),
+  // said by the primary (it serves the debug port) or the only process, not by each worker
   describeReady: (_app, s) =>
-    `gRPC on ${s.grpc.host}:${s.grpc.port}, HTTP on ${s.http.host}:${s.http.port}, debug on ${s.debug.host}:${s.debug.port}`,
+    worker
+      ? undefined
+      : `gRPC on ${s.grpc.host}:${s.grpc.port}, HTTP on ${s.http.host}:${s.http.port}, debug on ${s.debug.host}:${s.debug.port}`,
 });
 
 /** The service in this process: alone, or as one of the primary's workers. */
