@@ -197,6 +197,7 @@ describe('Helm chart', () => {
     expect(env('portcullis-ratelimit').get('KVSTORE_URL')?.value).toBe('redis://redis-master:6379');
     // unset: the service picks one worker per CPU the pod may use
     expect(env('portcullis-ratelimit').has('RATELIMIT_WORKERS')).toBe(false);
+    expect(env('portcullis-gateway').has('GATEWAY_WORKERS')).toBe(false);
     expect(env('portcullis-ratelimit').get('CONFIG_GRPC_XDS_SERVER_URL')?.value).toBe(
       'portcullis-operator:18000',
     );
@@ -231,6 +232,22 @@ describe('Helm chart', () => {
     );
     const env = podSpecOf(ratelimit!).containers[0]!.env!;
     expect(env.find((e) => e.name === 'RATELIMIT_WORKERS')?.value).toBe('3');
+  });
+
+  it('issue 37: sets INBOX_WORKERS from inbox.workers, unset by default (one per CPU the pod may use)', async () => {
+    const inboxEnv = (manifests: typeof byDefault) =>
+      podSpecOf(named(manifests, 'Deployment', 'portcullis-inbox')!).containers[0]!.env!;
+    expect(inboxEnv(byDefault).some((e) => e.name === 'INBOX_WORKERS')).toBe(false);
+    const set = inboxEnv(await render('--set', 'inbox.workers=3'));
+    expect(set.find((e) => e.name === 'INBOX_WORKERS')?.value).toBe('3');
+  });
+
+  it('issue 36: sets GATEWAY_WORKERS from gateway.workers', async () => {
+    const [gateway] = (await render('--set', 'gateway.workers=3')).filter(
+      (m) => m.kind === 'Deployment' && m.metadata.name === 'portcullis-gateway',
+    );
+    const env = podSpecOf(gateway!).containers[0]!.env!;
+    expect(env.find((e) => e.name === 'GATEWAY_WORKERS')?.value).toBe('3');
   });
 
   it('issue 21: sets the *_DEBUG_PORT profile ports only when asked, in no Service or container port', async () => {

@@ -37,6 +37,8 @@ const TIMEOUTS = {
 
 interface Surface {
   port: () => number;
+  /** The log of the service behind the port: each service has its own, as cases run concurrently. */
+  lines: () => Array<Record<string, unknown>>;
   method: string;
   path: () => string;
   /** A complete body this surface accepts, and the status it answers. */
@@ -44,8 +46,9 @@ interface Surface {
   status: number;
 }
 
-/** What became of a raw connection: the status line it got, if any, and when it closed. */
+/** What became of a raw connection: its own port, the status line it got, if any, and when it closed. */
 interface Outcome {
+  localPort: number;
   statusLine: string;
   closedAfterMs: number | undefined;
 }
@@ -58,15 +61,19 @@ function sendAndStall(port: number, text: string): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let answer = '';
-    const socket = connect(port, '127.0.0.1', () => socket.write(text));
+    let localPort = 0;
+    const socket = connect(port, '127.0.0.1', () => {
+      localPort = socket.localPort ?? 0;
+      socket.write(text);
+    });
     const giveUp = setTimeout(() => {
       socket.destroy();
-      resolve({ statusLine: firstLine(answer), closedAfterMs: undefined });
+      resolve({ localPort, statusLine: firstLine(answer), closedAfterMs: undefined });
     }, GIVE_UP_MS);
     socket.on('data', (d: Buffer) => (answer += d.toString()));
     socket.on('close', () => {
       clearTimeout(giveUp);
-      resolve({ statusLine: firstLine(answer), closedAfterMs: performance.now() - started });
+      resolve({ localPort, statusLine: firstLine(answer), closedAfterMs: performance.now() - started });
     });
     socket.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code !== 'ECONNRESET') reject(err);
@@ -86,7 +93,11 @@ function head(s: Surface, port: number, bodyBytes: number): string {
 }
 
 describe('issue 15: slow and idle clients on every public HTTP surface', () => {
-  const { log, lines } = createCollectingLog();
+  const logs = {
+    ratelimit: createCollectingLog(),
+    gateway: createCollectingLog(),
+    inbox: createCollectingLog(),
+  };
   const closers: Array<() => Promise<void>> = [];
   let runtime: RuntimeRoot;
   let webDir: string;
@@ -105,7 +116,7 @@ describe('issue 15: slow and idle clients on every public HTTP surface', () => {
         ...{ RUNTIME_WATCH_ROOT: 'false', BACKEND_TYPE: 'memory', USE_STATSD: 'false' },
         ...TIMEOUTS.ratelimit,
       }),
-      { log },
+      { log: logs.ratelimit.log },
     );
     closers.push(() => ratelimit.close());
     ports.ratelimit = ratelimit.ports.http;
@@ -118,7 +129,7 @@ describe('issue 15: slow and idle clients on every public HTTP surface', () => {
         GATEWAY_RATELIMIT_URL: '127.0.0.1:1',
         ...TIMEOUTS.gateway,
       }),
-      { log },
+      { log: logs.gateway.log },
     );
     closers.push(async () => {
       await gateway.close();
@@ -134,7 +145,7 @@ describe('issue 15: slow and idle clients on every public HTTP surface', () => {
         // live streams must beat faster than the idle timeout
         INBOX_SSE_HEARTBEAT: '500ms',
       }),
-      { log, passwordHasher: createScryptHasher({ ln: 10 }) },
+      { log: logs.inbox.log, passwordHasher: createScryptHasher({ ln: 10 }) },
     );
     closers.push(async () => {
       await inbox.close();
@@ -152,6 +163,7 @@ describe('issue 15: slow and idle clients on every public HTTP surface', () => {
   const SURFACES: Record<string, Surface> = {
     'ratelimit POST /json': {
       port: () => ports.ratelimit,
+      lines: () => logs.ratelimit.lines,
       method: 'POST',
       path: () => '/json',
       body: JSON.stringify({ domain: 'slow', descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] }),
@@ -159,6 +171,7 @@ describe('issue 15: slow and idle clients on every public HTTP surface', () => {
     },
     'gateway POST /api/echo/1': {
       port: () => ports.gateway,
+      lines: () => logs.gateway.lines,
       method: 'POST',
       path: () => '/api/echo/1',
       body: JSON.stringify({ message: 'hello' }),
@@ -166,6 +179,7 @@ describe('issue 15: slow and idle clients on every public HTTP surface', () => {
     },
     'inbox capture POST /api/hook/<id>': {
       port: () => ports.inbox,
+      lines: () => logs.inbox.lines,
       method: 'POST',
       path: () => `/api/hook/${endpointId}`,
       body: JSON.stringify({ event: 'ping' }),
@@ -173,6 +187,7 @@ describe('issue 15: slow and idle clients on every public HTTP surface', () => {
     },
     'inbox management POST /api/endpoints': {
       port: () => ports.inbox,
+      lines: () => logs.inbox.lines,
       method: 'POST',
       path: () => '/api/endpoints',
       body: JSON.stringify({ name: 'slow' }),
@@ -187,12 +202,13 @@ describe('issue 15: slow and idle clients on every public HTTP surface', () => {
       sendAndStall(port, `${s.method} ${s.path()} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Le`),
       sendAndStall(port, `${head(s, port, s.body.length)}${s.body}`),
     ]);
+    const timedOut = {
+      statusLine: 'HTTP/1.1 408 Request Timeout',
+      closedAfterMs: expect.any(Number) as unknown,
+    };
     expect({ partBody, partHeaders }).toEqual({
-      partBody: { statusLine: 'HTTP/1.1 408 Request Timeout', closedAfterMs: expect.any(Number) as unknown },
-      partHeaders: {
-        statusLine: 'HTTP/1.1 408 Request Timeout',
-        closedAfterMs: expect.any(Number) as unknown,
-      },
+      partBody: { ...timedOut, localPort: partBody.localPort },
+      partHeaders: { ...timedOut, localPort: partHeaders.localPort },
     });
     expect(partBody.closedAfterMs).toBeLessThan(REQUEST_MS + SLACK_MS);
     expect(partHeaders.closedAfterMs).toBeLessThan(HEADERS_MS + SLACK_MS);
@@ -207,10 +223,19 @@ describe('issue 15: slow and idle clients on every public HTTP surface', () => {
       body: s.body,
     });
     expect(after.status).toBe(s.status);
+    const lines = s.lines();
     expect(lines.filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
-    expect(lines).toContainEqual(
-      expect.objectContaining({ level: 'debug', '@message': 'request refused', code: 'REQUEST_TIMEOUT' }),
-    );
+    // each refused connection's own line, found by its port in its own service's log
+    for (const { localPort } of [partBody, partHeaders]) {
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 'debug',
+          '@message': 'request refused',
+          code: 'REQUEST_TIMEOUT',
+          remotePort: localPort,
+        }),
+      );
+    }
   });
 
   it.concurrent('ratelimit debug port: the same timeouts (HTTP_*_TIMEOUT)', async ({ expect }) => {

@@ -2,47 +2,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, waitUntil } from '@portcullis/testing';
+import { waitUntil } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localEnv, localServices, type LocalService } from '../hack/local-services.js';
+import { movedLocalPorts } from './local-ports.js';
 
 // Issue 34, finding 18: `npm start` listened on 0.0.0.0 for every port, the ratelimit's debug port (profiles,
 // heap snapshots) included.
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const STARTUP_MS = 120_000;
-
-/** The services of `npm start` on free ports (the fixed ones may be taken on a shared machine), wired together. */
-async function movedPorts() {
-  const names = ['XDS', 'HEALTH', 'METRICS', 'HTTP', 'GRPC', 'DEBUG', 'GATEWAY', 'INBOX'] as const;
-  const p = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()]))) as Record<
-    (typeof names)[number],
-    number
-  >;
-  const xds = `127.0.0.1:${p.XDS}`;
-  const env: Record<string, Record<string, string>> = {
-    operator: { XDS_PORT: `${p.XDS}`, HEALTH_PORT: `${p.HEALTH}`, METRICS_PORT: `${p.METRICS}` },
-    ratelimit: {
-      PORT: `${p.HTTP}`,
-      GRPC_PORT: `${p.GRPC}`,
-      DEBUG_PORT: `${p.DEBUG}`,
-      CONFIG_GRPC_XDS_SERVER_URL: xds,
-    },
-    gateway: {
-      GATEWAY_PORT: `${p.GATEWAY}`,
-      GATEWAY_XDS_SERVER_URL: xds,
-      GATEWAY_RATELIMIT_URL: `127.0.0.1:${p.GRPC}`,
-    },
-    inbox: { INBOX_PORT: `${p.INBOX}`, INBOX_XDS_SERVER_URL: xds },
-  };
-  const health: Record<string, number> = {
-    operator: p.HEALTH,
-    ratelimit: p.HTTP,
-    gateway: p.GATEWAY,
-    inbox: p.INBOX,
-  };
-  return { env, health, all: Object.values(p) };
-}
 
 /** A listening TCP socket: its address as `host:port` and its inode. */
 interface Listener {
@@ -100,7 +69,7 @@ async function socketInodes(pid: number): Promise<Set<string>> {
 
 describe('issue 34: npm start listens on 127.0.0.1 only', () => {
   const children = new Map<string, ChildProcess>();
-  let ports: Awaited<ReturnType<typeof movedPorts>>;
+  let ports: Awaited<ReturnType<typeof movedLocalPorts>>;
 
   const start = (service: LocalService) => {
     // as hack/local-up.ts does, with only the ports moved as a caller would move them
@@ -110,12 +79,12 @@ describe('issue 34: npm start listens on 127.0.0.1 only', () => {
       stdio: 'ignore',
     });
     children.set(service.name, child);
-    const url = service.health.replace(/:\d+\//, `:${ports.health[service.name]}/`);
+    const url = service.health(localEnv(service, callerEnv));
     return waitUntil(async () => (await fetch(url).catch(() => undefined))?.ok === true, STARTUP_MS);
   };
 
   beforeAll(async () => {
-    ports = await movedPorts();
+    ports = await movedLocalPorts();
     const [operator, ...rest] = localServices(root);
     if (operator) await start(operator);
     await Promise.all(rest.map(start));

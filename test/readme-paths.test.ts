@@ -12,7 +12,13 @@ import { describe, expect, it } from 'vitest';
 const repo = join(import.meta.dirname, '..');
 
 /** Other projects' files the pages cite (upstream Envoy ratelimit's sources, Envoy's API). */
-const OTHER_PROJECTS = new Set(['src/godogstats/mogrifier_map.go', 'src/redis/driver_impl.go', 'rls.proto']);
+const OTHER_PROJECTS = new Set([
+  'src/godogstats/mogrifier_map.go',
+  'src/redis/driver_impl.go',
+  'src/stats/manager_impl.go',
+  'src/utils/utilities.go',
+  'rls.proto',
+]);
 
 /** A code span that is one source file's path (generated declarations, `.d.ts`, are not source). */
 const SOURCE_PATH = /^(?!.*\.d\.ts$)[\w@./-]*[\w-]\.(?:ts|tsx|mts|mjs|js|go|sh|proto)$/;

@@ -9,7 +9,7 @@ const OUTPUT_TAIL_CHARS = 8000;
 
 export interface Child {
   name: string;
-  /** The node process; also the id of the process group holding it and any worker process it forks. */
+  /** The process; also the id of the process group holding it and any worker process it forks. */
   pid: number;
   /** Resolves with the first line the child writes to stdout. */
   firstLine: Promise<string>;
@@ -39,16 +39,34 @@ export interface NodeChildOptions {
  * read as its own. Node itself, not the `tsx` command, which would add a second node process to the group.
  */
 export function spawnNode(o: NodeChildOptions): Child {
-  const name = o.name;
   const loader = o.script.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, [...loader, ...(o.nodeFlags ?? []), o.script, ...(o.args ?? [])], {
+  return spawnChild({
+    name: o.name,
+    command: process.execPath,
+    args: [...loader, ...(o.nodeFlags ?? []), o.script, ...(o.args ?? [])],
+    ...(o.env ? { env: o.env } : {}),
+  });
+}
+
+/**
+ * Runs `command` from the repository root in its own process group (a server that forks workers, like
+ * nginx, is then measured and stopped whole).
+ */
+export function spawnChild(o: {
+  name: string;
+  command: string;
+  args: readonly string[];
+  env?: Record<string, string>;
+}): Child {
+  const name = o.name;
+  const child = spawn(o.command, [...o.args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...o.env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.on('error', () => undefined); // a failed spawn leaves `pid` unset, reported just below
-  if (child.pid === undefined) throw new Error(`${name}: could not spawn ${process.execPath}`);
+  if (child.pid === undefined) throw new Error(`${name}: could not spawn ${o.command}`);
   const pid = child.pid;
   let output = '';
   let lines = 0;

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnNode, type Child } from '../common/child-process.js';
 import { serviceBundle } from '../common/service-bundle.js';
 import { distinctFreePorts } from '../common/ports.js';
@@ -53,7 +55,33 @@ export async function startGateway(o: GatewayOptions, onCleanup: OnCleanup): Pro
   });
   onCleanup(() => child.stop());
   await waitForHttpOk(`http://127.0.0.1:${port}/healthz`, child, READY_TIMEOUT_MS);
+  await waitForEveryWorker(port, Number(o.env.GATEWAY_WORKERS ?? '1'));
   return { child, port };
+}
+
+/**
+ * Until `/readyz` answers 200 twice per worker in a row, each on a connection of its own (node:cluster hands
+ * new connections to the workers in turn): every worker has its routes.
+ */
+async function waitForEveryWorker(port: number, workers: number): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let inARow = 0;
+  while (inARow < 2 * workers) {
+    if (Date.now() > deadline) throw new Error(`not every gateway worker on port ${port} became ready`);
+    inARow = (await readyzOnNewConnection(port)) === 200 ? inARow + 1 : 0;
+    if (inARow === 0) await sleep(50);
+  }
+}
+
+function readyzOnNewConnection(port: number): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path: '/readyz', agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', () => resolve(0));
+    req.end();
+  });
 }
 
 /** Creates an account in the Redis at `redisUrl` with `hack/create-user.ts`; resolves with its id. */

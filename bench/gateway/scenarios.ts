@@ -20,15 +20,23 @@ export interface Target {
 
 export interface Scenario {
   key: ScenarioKey;
+  /** Gateway workers, and processes of bare fastify and nginx beside them. */
+  processes: number;
   ceiling: Target;
+  /** Another server doing the same job, measured between the ceiling and ours: nginx for the upstream route. */
+  reference?: Target;
   /** Through a gateway started with `gatewayEnv`. */
   ours: Target & { gatewayEnv: Readonly<Record<string, string>> };
 }
 
 /** What the scenarios run against, all started. */
 export interface ScenarioServers {
+  /** Gateway workers; bare fastify and nginx run as many processes. */
+  processes: number;
   ceiling: { child: Child; port: number };
   backend: { child: Child; port: number };
+  /** nginx proxying to the backend with keep-alive connections. */
+  nginx: { child: Child; port: number };
   ratelimit: Child;
   open: { child: Child; port: number; env: Readonly<Record<string, string>> };
   jwt: { child: Child; port: number; env: Readonly<Record<string, string>>; token: string };
@@ -36,10 +44,14 @@ export interface ScenarioServers {
   testBody: string;
 }
 
-/** The four comparisons, in the order they run: each gateway route next to its ceiling. */
+/**
+ * The four comparisons with `s.processes` processes, in the order they run: each gateway route next to its
+ * ceiling, the upstream route also next to nginx.
+ */
 export function buildScenarios(s: ScenarioServers): Scenario[] {
+  const n = `${s.processes}p`;
   const fastify = (path: string, body: string): Target => ({
-    label: `GET ${path}, bare fastify (ceiling)`,
+    label: `${n} GET ${path}, bare fastify (ceiling)`,
     port: s.ceiling.port,
     path,
     body,
@@ -50,9 +62,10 @@ export function buildScenarios(s: ScenarioServers): Scenario[] {
   return [
     {
       key: 'handler',
+      processes: s.processes,
       ceiling: fastify('/api/ping', PONG_BODY),
       ours: {
-        label: 'GET /api/ping handler, gateway auth none',
+        label: `${n} GET /api/ping handler, gateway auth none`,
         port: s.open.port,
         path: '/api/ping',
         body: PONG_BODY,
@@ -62,9 +75,10 @@ export function buildScenarios(s: ScenarioServers): Scenario[] {
     },
     {
       key: 'jwt',
+      processes: s.processes,
       ceiling: fastify('/api/test', s.testBody),
       ours: {
-        label: 'GET /api/test handler, gateway jwt (Bearer, Redis)',
+        label: `${n} GET /api/test handler, gateway jwt (Bearer, Redis)`,
         port: s.jwt.port,
         path: '/api/test',
         body: s.testBody,
@@ -75,9 +89,10 @@ export function buildScenarios(s: ScenarioServers): Scenario[] {
     },
     {
       key: 'limited',
+      processes: s.processes,
       ceiling: fastify(limited, PONG_BODY),
       ours: {
-        label: `GET ${limited} rate-limited handler, gateway + ratelimit`,
+        label: `${n} GET ${limited} rate-limited handler, gateway + ratelimit`,
         port: s.open.port,
         path: limited,
         body: PONG_BODY,
@@ -87,15 +102,23 @@ export function buildScenarios(s: ScenarioServers): Scenario[] {
     },
     {
       key: 'upstream',
+      processes: s.processes,
       ceiling: {
-        label: 'GET /up, node:http backend called directly (ceiling)',
+        label: `${n} GET /up, node:http backend called directly (ceiling)`,
         port: s.backend.port,
         path: '/up',
         body: PONG_BODY,
         servers: [s.backend.child],
       },
+      reference: {
+        label: `${n} GET /up, nginx -> backend (keep-alive)`,
+        port: s.nginx.port,
+        path: '/up',
+        body: PONG_BODY,
+        servers: [s.nginx.child, s.backend.child],
+      },
       ours: {
-        label: `GET ${up} upstream, gateway -> backend`,
+        label: `${n} GET ${up} upstream, gateway -> backend`,
         port: s.open.port,
         path: up,
         body: PONG_BODY,

@@ -16,7 +16,7 @@ export function createHealthServerPart(o: {
     const ready = o.isReady();
     void reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'syncing', leader: o.isLeader() });
   });
-  return servePart('health server', app, o.listener);
+  return servePart('health server', app, { ...o.listener, setting: 'HEALTH_PORT' });
 }
 
 /** `/metrics` of the operator's registry. */
@@ -29,13 +29,13 @@ export function createMetricsServerPart(o: {
   app.get('/metrics', async (_req, reply) =>
     reply.type(o.registry.contentType).send(await o.registry.metrics()),
   );
-  return servePart('metrics server', app, o.listener);
+  return servePart('metrics server', app, { ...o.listener, setting: 'METRICS_PORT' });
 }
 
 function servePart(
   name: string,
   app: ReturnType<typeof createHttpApp>,
-  listener: { host: string; port: number },
+  listener: { host: string; port: number; setting: string },
 ): ServerPart {
   let port = 0;
   return {

@@ -1,51 +1,52 @@
-import { createServer, type Server } from 'node:https';
-import { readFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { createCertificates } from '@portcullis/testing';
+import { AuthenticationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { startControlPlane, startTcpProxy, type ControlPlane, type TcpProxy } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reuseConnections } from '../src/kube-config.js';
 
-/** A TLS server answering every request with a Namespace, counting connections and the tokens it saw. */
-let server: Server;
-let connections = 0;
-const tokens: string[] = [];
+// The real kube-apiserver, its own TLS and token authentication, behind a TCP proxy that counts the
+// connections made to it (TLS passes through the proxy untouched).
+let cp: ControlPlane;
+let proxy: TcpProxy;
+let serviceAccountToken = '';
 let kubeConfig: () => KubeConfig;
 
 beforeAll(async () => {
-  const certs = await createCertificates();
-  server = createServer(
-    { cert: await readFile(certs.serverCert), key: await readFile(certs.serverKey) },
-    (req, res) => {
-      tokens.push(req.headers.authorization ?? '');
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } }));
-    },
-  );
-  server.on('secureConnection', () => connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  cp = await startControlPlane();
+  proxy = await startTcpProxy(Number(new URL(cp.url).port));
+  await cp.kubectl(['create', 'serviceaccount', 'tester', '--namespace', 'default']);
+  const tester = await cp.serviceAccountKubeconfig('default', 'tester');
+  serviceAccountToken = tester.kubeConfig.getCurrentUser()?.token ?? '';
+  const admin = cp.kubeConfig();
   kubeConfig = () => {
     const kc = new KubeConfig();
     kc.loadFromOptions({
-      clusters: [
-        { name: 'c', server: `https://127.0.0.1:${port}`, caFile: certs.caCert, skipTLSVerify: false },
-      ],
-      users: [{ name: 'u', token: 'first' }],
+      clusters: [{ ...admin.getCurrentCluster(), name: 'c', server: `https://127.0.0.1:${proxy.port}` }],
+      users: [{ ...admin.getCurrentUser(), name: 'u' }],
       contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
       currentContext: 'x',
     });
     return kc;
   };
-});
+}, 180_000);
 
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(async () => {
+  await proxy.close();
+  await cp.close();
+}, 60_000);
 
 async function connectionsFor(kc: KubeConfig, requests: number): Promise<number> {
   const api = kc.makeApiClient(CoreV1Api);
-  const before = connections;
+  const before = proxy.connections();
   for (let i = 0; i < requests; i++) await api.readNamespace({ name: 'default' });
-  return connections - before;
+  return proxy.connections() - before;
+}
+
+/** Who the API server took the request's credentials for. */
+async function whoAmI(kc: KubeConfig): Promise<string | undefined> {
+  const review = await kc.makeApiClient(AuthenticationV1Api).createSelfSubjectReview({
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+  });
+  return review.status?.userInfo?.username;
 }
 
 describe('reuseConnections', () => {
@@ -56,11 +57,14 @@ describe('reuseConnections', () => {
 
   it('still applies the current credentials to every request', async () => {
     const kc = reuseConnections(kubeConfig());
-    tokens.length = 0;
-    await connectionsFor(kc, 1);
+    const before = proxy.connections();
+    const first = await whoAmI(kc);
     const user = kc.getCurrentUser();
-    if (user) Object.assign(user, { token: 'second' });
-    expect(await connectionsFor(kc, 1)).toBe(0);
-    expect(tokens).toEqual(['Bearer first', 'Bearer second']);
+    if (user) Object.assign(user, { token: serviceAccountToken });
+    expect([first, await whoAmI(kc), proxy.connections() - before]).toEqual([
+      'admin',
+      'system:serviceaccount:default:tester',
+      1,
+    ]);
   });
 });

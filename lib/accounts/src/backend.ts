@@ -6,6 +6,7 @@ import {
   type RedisConnection,
   type RedisPool,
 } from '@portcullis/redis';
+import { createFileAccountStore } from './file-accounts.js';
 import { createMemoryAccountStore } from './memory-accounts.js';
 import { createMemoryTokenDenylist } from './memory-denylist.js';
 import { createMemorySessionStore } from './memory-sessions.js';
@@ -28,6 +29,11 @@ export interface AccountsBackendOptions {
   /** Short for a single server: `redis://…`, `rediss://…` or `host:port` (tools and tests). */
   redisUrl?: string;
   /**
+   * Without Redis: the JSON file that keeps the accounts (`createFileAccountStore`; sessions and the denylist
+   * stay in memory), so they outlive a restart and `hack/create-user.ts` can add one. Memory when empty.
+   */
+  accountsFile?: string;
+  /**
    * Start of every Redis key; `acct:` by default. On a cluster it is put in a hash tag (`{acct:}`), so every
    * accounts key hashes to one slot and the scripts may touch an account, its name and the index together.
    */
@@ -42,7 +48,7 @@ export interface AccountsBackendOptions {
 }
 
 export interface AccountsBackend {
-  kind: 'redis' | 'memory';
+  kind: 'redis' | 'file' | 'memory';
   /** The Redis clients, for their metrics (`registerRedisMetrics`); none in memory mode. */
   redisPool: RedisPool | undefined;
   /** The commands' Redis connection, its status and events (readiness follows them); absent for memory stores. */
@@ -54,7 +60,10 @@ export interface AccountsBackend {
   close(): Promise<void>;
 }
 
-/** Redis stores sharing one connection when `redis` or `redisUrl` names a server, else memory stores. */
+/**
+ * Redis stores sharing one connection when `redis` or `redisUrl` names a server, else memory stores (the
+ * accounts in `accountsFile` when given).
+ */
 export function createAccountsBackend(options: AccountsBackendOptions = {}): AccountsBackend {
   const hasher = limitPasswordChecks(
     options.hasher ?? createScryptHasher(),
@@ -64,10 +73,14 @@ export function createAccountsBackend(options: AccountsBackendOptions = {}): Acc
   const connection =
     options.redis ?? (options.redisUrl === undefined ? undefined : toSingleConnection(options.redisUrl));
   if (connection === undefined || connection.url === '') {
+    const file = options.accountsFile ?? '';
     return {
-      kind: 'memory',
+      kind: file === '' ? 'memory' : 'file',
       redisPool: undefined,
-      accounts: createMemoryAccountStore({ hasher, now }),
+      accounts:
+        file === ''
+          ? createMemoryAccountStore({ hasher, now })
+          : createFileAccountStore({ file, hasher, now }),
       sessions: createMemorySessionStore({ now }),
       denylist: createMemoryTokenDenylist({ now }),
       close: () => Promise.resolve(),

@@ -46,6 +46,7 @@ export {
 } from './cookie-sessions.js';
 export { checkCsrf, type CsrfPolicy } from './csrf-check.js';
 export { MIN_PASSWORD_CHARS, isValidUsername } from './account-rules.js';
+export { createFileAccountStore, type FileAccountStoreOptions } from './file-accounts.js';
 export { createMemoryAccountStore, type MemoryAccountStoreOptions } from './memory-accounts.js';
 export { createMemorySessionStore, type MemorySessionStoreOptions } from './memory-sessions.js';
 export { createMemoryTokenDenylist, type MemoryTokenDenylistOptions } from './memory-denylist.js';

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createAccountsBackend } from '@portcullis/accounts';
 import { runHackScript, startRedis, type RedisServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,10 +47,26 @@ describe('hack/create-user.ts', () => {
     });
   });
 
-  it('exits 2 without REDIS_URL, saying memory mode is pointless', async () => {
-    const run = await runCreateUser(['someone'], { PORTCULLIS_PASSWORD: 'correct horse battery' });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('REDIS_URL is not set: in memory mode the account would vanish');
+  it('without REDIS_URL writes the accounts file of local mode and says so; --roles needs Redis', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'create-user-'));
+    const accountsFile = join(dir, 'accounts.json');
+    try {
+      const env = { PORTCULLIS_PASSWORD: 'correct horse battery', GATEWAY_ACCOUNTS_FILE: accountsFile };
+      const run = await runCreateUser(['someone'], env);
+      expect(run).toMatchObject({
+        code: 0,
+        stderr: `someone saved in ${accountsFile} (no REDIS_URL: the accounts file of npm start's gateway); sign in at POST /api/auth\n`,
+      });
+      const backend = createAccountsBackend({ accountsFile, hasher: createTestHasher().hasher });
+      expect(await backend.accounts.verifyCredentials('someone', 'correct horse battery')).toMatchObject({
+        id: run.stdout.trim(),
+      });
+      const withRoles = await runCreateUser(['other', '--roles', 'admin'], env);
+      expect(withRoles.code).toBe(2);
+      expect(withRoles.stderr).toContain('--roles needs REDIS_URL');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('exits 2 on bad usage or with no password source', async () => {

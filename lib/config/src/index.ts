@@ -15,6 +15,7 @@ export {
 export { checkRateLimitConfig, parseRateLimitConfig } from './rate-limit-parse.js';
 export { findDanglingReplaces, refuseDanglingReplaces } from './replace-targets.js';
 export { parseRateLimitYaml } from './rate-limit-yaml.js';
+export { ruleStatName, sanitizeStatName } from './stat-name.js';
 export { YAML_ONLY_KEYS, checkXdsCompatible, findYamlOnlyKeys } from './xds-fields.js';
 export {
   compileRoutePath,

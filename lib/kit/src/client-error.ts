@@ -32,7 +32,10 @@ export function answerClientError(
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { type, error } = (err.code === undefined ? undefined : REFUSALS[err.code]) ?? MALFORMED;
   const { code, status: statusCode } = type;
-  log.debug({ code, statusCode, remoteAddress: socket.remoteAddress }, 'request refused');
+  log.debug(
+    { code, statusCode, remoteAddress: socket.remoteAddress, remotePort: socket.remotePort },
+    'request refused',
+  );
   const json = JSON.stringify({ error, code });
   const isHead =
     Buffer.isBuffer(err.rawPacket) && err.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';

@@ -7,6 +7,21 @@ export class SettingsError extends defineError('SETTINGS_INVALID') {
   }
 }
 
+/** A listener's port is taken (or not ours to bind); names the setting that moves it. */
+export class PortUnavailableError extends defineError('PORT_UNAVAILABLE') {
+  constructor(
+    readonly setting: string,
+    at: { host: string; port: number; reason: 'in use' | 'not permitted' },
+    options?: ErrorOptions,
+  ) {
+    const fix =
+      at.reason === 'in use'
+        ? `stop what listens there, or set ${setting} to a free port`
+        : `set ${setting} to a port above 1023`;
+    super(`${setting}=${at.port}: ${at.host}:${at.port} is ${at.reason}; ${fix}`, options);
+  }
+}
+
 /** Nothing a client should see went wrong: what any error not answered as itself becomes. */
 export class InternalError extends defineError('INTERNAL', 500, { publicMessage: 'Internal Server Error' }) {}
 
@@ -102,6 +117,7 @@ export const EDGE_ERRORS: readonly ErrorClass[] = [
 export const KIT_ERRORS: readonly ErrorClass[] = [
   ...EDGE_ERRORS,
   SettingsError,
+  PortUnavailableError,
   InvalidArgumentError,
   UnauthenticatedError,
   UnavailableError,

@@ -11,7 +11,7 @@ import Fastify, {
 } from 'fastify';
 import { answerClientError } from './client-error.js';
 import { toEdgeError, type ErrorMapper } from './error-mapper.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError, PortUnavailableError } from './errors.js';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http-timeouts.js';
 import { checkJsonDepth } from './json-depth.js';
 import type { Logger } from './log.js';
@@ -288,8 +288,30 @@ function isDirect(route: DirectRoute, req: IncomingMessage): boolean {
   return type === undefined || route.contentTypes.includes(type);
 }
 
-export async function listenHttp(app: HttpApp, at: { host: string; port: number }): Promise<RunningServer> {
-  await app.listen({ host: at.host, port: at.port });
+/**
+ * Listens on `at`; a port that is taken or not permitted throws `PortUnavailableError` naming `setting`, the
+ * variable that moves it.
+ */
+export async function listenHttp(
+  app: HttpApp,
+  at: { host: string; port: number; setting: string },
+): Promise<RunningServer> {
+  try {
+    await app.listen({ host: at.host, port: at.port });
+  } catch (err: unknown) {
+    throw toListenError(err, at);
+  }
   const address = app.server.address();
   return { port: typeof address === 'object' && address ? address.port : at.port, close: () => app.close() };
+}
+
+/** A listen failure as `PortUnavailableError` when the port is the trouble, else unchanged. */
+export function toListenError<E>(
+  err: E,
+  at: { host: string; port: number; setting: string },
+): E | PortUnavailableError {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== 'EADDRINUSE' && code !== 'EACCES') return err;
+  const reason = code === 'EADDRINUSE' ? 'in use' : 'not permitted';
+  return new PortUnavailableError(at.setting, { host: at.host, port: at.port, reason }, { cause: err });
 }

@@ -18,6 +18,7 @@ export {
   NotReadyError,
   NotFoundError,
   PROFILE_ERRORS,
+  PortUnavailableError,
   ProfileInProgressError,
   RequestTimeoutError,
   SettingsError,
@@ -81,6 +82,7 @@ export {
 export {
   createHttpApp,
   listenHttp,
+  toListenError,
   DEFAULT_MAX_JSON_DEPTH,
   type DirectAnswer,
   type DirectRoute,
@@ -110,3 +112,8 @@ export {
 } from './profiles.js';
 export { createProfileServerPart, readProfileListener, type ProfileListener } from './profile-server.js';
 export { startRuntimeMonitor, type RuntimeFigures, type RuntimeMonitor } from './runtime-figures.js';
+export { cpusAllowed, cpusOfQuota, usableCpus } from './workers/cpu-count.js';
+export { superviseWorkers, type Supervisor, type SupervisorOptions } from './workers/supervisor.js';
+export { listenForShutdown, onPrimaryShutdown, sendShutdown } from './workers/shutdown-link.js';
+export { resolveWorkerCount } from './workers/worker-count.js';
+export { answerMetricsAsks, createMetricsReader } from './workers/cluster-metrics.js';

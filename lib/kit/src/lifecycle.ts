@@ -1,5 +1,6 @@
 import { SettingsError } from './errors.js';
 import { createLogger, type LogOptions, type Logger } from './log.js';
+import { describeStartFailure, logReady } from './start-report.js';
 
 /** One piece of a process: started in list order, closed in reverse. */
 export interface Part {
@@ -38,7 +39,8 @@ export async function startParts(parts: readonly Part[], log: Logger): Promise<R
     try {
       await part.start();
     } catch (err: unknown) {
-      log.error({ part: part.name, err }, 'part failed to start');
+      // the caller reports the error itself (runMain's one fatal line); this says which part it was
+      log.debug({ part: part.name, err }, 'part failed to start');
       await close();
       throw err;
     }
@@ -94,6 +96,8 @@ function shutDown(
 }
 
 export interface MainOptions<S, A extends Running> {
+  /** The program's name: what opens its lines on a terminal when it cannot start (`ratelimit: …`). */
+  name: string;
   loadSettings(): S & { log: Pick<LogOptions, 'level' | 'format'> };
   /** The log settings alone, tolerant of bad values: how to report that the other settings are bad. */
   loadLogSettings(): Pick<LogOptions, 'level' | 'format'>;
@@ -110,17 +114,25 @@ export interface MainOptions<S, A extends Running> {
   shutdownOn?(begin: (signal: NodeJS.Signals) => void): void;
   /** Fields on every line of the process's logger (a worker's id, say). */
   logBindings?: Record<string, unknown>;
+  /**
+   * Where the started app listens, one line logged once it is ready: `gRPC on 127.0.0.1:8081, HTTP on …`;
+   * `undefined` for no line (a primary whose workers say it).
+   */
+  describeReady?(app: A, settings: S): string | undefined;
 }
 
 /**
- * The whole of a process's `main`: settings, logger, start, close on a signal. A bad setting or a failed
- * start is logged as fatal (every bad variable named) and the exit code is 1.
+ * The whole of a process's `main`: settings, logger, start, the ready line, close on a signal. A bad setting
+ * or a failed start is reported (every bad variable named: plain lines on stderr with `LOG_FORMAT=text`, a
+ * fatal log line with `json`) and the exit code is 1.
  */
 export async function runMain<S, A extends Running>(o: MainOptions<S, A>): Promise<void> {
   try {
     const settings = o.loadSettings();
     const log = createLogger(settings.log).child(o.logBindings ?? {});
     const app = await o.start(settings, log);
+    const ready = o.describeReady?.(app, settings);
+    if (ready !== undefined) logReady(log, `${o.name}: ${ready}`);
     const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
       await o.onSignal?.(app, signal);
       await app.close();
@@ -128,10 +140,15 @@ export async function runMain<S, A extends Running>(o: MainOptions<S, A>): Promi
     if (o.shutdownOn) o.shutdownOn(onceShutdown(shutdown, log));
     else onShutdownSignal(shutdown, log);
   } catch (err: unknown) {
-    const log = createLogger(o.loadLogSettings());
+    const logSettings = o.loadLogSettings();
+    process.exitCode = 1;
+    if (logSettings.format === 'text') {
+      process.stderr.write(`${describeStartFailure(o.name, err, logSettings.level).join('\n')}\n`);
+      return;
+    }
+    const log = createLogger(logSettings);
     if (err instanceof SettingsError) log.fatal({ problems: err.problems }, 'invalid settings');
     else log.fatal({ err }, 'start-up failed');
     log.flush();
-    process.exitCode = 1;
   }
 }

@@ -30,3 +30,26 @@ describe('createLogger', () => {
     expect(out.lines[0]).toMatch(/^time=\S+ level=info msg=listening port=8080 note="two words"\n$/);
   });
 });
+
+describe('text lines with an error field', () => {
+  const failure = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8125'), { code: 'ECONNREFUSED' });
+
+  it('show its message and code, not its stack, above debug', () => {
+    const out = capture();
+    createLogger({ level: 'info', format: 'text', destination: out }).warn({ err: failure }, 'statsd failed');
+    expect(out.lines[0]).toMatch(
+      /^time=\S+ level=warn msg="statsd failed" err="connect ECONNREFUSED 127\.0\.0\.1:8125" errCode=ECONNREFUSED\n$/,
+    );
+  });
+
+  it('keep the stack at debug, and in JSON always', () => {
+    for (const o of [
+      { level: 'debug', format: 'text' },
+      { level: 'info', format: 'json' },
+    ] as const) {
+      const out = capture();
+      createLogger({ ...o, destination: out }).warn({ err: failure }, 'statsd failed');
+      expect(out.lines[0]).toContain('log.test.ts');
+    }
+  });
+});

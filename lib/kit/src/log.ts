@@ -15,7 +15,8 @@ export interface LogOptions {
 
 /**
  * The process logger. `json` writes `@timestamp`, `level`, `@message` and the fields, as upstream Envoy
- * ratelimit does; `text` writes logfmt lines opening with `time`, `level` and `msg`.
+ * ratelimit does; `text` writes logfmt lines opening with `time`, `level` and `msg`, where an error field
+ * shows its message (and code) and its stack only at `debug` and `trace`.
  */
 export function createLogger(opts: LogOptions): Logger {
   const out = opts.destination ?? destination({ sync: false });
@@ -27,10 +28,11 @@ export function createLogger(opts: LogOptions): Logger {
     formatters: { level: (label: string) => ({ level: label }) },
   };
   if (opts.format === 'json') return pino(options, out);
-  return pino(options, { write: (line: string) => out.write(toLogfmt(line)) });
+  const stacks = opts.level === 'debug' || opts.level === 'trace';
+  return pino(options, { write: (line: string) => out.write(toLogfmt(line, stacks)) });
 }
 
-function toLogfmt(jsonLine: string): string {
+function toLogfmt(jsonLine: string, stacks: boolean): string {
   const {
     '@timestamp': time,
     level,
@@ -38,8 +40,23 @@ function toLogfmt(jsonLine: string): string {
     ...fields
   } = JSON.parse(jsonLine) as Record<string, unknown>;
   const parts = [`time=${quote(time)}`, `level=${quote(level)}`, `msg=${quote(msg ?? '')}`];
-  for (const [k, v] of Object.entries(fields)) parts.push(`${k}=${quote(v)}`);
+  for (const [k, v] of Object.entries(fields)) {
+    if (!stacks && isSerializedError(v)) {
+      parts.push(`${k}=${quote(v.message)}`);
+      if (typeof v.code === 'string' || typeof v.code === 'number') parts.push(`${k}Code=${quote(v.code)}`);
+    } else parts.push(`${k}=${quote(v)}`);
+  }
   return `${parts.join(' ')}\n`;
+}
+
+/** What pino's error serializer writes: `type`, `message` and `stack`, and the error's own fields. */
+function isSerializedError(v: unknown): v is { message: string; code?: unknown } {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    'stack' in v &&
+    typeof (v as { message?: unknown }).message === 'string'
+  );
 }
 
 function quote(value: unknown): string {

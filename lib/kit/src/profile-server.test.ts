@@ -10,10 +10,11 @@ describe('readProfileListener', () => {
     expect(readProfileListener(createEnvReader({ X_DEBUG_PORT: '6061' }), NAMES)).toEqual({
       host: '127.0.0.1',
       port: 6061,
+      setting: 'X_DEBUG_PORT',
     });
     expect(
       readProfileListener(createEnvReader({ X_DEBUG_PORT: '0', X_DEBUG_HOST: '0.0.0.0' }), NAMES),
-    ).toEqual({ host: '0.0.0.0', port: 0 });
+    ).toEqual({ host: '0.0.0.0', port: 0, setting: 'X_DEBUG_PORT' });
   });
 
   it('refuses a port that is no port, naming the variable', () => {

@@ -11,6 +11,8 @@ export interface ProfileListener {
   host: string;
   /** 0: any free port (tests). */
   port: number;
+  /** The variable that sets the port, named when it is taken. */
+  setting: string;
 }
 
 /**
@@ -24,7 +26,7 @@ export function readProfileListener(
 ): ProfileListener | undefined {
   const host = env.str(names.host, { default: '127.0.0.1' });
   if (env.str(names.port) === '') return undefined;
-  return { host, port: env.int(names.port, { default: 0, min: 0, max: 65_535 }) };
+  return { host, port: env.int(names.port, { default: 0, min: 0, max: 65_535 }), setting: names.port };
 }
 
 /**

@@ -31,7 +31,7 @@ describe('kit http app over a real socket', () => {
       reading = true;
       return { bytes: (await readBody(request.raw, 1024, () => new Error('too large'))).length };
     });
-    server = await listenHttp(app, { host: '127.0.0.1', port: 0 });
+    server = await listenHttp(app, { host: '127.0.0.1', port: 0, setting: 'PORT' });
     return { port: server.port, lines };
   };
 
@@ -135,7 +135,8 @@ describe('kit http app: a direct route', () => {
         return reply.code(answer.statusCode).type(answer.contentType).send(answer.body);
       });
     }
-    for (const app of [direct, routed]) servers.push(await listenHttp(app, { host: '127.0.0.1', port: 0 }));
+    for (const app of [direct, routed])
+      servers.push(await listenHttp(app, { host: '127.0.0.1', port: 0, setting: 'PORT' }));
     return [servers[0]?.port ?? 0, servers[1]?.port ?? 0];
   };
   const answer = async (port: number, body: string | Buffer | undefined) => {

@@ -67,7 +67,7 @@ describe('request bodies over a real socket, read by fastify, by readBody and by
       });
       done();
     });
-    server = await listenHttp(app, { host: '127.0.0.1', port: 0 });
+    server = await listenHttp(app, { host: '127.0.0.1', port: 0, setting: 'PORT' });
   });
   afterAll(() => server.close());
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkAnswer, findInternalDetail } from './fuzz.js';
+import { checkAnswer, findFramingConflict, findInternalDetail } from './fuzz.js';
 
 describe('findInternalDetail', () => {
   it.each([
@@ -37,5 +37,31 @@ describe('checkAnswer', () => {
     expect(checkAnswer({ status: 500, body: '{}' })).toMatch(/^status 500/);
     expect(checkAnswer({ status: 503, body: '{}' }, { deliberate: [503] })).toBeUndefined();
     expect(checkAnswer({ status: 404, body: '{}' })).toBeUndefined();
+  });
+});
+
+describe('findFramingConflict', () => {
+  const head = 'POST / HTTP/1.1\r\nHost: a\r\n';
+  it.each([
+    [
+      `${head}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      'Content-Length with Transfer-Encoding',
+    ],
+    [
+      `${head}transfer-encoding: chunked\r\ncontent-length: 5\r\n\r\n`,
+      'Content-Length with Transfer-Encoding',
+    ],
+    [`${head}Content-Length: 3\r\nContent-Length: 7\r\n\r\nabcdefg`, 'two Content-Lengths (3, 7)'],
+  ])('finds the conflict in %j', (bytes, conflict) => {
+    expect(findFramingConflict(bytes)).toBe(conflict);
+  });
+
+  it.each([
+    `${head}Content-Length: 3\r\nContent-Length: 3\r\n\r\nabc`,
+    `${head}Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    // headers of a request behind the first one are that request's
+    `${head}Content-Length: 0\r\n\r\nPOST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n`,
+  ])('passes %j', (bytes) => {
+    expect(findFramingConflict(bytes)).toBeUndefined();
   });
 });

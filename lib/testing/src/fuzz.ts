@@ -103,13 +103,42 @@ export function checkAnswer(answer: FuzzAnswer, rules: AnswerRules = {}): string
 }
 
 /**
+ * The request-smuggling shape in the first request of `bytes`, or undefined: Content-Length together with
+ * Transfer-Encoding, or two Content-Lengths that differ. RFC 9112 §6.3 has a server refuse both (400 and
+ * close): a proxy in front that frames the body the other way would smuggle the rest in as a request.
+ */
+export function findFramingConflict(bytes: Buffer | string): string | undefined {
+  const text = bytes.toString('latin1');
+  const end = text.search(/\r?\n\r?\n/);
+  const lines = (end === -1 ? text : text.slice(0, end)).split(/\r?\n/).slice(1);
+  const values = (name: string): string[] =>
+    lines.flatMap((l) => {
+      const colon = l.indexOf(':');
+      return colon > 0 && l.slice(0, colon).toLowerCase() === name ? [l.slice(colon + 1).trim()] : [];
+    });
+  const lengths = values('content-length');
+  if (lengths.length > 0 && values('transfer-encoding').length > 0)
+    return 'Content-Length with Transfer-Encoding';
+  if (new Set(lengths).size > 1) return `two Content-Lengths (${lengths.join(', ')})`;
+  return undefined;
+}
+
+/**
  * Sends raw `bytes` (a request the HTTP parser may refuse) to `port` and checks what came back as
- * `checkAnswer` does, every status in it: a 4xx or a close, never a 5xx or an internal detail.
+ * `checkAnswer` does, every status in it: never a 5xx or an internal detail. A smuggling shape
+ * (`findFramingConflict`) must get one 400 or a close without an answer: nothing else, and no answer to
+ * a request smuggled in behind it.
  */
 export async function checkRawAnswer(port: number, bytes: Buffer | string): Promise<string | undefined> {
   const a = await sendRawBytes(port, bytes);
   const bad = a.statuses.find((s) => s >= 500);
   if (bad !== undefined) return `status ${bad}: ${a.text.slice(0, 300)}`;
+  const conflict = findFramingConflict(bytes);
+  if (
+    conflict !== undefined &&
+    !(a.statuses.length === 0 || (a.statuses.length === 1 && a.statuses[0] === 400))
+  )
+    return `${conflict} answered ${a.statuses.join(', ')}, not a 400 or a close: ${a.text.slice(0, 300)}`;
   return checkAnswer({ status: 0, body: a.text }, { sent: bytes.toString() });
 }
 

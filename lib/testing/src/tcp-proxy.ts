@@ -3,6 +3,8 @@ import { connect, createServer, type Socket } from 'node:net';
 export interface TcpProxy {
   /** The loopback port clients connect to instead of the target's. */
   port: number;
+  /** How many connections clients have opened through it so far. */
+  connections(): number;
   /** A network partition: resets every open connection and every new one until `heal()`. */
   cut(): void;
   heal(): void;
@@ -26,7 +28,9 @@ export async function startTcpProxy(targetPort: number, o: TcpProxyOptions = {})
   const replyDelayMs = o.replyDelayMs ?? 0;
   const open = new Set<Socket>();
   let isCut = false;
+  let accepted = 0;
   const server = createServer((client) => {
+    accepted++;
     if (isCut) {
       client.resetAndDestroy();
       return;
@@ -58,6 +62,7 @@ export async function startTcpProxy(targetPort: number, o: TcpProxyOptions = {})
   };
   return {
     port: address.port,
+    connections: () => accepted,
     cut,
     heal: () => void (isCut = false),
     close: async () => {

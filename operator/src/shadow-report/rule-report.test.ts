@@ -37,6 +37,17 @@ describe('indexRules', () => {
       ]),
     );
   });
+
+  it('names a rule with an address or a separator as the ratelimit names it, sanitised as upstream', () => {
+    const blacklist = parseRateLimitConfig('team/edge', {
+      domain: 'edge:1',
+      descriptors: [
+        { key: 'remote_address', value: '50.0.0.5', shadow_mode: true, rate_limit: { unit: 'second' } },
+        { key: 'host', value: 'a|b', rate_limit: { unit: 'second', requests_per_unit: 1 } },
+      ],
+    });
+    expect([...indexRules(blacklist).keys()]).toEqual(['remote_address_50_0_0_5', 'host_a_b']);
+  });
 });
 
 describe('buildReport', () => {

@@ -1,4 +1,10 @@
-import type { DescriptorRule, RateLimitConfig, RuleReport, ShadowReport } from '@portcullis/config';
+import {
+  ruleStatName,
+  type DescriptorRule,
+  type RateLimitConfig,
+  type RuleReport,
+  type ShadowReport,
+} from '@portcullis/config';
 import { zeroCounts, type Counts } from './instance-reading.js';
 
 /** Counts that differ by more than this share of the larger are a change worth a status write. */
@@ -6,8 +12,9 @@ const CHANGE_RATIO = 0.1;
 
 /**
  * The rules of a configuration by statistics key, as the ratelimit service names them (`key` or
- * `key_value`, joined by `.` from the domain), with their shadow mode and whether they have a limit. Rules
- * under `detailed_metric` or `value_to_metric` are counted under keys made from request values instead.
+ * `key_value`, joined by `.` from the domain, sanitised as upstream: `ruleStatName`), with their shadow mode
+ * and whether they have a limit. Rules under `detailed_metric` or `value_to_metric` are counted under keys
+ * made from request values instead.
  */
 export function indexRules(config: RateLimitConfig): Map<string, { shadowMode: boolean; limited: boolean }> {
   const index = new Map<string, { shadowMode: boolean; limited: boolean }>();
@@ -17,7 +24,8 @@ export function indexRules(config: RateLimitConfig): Map<string, { shadowMode: b
       const named = valuesInStats || rule.detailedMetric || rule.valueToMetric;
       const limited =
         (rule.rateLimit !== undefined && !rule.rateLimit.unlimited) || rule.moreRateLimits.length > 0;
-      if (!named) index.set(key, { shadowMode: rule.shadowMode, limited });
+      if (!named)
+        index.set(ruleStatName(config.domain, key).descriptor, { shadowMode: rule.shadowMode, limited });
       walk(rule.descriptors, `${key}.`, valuesInStats || rule.valueToMetric);
     }
   };

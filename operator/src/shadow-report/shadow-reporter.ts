@@ -1,4 +1,4 @@
-import type { RateLimitConfig, Kind, ShadowReport } from '@portcullis/config';
+import { sanitizeStatName, type RateLimitConfig, type Kind, type ShadowReport } from '@portcullis/config';
 import type { Logger } from '@portcullis/kit';
 import type { KindResult } from '../reconcile/types.js';
 import { resourceName, type Resource } from '../resources.js';
@@ -114,13 +114,14 @@ export class ShadowReporter {
     const totals = this.window.totals(now);
     const changed: Array<{ resource: Resource; report: ShadowReport }> = [];
     for (const { resource, config } of this.o.served()) {
+      const domain = sanitizeStatName(config.domain);
       const report = buildReport({
         config,
-        hits: totals.get(config.domain),
+        hits: totals.get(domain),
         maxRules: this.o.settings.maxRules,
         windowMs: this.o.settings.windowMs,
-        fromMs: this.window.coveredFromMs(config.domain, now),
-        uncountedMs: this.window.uncountedMs(config.domain, now),
+        fromMs: this.window.coveredFromMs(domain, now),
+        uncountedMs: this.window.uncountedMs(domain, now),
         nowMs: now,
       });
       const before = this.written.get(resource.metadata.uid) ?? this.statusReport(resource);
@@ -140,7 +141,7 @@ export class ShadowReporter {
         windowMs: this.o.settings.windowMs,
         nowMs,
       });
-      if (carried) this.window.carry(config.domain, carried.rules, { ...carried, nowMs });
+      if (carried) this.window.carry(sanitizeStatName(config.domain), carried.rules, { ...carried, nowMs });
     }
   }
 

@@ -8,6 +8,7 @@ import { API_VERSION, KINDS, isKind, type Kind } from '@portcullis/config';
 import type { Resource } from '../resources.js';
 import type { ResourceStore } from '../store.js';
 import type { ResourceSource } from './types.js';
+import { describeYamlErrors } from './yaml-problems.js';
 
 const MANIFEST = /\.(ya?ml|json)$/;
 
@@ -103,8 +104,7 @@ export class DirectorySource implements ResourceSource {
   private read(file: string, text: string): Manifests {
     const docs = parseAllDocuments(text);
     const errors = (Array.isArray(docs) ? docs : [docs]).flatMap((d) => d.errors);
-    if (errors.length > 0)
-      throw new Error(`${file}: ${errors.map((e) => e.message.split('\n')[0] ?? '').join('; ')}`);
+    if (errors.length > 0) throw new Error(describeYamlErrors(file, errors));
     const out: Manifests = { resources: [], secrets: new Map() };
     for (const doc of Array.isArray(docs) ? docs : []) {
       const o = doc.toJS() as {

@@ -6,7 +6,7 @@ import type { Settings } from './settings.js';
 
 /**
  * Accounts, sessions and the token denylist: in Redis (`GATEWAY_REDIS_*`), which `/readyz` then waits for
- * and `/metrics` reports on, or in memory.
+ * and `/metrics` reports on, or in memory (the accounts in `GATEWAY_ACCOUNTS_FILE` when set).
  */
 export function createGatewayAccounts(
   settings: Readonly<Settings>,
@@ -19,6 +19,7 @@ export function createGatewayAccounts(
 ): AccountsBackend {
   const backend = createAccountsBackend({
     redis: settings.redis,
+    accountsFile: settings.accountsFile,
     ...(deps.passwordHasher ? { hasher: deps.passwordHasher } : {}),
     passwordChecks: settings.passwordChecks,
     log: deps.log,

@@ -6,6 +6,7 @@ import {
   startParts,
   type Logger,
   type Readiness,
+  createMetricsReader,
 } from '@portcullis/kit';
 import { createGatewayAccounts } from './accounts-backend.js';
 import { createAdminToken } from './admin-token.js';
@@ -17,6 +18,7 @@ import type { HandlerClasses } from './handlers/types.js';
 import { createHttpServerPart } from './http-server.js';
 import { loadKeys } from './keys.js';
 import { loadListenerTls } from './listener-tls.js';
+import { createUpstreamAgent } from './proxy/upstream-agent.js';
 import { createGatewayRateLimitClient } from './rate-limit-client.js';
 import { createRouteSubscription } from './router/route-subscription.js';
 import { routesFromModule, type RoutesDefinition } from './router/routes-module.js';
@@ -73,6 +75,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
   });
   const { auth, apps, refresh } = createGatewayAuth(settings, { keys, backend, registry, log, now });
   const ratelimit = createGatewayRateLimitClient(settings, { log, registry, ...(deps.now ? { now } : {}) });
+  const upstreams = createUpstreamAgent({ maxConnections: settings.upstreamMaxConnections });
   const code = routesFromModule(deps.routes ?? codeRoutes, handlers);
   const adminToken = createAdminToken(settings.adminToken, log.child({ component: 'admin' }));
   const dispatcher = createGatewayDispatcher(settings, {
@@ -80,6 +83,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     accounts: backend.accounts,
     apps,
     ratelimit,
+    upstreams,
     handlers,
     adminToken,
     code,
@@ -98,6 +102,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
     refresh,
     readiness,
     registry,
+    metricsText: createMetricsReader(registry),
     tls,
     log,
     now,
@@ -112,7 +117,7 @@ export async function startGateway(settings: Readonly<Settings>, deps: GatewayDe
         start: () => undefined,
         close: async () => {
           ratelimit.close();
-          await backend.close();
+          await Promise.all([backend.close(), upstreams.close()]);
         },
       },
       routes.subscribe,

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { checkCsrf, type AccountStore, type CsrfPolicy } from '@portcullis/accounts';
 import { MethodNotAllowedError, type Logger } from '@portcullis/kit';
 import type { RateLimitClient } from '@portcullis/ratelimit-client';
+import type { Dispatcher as UndiciDispatcher } from 'undici';
 import { createAuthRoute, type AuthRoute } from './auth/auth-routes.js';
 import type { Authenticator } from './auth/authenticator.js';
 import type { Caller } from './auth/caller.js';
@@ -31,6 +32,8 @@ export interface DispatcherOptions {
   log: Logger;
   /** Session mode only: lib/accounts' CSRF rule for every cookie-authenticated write and the sign-in. */
   csrf: CsrfPolicy | undefined;
+  /** The connection pool of upstream routes. */
+  upstreams: UndiciDispatcher;
   /** Applications and the roles of users, for routes with `roles`. */
   apps: AppStore;
   /** `<base>/openapi.json`, unless `GATEWAY_OPENAPI=off`. */
@@ -100,6 +103,7 @@ export class Dispatcher {
       const { backendHostTemplate: hostTemplate, maxBodyBytes, apiKeyHeader, session } = this.o.settings;
       return proxyToBackend(request, reply, {
         route,
+        agent: this.o.upstreams,
         backend: route.target,
         caller,
         path,

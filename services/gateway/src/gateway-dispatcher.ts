@@ -1,6 +1,7 @@
 import type { AccountStore } from '@portcullis/accounts';
 import type { Logger } from '@portcullis/kit';
 import type { RateLimitClient } from '@portcullis/ratelimit-client';
+import type { Dispatcher as UndiciDispatcher } from 'undici';
 import type { AdminToken } from './admin-token.js';
 import type { AppStore } from './apps/app-types.js';
 import type { Authenticator } from './auth/authenticator.js';
@@ -17,6 +18,7 @@ export interface GatewayDispatcherDeps {
   accounts: AccountStore;
   apps: AppStore;
   ratelimit: RateLimitClient;
+  upstreams: UndiciDispatcher;
   handlers: HandlerClasses;
   adminToken: AdminToken;
   /** The routes module's routes: the table until the first ApiRoutes arrive. */
@@ -37,6 +39,7 @@ export function createGatewayDispatcher(
       accounts: deps.accounts,
       apps: deps.apps,
       ratelimit: deps.ratelimit,
+      upstreams: deps.upstreams,
       handlers,
       log: deps.log,
       csrf:

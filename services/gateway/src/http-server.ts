@@ -30,6 +30,8 @@ export interface HttpServerDeps {
   refresh: RefreshTokens | undefined;
   readiness: Readiness;
   registry: Registry;
+  /** What `/metrics` answers: `registry`'s text, or with workers the sum over all of them. */
+  metricsText: () => Promise<string>;
   /** The listener's certificate (`GATEWAY_TLS_*`); plain HTTP when undefined. Closed with the server. */
   tls: ServerTls | undefined;
   log: Logger;
@@ -86,7 +88,7 @@ export function createHttpServerPart(
     });
   addProbeRoutes(app, deps.readiness);
   app.get('/metrics', async (_request, reply) =>
-    reply.type(deps.registry.contentType).send(await deps.registry.metrics()),
+    reply.type(deps.registry.contentType).send(await deps.metricsText()),
   );
   addRequestMetrics(app, { registry: deps.registry, base });
 
@@ -97,7 +99,7 @@ export function createHttpServerPart(
       return server?.port;
     },
     start: async () => {
-      server = await listenHttp(app, settings);
+      server = await listenHttp(app, { host: settings.host, port: settings.port, setting: 'GATEWAY_PORT' });
     },
     close: async () => {
       await server?.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRequestPath } from './request-path.js';
+import { isPlainTarget, parseRequestPath, splitTarget } from './request-path.js';
 
 function thrownBy(url: string): unknown {
   try {
@@ -38,5 +38,41 @@ describe('parseRequestPath', () => {
 
   it('keeps the decoder’s error as the cause of a refused escape', () => {
     expect((thrownBy('/api/%C0%AF') as Error).cause).toBeInstanceOf(URIError);
+  });
+});
+
+describe('the plain-target fast path (issue 36)', () => {
+  const plain = [
+    '/api',
+    '/api/',
+    '/api?',
+    '/api/v1/orders/42/items?x=1&y=%20',
+    "/api/it's/a;b=c/~x/@y:z/(1)*2+3,4!$&=",
+    '/api/a..b/...;x/.x/x./..a;?q=../x',
+    '/api/file.json?a=%zz&b=?c',
+  ];
+  const notPlain = [
+    '//api/x',
+    '/api/a%20b',
+    '/api/./x',
+    '/api/x/..',
+    '/api/x/../y?q',
+    '/api/a\\b',
+    '/api/a b',
+    '/api/x#frag',
+    "/api/x?q='",
+    '/api/é',
+    '/api/{x}',
+    'http://h/api/x',
+  ];
+
+  it.each(plain)('splits %s as the URL parser does', (url) => {
+    expect(isPlainTarget(url)).toBe(true);
+    const parsed = new URL(url, 'http://gateway');
+    expect(splitTarget(url)).toEqual({ pathname: parsed.pathname, search: parsed.search });
+  });
+
+  it.each(notPlain)('leaves %s to the URL parser', (url) => {
+    expect(isPlainTarget(url)).toBe(false);
   });
 });

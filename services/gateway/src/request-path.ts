@@ -20,12 +20,32 @@ export interface RequestPath {
  * that is not UTF-8 is refused the same way.
  */
 export function parseRequestPath(url: string, basePath: string): RequestPath {
-  const { pathname, search } = new URL(url, 'http://gateway');
+  const { pathname, search } = isPlainTarget(url) ? splitTarget(url) : new URL(url, 'http://gateway');
   const base = `/${basePath}`;
   if (pathname !== base && !pathname.startsWith(`${base}/`)) throw routeNotFound();
   const rel = pathname.slice(base.length).replace(/^\/+|(?<!\/)\/+$/g, '');
   const rawSegments = rel === '' ? [] : rel.split('/');
   return { relPath: rawSegments.map(decodeSegment).join('/'), rawSegments, search };
+}
+
+/**
+ * A target the URL parser returns as it is (most requests), so it need not run: an origin-form path of
+ * characters it neither escapes nor rewrites (no `%`, `\\`, `#` or space), an optional query of the same plus
+ * `%` and `?` but no `'`, and no `.` or `..` segment.
+ */
+const PLAIN_TARGET = /^\/(?!\/)[\w\-.~!$&'()*+,;=:@/]*(?:\?[\w\-.~!$&()*+,;=:@/?%]*)?$/;
+const DOT_SEGMENT = /\/\.{1,2}(?:[/?]|$)/;
+
+export function isPlainTarget(url: string): boolean {
+  return PLAIN_TARGET.test(url) && !DOT_SEGMENT.test(url);
+}
+
+/** What the URL parser would make of a plain target: its path, and its query unless empty. */
+export function splitTarget(url: string): { pathname: string; search: string } {
+  const q = url.indexOf('?');
+  if (q < 0) return { pathname: url, search: '' };
+  const search = url.slice(q);
+  return { pathname: url.slice(0, q), search: search === '?' ? '' : search };
 }
 
 function decodeSegment(raw: string): string {

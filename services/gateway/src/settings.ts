@@ -63,6 +63,8 @@ export interface Settings {
   };
   /** Where generated keys are kept when none are given (local mode). */
   stateDir: string;
+  /** Without Redis: the JSON file of the accounts (local mode); empty keeps them in memory. */
+  accountsFile: string;
   corsOrigins: string[];
   /** `<base>/openapi.json`, the document of the live routes: open to anyone, to callers with credentials, or off. */
   openapi: OpenApiAccess;
@@ -95,10 +97,17 @@ export interface Settings {
   passwordChecks: { maxConcurrent: number; maxQueued: number };
   /** Host of a backend Service; `{service}` and `{namespace}` are replaced. */
   backendHostTemplate: string;
+  /** Keep-alive connections per upstream Service (host and port), per process; more requests wait for one. */
+  upstreamMaxConnections: number;
   maxBodyBytes: number;
   /** How deep a JSON body may nest arrays and objects (`{}` is 1). */
   maxBodyDepth: number;
   timeouts: HttpTimeouts;
+  /**
+   * `GATEWAY_WORKERS`: processes serving the port; 0 = the default (the CPUs this process may use, 1 without
+   * Redis), resolved at start by `resolveWorkerCount`.
+   */
+  workers: number;
   /** After SIGTERM, how long `/readyz` fails before the server stops accepting (load balancers catch up). */
   shutdownDelayMs: number;
   /** Peers whose `X-Forwarded-Proto` (so `Secure` cookies) and `X-Forwarded-For` count. */
@@ -174,6 +183,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       secureCookie: env.oneOf('GATEWAY_COOKIE_SECURE', ['auto', 'always', 'never'], { default: 'auto' }),
     },
     stateDir: env.str('GATEWAY_STATE_DIR', { default: '.portcullis' }),
+    accountsFile: env.str('GATEWAY_ACCOUNTS_FILE'),
     corsOrigins: env.list('GATEWAY_CORS_ORIGINS'),
     openapi: env.oneOf('GATEWAY_OPENAPI', OPENAPI_ACCESS, { default: 'public' }),
     apiKeyHeader: env.str('GATEWAY_API_KEY_HEADER', { default: 'x-api-key' }).toLowerCase(),
@@ -217,6 +227,11 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     backendHostTemplate: env.str('GATEWAY_BACKEND_HOST', {
       default: '{service}.{namespace}.svc.cluster.local',
     }),
+    upstreamMaxConnections: env.int('GATEWAY_UPSTREAM_MAX_CONNECTIONS', {
+      default: 256,
+      min: 1,
+      max: 65_536,
+    }),
     maxBodyBytes: env.int('GATEWAY_MAX_BODY_BYTES', { default: 1_048_576, min: 1, max: 1024 ** 3 }),
     maxBodyDepth: env.int('GATEWAY_MAX_BODY_DEPTH', { default: DEFAULT_MAX_JSON_DEPTH, min: 1, max: 1024 }),
     timeouts: readHttpTimeouts(env, {
@@ -224,6 +239,7 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
       headersMs: 'GATEWAY_HEADERS_TIMEOUT',
       idleMs: 'GATEWAY_IDLE_TIMEOUT',
     }),
+    workers: env.int('GATEWAY_WORKERS', { default: 0, min: 0, max: 64 }),
     shutdownDelayMs: env.durationMs('GATEWAY_SHUTDOWN_DELAY', { default: '5s', min: '0s', max: '5m' }),
     trustProxy: readTrustProxy(env, 'GATEWAY_TRUST_PROXY'),
     tls: readListenerTls(env),
@@ -250,6 +266,12 @@ export function loadSettings(source: EnvSource = process.env): Readonly<Settings
     env.problem("GATEWAY_BASE_PATH: admin is the admin API's path while GATEWAY_ADMIN_TOKEN is set");
   if (settings.auth === 'session' && settings.corsOrigins.includes('*')) {
     env.problem('GATEWAY_CORS_ORIGINS="*": credentialed session mode needs the allowed origins listed');
+  }
+  if (settings.workers > 1 && settings.redis.url === '') {
+    env.problem(
+      `GATEWAY_WORKERS=${settings.workers}: without GATEWAY_REDIS_URL accounts, sessions and applications ` +
+        'are kept in the process, so more than one worker would split them',
+    );
   }
   env.finish();
   return deepFreeze(settings);

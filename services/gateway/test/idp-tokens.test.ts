@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { CompactSign } from 'jose';
 import { createCollectingLog } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayHarness, type GatewayHarness } from './harness.js';
@@ -155,6 +156,16 @@ describe('gateway jwt: tokens of identity providers', () => {
           /^([^.]+)\.[^.]+/,
           `$1.${b64(claimsA({ sub: 'admin' }))}`,
         ),
+        INVALID,
+      ],
+      // signed by the issuer's key, so the claims are parsed: a first-wins parser behind us would read `admin`
+      [
+        'sub named twice',
+        await new CompactSign(
+          new TextEncoder().encode(JSON.stringify(claimsA()).replace('{', '{"sub":"admin",')),
+        )
+          .setProtectedHeader({ alg: keys.rsa1.alg, kid: keys.rsa1.kid, typ: 'JWT' })
+          .sign(keys.rsa1.privateKey),
         INVALID,
       ],
       ['no sub', await signToken(keys.rsa1, claimsA({ sub: undefined })), INVALID],

@@ -6,6 +6,7 @@ import {
   type Part,
   type Readiness,
   type RunningServer,
+  createMetricsReader,
 } from '@portcullis/kit';
 import type { Registry } from 'prom-client';
 import { registerAccountRoutes } from './accounts/account-routes.js';
@@ -39,7 +40,7 @@ export interface HttpPartOptions {
   shareStreams: ShareStreams;
   /** The dead letters and circuit reports the API shows. */
   forwarding: ForwardingState;
-  /** Served on `/metrics`. */
+  /** Served on `/metrics` (in a worker, summed with the other workers' by the primary). */
   registry: Registry;
   /** Served on `/healthz` and `/readyz`. */
   readiness: Readiness;
@@ -99,8 +100,9 @@ export async function createHttpPart(o: HttpPartOptions): Promise<HttpPart> {
     done();
   });
   addProbeRoutes(app, o.readiness);
+  const readMetrics = createMetricsReader(o.registry);
   app.get('/metrics', async (_request, reply) =>
-    reply.type(o.registry.contentType).send(await o.registry.metrics()),
+    reply.type(o.registry.contentType).send(await readMetrics()),
   );
 
   let server: RunningServer | undefined;
@@ -109,7 +111,7 @@ export async function createHttpPart(o: HttpPartOptions): Promise<HttpPart> {
     routes,
     port: () => server?.port,
     start: async () => {
-      server = await listenHttp(app, settings);
+      server = await listenHttp(app, { host: settings.host, port: settings.port, setting: 'INBOX_PORT' });
       log.info({ port: server.port, store: store.kind, forwardedBy: o.forwardedBy }, 'inbox listening');
     },
     close: () => server?.close(),

@@ -122,6 +122,18 @@ describe('inbox settings', () => {
     ]);
   });
 
+  it('issue 37: reads INBOX_WORKERS, 0 (the default) to 64; more than one refused with the memory store', () => {
+    expect(loadSettings({}).workers).toBe(0);
+    expect(loadSettings({ REDIS_URL: 'redis://r:6379', INBOX_WORKERS: '4' }).workers).toBe(4);
+    expect(loadSettings({ INBOX_WORKERS: '1' }).workers).toBe(1);
+    expect(problemsOf({ REDIS_URL: 'redis://r:6379', INBOX_WORKERS: '65' })).toEqual([
+      'INBOX_WORKERS="65": expected an integer ≥ 0 ≤ 64',
+    ]);
+    expect(problemsOf({ INBOX_WORKERS: '2' })).toEqual([
+      'INBOX_WORKERS=2: without INBOX_REDIS_URL the captures live in the process, so more than one worker would split them',
+    ]);
+  });
+
   it('issue 19: takes a secrets key as 64 hex digits or base64 of 32 bytes, and nothing else', () => {
     const hex = 'ab'.repeat(32);
     expect(loadSettings({ INBOX_SECRETS_KEY: hex }).secretsKey).toBe(hex);

@@ -40,6 +40,11 @@ export interface Settings extends AccessSettings, HttpSettings, StoreSettings, B
   tracing: TracingSettings;
   /** `INBOX_DEBUG_*`: `/debug/pprof/` on a port of its own; off (undefined) by default. */
   profiles: ProfileListener | undefined;
+  /**
+   * `INBOX_WORKERS`: the HTTP server's worker processes sharing its port; 0: one per CPU the process may use
+   * with Redis, 1 with the memory store (its captures live in the process).
+   */
+  workers: number;
 }
 
 /** Each inbox process's default `TRACING_SERVICE_NAME`: the HTTP server and the forwarding worker. */
@@ -78,7 +83,14 @@ export function loadSettings(
     log: readLogOptions(env, 'info'),
     tracing: readTracingSettings(env, { serviceName: TRACING_SERVICE_NAMES[role] }),
     profiles: readProfileListener(env, { host: 'INBOX_DEBUG_HOST', port: 'INBOX_DEBUG_PORT' }),
+    workers: env.int('INBOX_WORKERS', { default: 0, min: 0, max: 64 }),
   };
+  if (settings.workers > 1 && settings.redis.url === '') {
+    env.problem(
+      `INBOX_WORKERS=${settings.workers}: without INBOX_REDIS_URL the captures live in the process, ` +
+        'so more than one worker would split them',
+    );
+  }
   // a live stream is quiet between heartbeats: closed as idle if they are further apart
   if (settings.sse.heartbeatMs >= settings.timeouts.idleMs) {
     env.problem(

@@ -3,6 +3,7 @@ import { loadLogSettings, loadWorkerSettings } from './settings.js';
 import { startWorker } from './worker/worker-app.js';
 
 await runMain({
+  name: 'inbox-worker',
   loadSettings: () => loadWorkerSettings(),
   loadLogSettings: () => loadLogSettings(),
   start: async (settings, log) => {

@@ -662,6 +662,10 @@ describe('inbox replay --dead-letters', () => {
     const redriven = await runCli(['replay', ID, '--dead-letters', ...common]);
     expect(redriven.code).toBe(0);
     expect(redriven.stdout).toContain('redriven 2;');
+    // and when they go: now, or when the circuit the failures opened lets them through
+    expect(redriven.stdout).toMatch(
+      /they are forwarded now|held while its circuit is open, until \S+ \(in \d+ s\)/,
+    );
     await waitUntil(() => hits.filter((hit) => hit.startsWith('200')).length === 2);
     expect(await letters()).toEqual([]);
     expect(hits.sort()).toEqual(['200 /one', '200 /two', '503 /one', '503 /two']);

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWatchedPage, type WatchedPage } from './browser.js';
-import { waitUntil, type InboxHarness } from './harness.js';
+import { ADMIN_TOKEN, waitUntil, type InboxHarness } from './harness.js';
 import { ARTIFACTS, startInspectorFixture } from './inspector-fixture.js';
 
 // Issue 19: an endpoint's custom response and retention, set in the inspector in Chromium against a real
@@ -26,6 +26,7 @@ describe('endpoint settings in the inspector (Chromium)', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     watched = await openWatchedPage(context);
     page = watched.page;
+    page.setDefaultTimeout(WAIT_MS);
   }, 60_000);
   afterAll(() => close());
 
@@ -57,9 +58,15 @@ describe('endpoint settings in the inspector (Chromium)', () => {
     await page.getByRole('button', { name: 'Settings' }).click();
     const retention = page.getByRole('form', { name: 'Retention' });
     await retention.getByLabel('Keep the newest').fill('3');
-    await retention.getByLabel('For (seconds)').fill('3600');
+    // the age in human units, sent as the API's seconds
+    expect(await retention.getByLabel('For', { exact: true }).inputValue()).toBe('7');
+    expect(await retention.getByLabel('Retention unit').inputValue()).toBe('days');
+    await retention.getByLabel('For', { exact: true }).fill('90');
+    await retention.getByLabel('Retention unit').selectOption('minutes');
     await retention.getByRole('button', { name: 'Save retention' }).click();
-    await expect.poll(() => summary.textContent()).toContain('Keeps the newest 3, 1 hour; answers 201');
+    await expect.poll(() => summary.textContent()).toContain('Keeps the newest 3, 90 min; answers 201');
+    const stored = await h.api('GET', `/api/endpoints/${id}`, { token: ADMIN_TOKEN });
+    expect(stored.json).toMatchObject({ retention: { maxRequests: 3, maxAgeSeconds: 5400 } });
 
     const send = () =>
       h.send('POST', `/api/hook/${id}`, {
@@ -80,7 +87,10 @@ describe('endpoint settings in the inspector (Chromium)', () => {
     await page.reload();
     await expect
       .poll(() => page.locator('.settings-summary').textContent())
-      .toContain('Keeps the newest 3, 1 hour; answers 201');
+      .toContain('Keeps the newest 3, 90 min; answers 201');
+    await page.getByRole('button', { name: 'Settings' }).click();
+    expect(await retention.getByLabel('For', { exact: true }).inputValue()).toBe('90');
+    expect(await retention.getByLabel('Retention unit').inputValue()).toBe('minutes');
     await page.screenshot({
       path: join(ARTIFACTS, 'endpoint-settings.png'),
     });

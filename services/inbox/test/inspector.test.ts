@@ -16,8 +16,11 @@ import { ARTIFACTS, startInspectorFixture } from './inspector-fixture.js';
 // The web inspector in headless Chromium against a real inbox on Redis: what a user sees and does, end to
 // end. Screenshots of the main views land in test-artifacts/inbox/.
 
-/** What the inspector page may transfer in scripts and stylesheets (compressed), in bytes. */
-const PAGE_WEIGHT_BUDGET = 20 * 1024;
+/**
+ * What the inspector page may transfer in scripts and stylesheets (compressed), in bytes: 20 KiB until issue
+ * 38 added the phone's two views, opening by token and retention units (20.4 KiB), all on the first screen.
+ */
+const PAGE_WEIGHT_BUDGET = 22 * 1024;
 const WAIT_MS = 10_000;
 const run = promisify(execFile);
 
@@ -150,8 +153,8 @@ describe('web inspector in Chromium', () => {
     expect(await panel.locator('pre').textContent()).toContain(
       `POST /api/hook/${id}/orders?x=1&x=2 HTTP/1.1`,
     );
-    await page.getByRole('tab', { name: 'Forwarding' }).click();
-    await panel.getByText('No forwarding attempts').waitFor();
+    // an anonymous endpoint never forwards: no Forwarding tab
+    expect(await page.getByRole('tab', { name: 'Forwarding' }).count()).toBe(0);
     await page.getByRole('tab', { name: 'Body' }).click();
     await page.screenshot({ path: join(ARTIFACTS, 'inspector-desktop.png') });
   });
@@ -316,7 +319,7 @@ describe('web inspector in Chromium', () => {
     const denied = await c.request.get(`${base}/api/endpoints/${id}`);
     expect(denied.status()).toBe(404);
     await c.goto(`${base}/inspect/${id}`);
-    await c.getByText('This endpoint does not exist, or this browser may not open it').waitFor();
+    await c.getByText('Your account has no endpoint with this id.').waitFor();
     // signing out in the first browser leaves the second signed in
     await a.getByRole('button', { name: 'Sign out' }).click();
     await a.locator('summary', { hasText: 'Sign in' }).waitFor();
@@ -339,8 +342,11 @@ describe('web inspector in Chromium', () => {
       return g.document.documentElement.scrollWidth - g.innerWidth;
     });
     expect(overflow).toBeLessThanOrEqual(0);
-    expect(await page.getByRole('listbox').isVisible()).toBe(true);
     await page.screenshot({ path: join(ARTIFACTS, 'inspector-phone.png'), fullPage: true });
+    // the detail is a view of its own (issue-38-inspector-layout.test.ts measures it): Back shows the list
+    expect(await page.getByRole('listbox').isVisible()).toBe(false);
+    await page.getByRole('button', { name: '← Requests' }).tap();
+    expect(await page.getByRole('listbox').isVisible()).toBe(true);
   });
 
   it('keeps a big inbox light: only visible rows exist, history pages in as the list scrolls', async () => {

@@ -1,25 +1,39 @@
 import cluster from 'node:cluster';
-import { runMain, startTracing, type Logger } from '@portcullis/kit';
+import {
+  listenForShutdown,
+  onPrimaryShutdown,
+  resolveWorkerCount,
+  runMain,
+  startTracing,
+  type Logger,
+} from '@portcullis/kit';
 import { startRateLimit } from './app.js';
 import { loadLogSettings, loadSettings, type Settings } from './settings.js';
 import { startPrimary } from './workers/primary.js';
-import { resolveWorkerCount } from './workers/worker-count.js';
 import { answerProfileRequests } from './workers/profile-answers.js';
-import { answerPrimary, listenForShutdown, onPrimaryShutdown, reportFinal } from './workers/worker-link.js';
+import { answerPrimary, reportFinal } from './workers/worker-link.js';
 
 const worker = cluster.worker;
 if (worker) listenForShutdown();
 
 await runMain({
+  name: 'ratelimit',
   loadSettings: () => loadSettings(),
   loadLogSettings: () => loadLogSettings(),
   ...(worker ? { logBindings: { worker: worker.id }, shutdownOn: onPrimaryShutdown } : {}),
   start: async (settings, log) => {
-    const count = worker ? 1 : await resolveWorkerCount(settings.workers, settings.limiter.backendType);
+    const count = worker
+      ? 1
+      : await resolveWorkerCount(settings.workers, settings.limiter.backendType === 'memory');
     return count > 1 ? startPrimary(settings, { count, log }) : startService(settings, log);
   },
   // the health check fails at once (in every worker); the servers then drain what is in flight
   onSignal: (app) => app.beginShutdown(),
+  // said by the primary (it serves the debug port) or the only process, not by each worker
+  describeReady: (_app, s) =>
+    worker
+      ? undefined
+      : `gRPC on ${s.grpc.host}:${s.grpc.port}, HTTP on ${s.http.host}:${s.http.port}, debug on ${s.debug.host}:${s.debug.port}`,
 });
 
 /** The service in this process: alone, or as one of the primary's workers. */

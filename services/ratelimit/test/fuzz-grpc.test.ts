@@ -57,6 +57,10 @@ const rateLimitRequest = fc.record(
   },
   { requiredKeys: [] },
 );
+/** A request the config answers OK, never over a limit. */
+const FREE = Buffer.from(
+  codec.encode({ domain: 'fuzz', descriptors: [{ entries: [{ key: 'free', value: 'x' }] }] }),
+);
 const encoded = rateLimitRequest.map((r) => Buffer.from(codec.encode(r)));
 
 type Shape =
@@ -235,7 +239,17 @@ describe('ratelimit gRPC frame fuzz (issue 15)', { timeout: fuzzTimeoutMs() }, (
       }),
       async (headers) => {
         const a = await call(session, frame(Buffer.alloc(0)), { headers });
-        if (a.httpStatus >= 500) return `HTTP status ${a.httpStatus}`;
+        const got = `HTTP ${a.httpStatus}, grpc-status ${a.grpcStatus}`;
+        // the server answers by content type, then path; the method only as far as it carries a message, as
+        // grpc-js
+        if (!headers['content-type'].startsWith('application/grpc'))
+          return a.httpStatus === 415 && a.grpcStatus === undefined ? undefined : `${got}, not HTTP 415`;
+        if (a.httpStatus !== 200 || a.grpcStatus === undefined) return `${got}, not a gRPC status`;
+        // UNIMPLEMENTED for a path it does not serve, and for a GET (node:http2 ends it with no message)
+        const served = headers[':path'] === METHOD || headers[':path'] === '/grpc.health.v1.Health/Check';
+        const unimplemented = !served || headers[':method'] === 'GET';
+        if (unimplemented !== (a.grpcStatus === '12'))
+          return `${got} for ${headers[':method']} ${headers[':path']}`;
         const leak = findInternalDetail(a.message ?? '');
         return leak === undefined ? undefined : `grpc-message leaks ${leak}: ${a.message}`;
       },
@@ -260,7 +274,9 @@ describe('ratelimit gRPC frame fuzz (issue 15)', { timeout: fuzzTimeoutMs() }, (
         await new Promise<void>((resolve) => {
           stream.close(constants.NGHTTP2_CANCEL, resolve);
         });
-        return undefined;
+        // survived: the same connection still answers a decision
+        const after = await call(session, frame(FREE));
+        return after.grpcStatus === '0' ? undefined : `after the cancel: grpc-status ${after.grpcStatus}`;
       },
       { numRuns: 300 },
     );

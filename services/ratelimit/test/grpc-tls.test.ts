@@ -3,9 +3,15 @@ import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { createCertificates, waitUntil, type TestCertificates } from '@portcullis/testing';
+import type { Logger } from '@portcullis/kit';
+import {
+  createCertificates,
+  createCollectingLog,
+  waitUntil,
+  type TestCertificates,
+} from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRlsClient, startHarness, type Harness } from './harness.js';
+import { createRlsClient, createRuntimeRoot, startHarness, type Harness } from './harness.js';
 
 const CONFIG = 'domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: hour, requests_per_unit: 100}\n';
 const REQUEST = { domain: 'd', descriptors: [{ entries: [{ key: 'k', value: 'v' }] }] };
@@ -25,15 +31,17 @@ describe('gRPC server TLS and mTLS', () => {
     await rm(rogue.dir, { recursive: true, force: true });
   });
 
-  async function start(env: Record<string, string>): Promise<string> {
+  async function start(env: Record<string, string>, log?: Logger): Promise<string> {
+    const at = await createRuntimeRoot({ 'd.yaml': CONFIG });
     const h = await startHarness(
-      { 'd.yaml': CONFIG },
+      {},
       {
         GRPC_SERVER_USE_TLS: 'true',
         GRPC_SERVER_TLS_CERT: certs.serverCert,
         GRPC_SERVER_TLS_KEY: certs.serverKey,
         ...env,
       },
+      log ? { ...at, log } : at,
     );
     harnesses.push(h);
     return `localhost:${h.app.ports.grpc}`;
@@ -93,11 +101,15 @@ describe('gRPC server TLS and mTLS', () => {
       await copyFile(c.serverKey, key);
     };
     await install(certs);
-    const address = await start({
-      GRPC_SERVER_TLS_CERT: cert,
-      GRPC_SERVER_TLS_KEY: key,
-      GRPC_SERVER_TLS_RELOAD_INTERVAL: '100ms',
-    });
+    const { log, lines } = createCollectingLog();
+    const address = await start(
+      {
+        GRPC_SERVER_TLS_CERT: cert,
+        GRPC_SERVER_TLS_KEY: key,
+        GRPC_SERVER_TLS_RELOAD_INTERVAL: '100ms',
+      },
+      log,
+    );
     // a channel of its own each time, so no connection made before a renewal is reused after it
     const trusting = (ca: string) =>
       codeOf(
@@ -119,7 +131,12 @@ describe('gRPC server TLS and mTLS', () => {
     expect(await trusting(certs.caCert)).toBe(GrpcStatus.UNAVAILABLE);
 
     await writeFile(key, readFileSync(certs.serverKey)); // a key that is not the certificate's
-    await new Promise((r) => setTimeout(r, 400));
+    // the reload that read the broken pair, and left the served one alone
+    await waitUntil(() =>
+      lines.some(
+        (l) => l['@message'] === 'new TLS files do not make a valid TLS context; keeping the last good ones',
+      ),
+    );
     expect(await trusting(rogue.caCert)).toBe('answered');
     await rm(dir, { recursive: true, force: true });
   });

@@ -12,6 +12,7 @@ import {
 import { startRateLimit, type RateLimitApp } from '../src/app.js';
 import { loadRateLimitServiceDefinition } from '../src/servers/grpc-server.js';
 import { loadSettings } from '../src/settings.js';
+import type { Logger } from '@portcullis/kit';
 import { quietLog } from '@portcullis/testing';
 
 export { quietLog };
@@ -44,7 +45,7 @@ export const LOOPBACK_LISTENERS = {
 export async function startHarness(
   files: Record<string, string>,
   env: Record<string, string> = {},
-  at?: RuntimeRoot & { now?: () => number },
+  at?: RuntimeRoot & { now?: () => number; log?: Logger },
 ): Promise<Harness> {
   const { root, configDir } = at ?? (await createRuntimeRoot(files));
   const settings = loadSettings({
@@ -55,7 +56,10 @@ export async function startHarness(
     USE_STATSD: 'false',
     ...env,
   });
-  const app = await startRateLimit(settings, { log: quietLog, ...(at?.now ? { now: at.now } : {}) });
+  const app = await startRateLimit(settings, {
+    log: at?.log ?? quietLog,
+    ...(at?.now ? { now: at.now } : {}),
+  });
   const rls = createRlsClient(`127.0.0.1:${app.ports.grpc}`);
   const base = `http://127.0.0.1:${app.ports.http}`;
   return {

@@ -1,18 +1,23 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startRedis, waitUntil } from '@portcullis/testing';
+import { createCollectingLog, startRedis, waitUntil } from '@portcullis/testing';
 import { describe, expect, it } from 'vitest';
 import { createRuntimeRoot, startHarness } from './harness.js';
 
 describe('start-up and failure', () => {
   it('waits for a valid configuration before opening its ports', async () => {
     const at = await createRuntimeRoot({ 'a.yaml': 'domain: a\ndescriptors: nope\n' });
+    const { log, lines } = createCollectingLog();
+    const logged = (message: string): number => lines.filter((l) => l['@message'] === message).length;
     let started = false;
-    const pending = startHarness({}, {}, at).then((h) => {
+    const pending = startHarness({}, {}, { ...at, log }).then((h) => {
       started = true;
       return h;
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await waitUntil(() => logged('waiting for a valid configuration') === 1);
+    // a second invalid file read after the wait began: had the ports opened, they would have by now
+    await writeFile(join(at.configDir, 'a.yaml'), 'domain: a\ndescriptors: still nope\n');
+    await waitUntil(() => logged('config rejected, keeping the last good one') === 2);
     expect(started).toBe(false);
     await writeFile(join(at.configDir, 'a.yaml'), 'domain: a\n');
     const h = await pending;
@@ -52,15 +57,12 @@ describe('start-up and failure', () => {
       expect(down.body).toEqual({ error: 'rate limit backend failed', code: 'BACKEND_UNAVAILABLE' });
       const grpcErr = await h.rls.shouldRateLimit(body).catch((e: unknown) => e as { code: number });
       expect(grpcErr).toMatchObject({ code: 14 });
-      await new Promise((r) => setTimeout(r, 100));
-      expect((await h.get('/healthcheck')).status).toBe(500);
+      // the health check reads the pool, which notices the loss on its own schedule
+      await waitUntil(async () => (await h.get('/healthcheck')).status === 500);
       expect(h.app.stats.counter('call.should_rate_limit.redis_error').value).toBeGreaterThanOrEqual(2);
       const again = await startRedis({ port: redis.port });
       try {
-        const deadline = Date.now() + 5000;
-        while ((await h.json(body)).status !== 200 && Date.now() < deadline)
-          await new Promise((r) => setTimeout(r, 50));
-        expect((await h.json(body)).status).toBe(200);
+        await waitUntil(async () => (await h.json(body)).status === 200);
         expect((await h.get('/healthcheck')).status).toBe(200);
         // both connections made again
         await waitUntil(async () => (await pool()).includes('ratelimit.redis_pool.cx_active: 2'));

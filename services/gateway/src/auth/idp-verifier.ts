@@ -1,6 +1,7 @@
 import { decodeJwt, jwtVerify, type JWTPayload } from 'jose';
 import type { Logger } from '@portcullis/kit';
 import { JwksUnavailableError } from '../errors.js';
+import { findDuplicateJwsMember } from './duplicate-member.js';
 import type { IdpIssuer } from './idp-issuers.js';
 import type { FreshnessBounds } from './jwks-freshness.js';
 import { createJwksKeySet, type JwksFetchResult, type JwksKeySet } from './jwks-key-set.js';
@@ -81,6 +82,8 @@ export function createIdpVerifier(o: IdpVerifierOptions): IdpVerifier {
         });
         if (!Number.isSafeInteger(payload.exp)) throw new Error('exp: expected an integer');
         if (typeof payload.sub !== 'string' || payload.sub === '') throw new Error('sub: expected a string');
+        const duplicate = findDuplicateJwsMember(token);
+        if (duplicate !== undefined) throw new Error(`${duplicate}: named twice`);
         const name = payload[issuer.usernameClaim];
         return {
           payload,

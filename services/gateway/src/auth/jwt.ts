@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, errors, jwtVerify } from 'jose';
 import type { UnauthenticatedError } from '@portcullis/kit';
 import { authError } from '../errors.js';
+import { findDuplicateJwsMember } from './duplicate-member.js';
 
 export interface JwtOptions {
   /** The HMAC key, used as given (not base64-decoded). At least 32 bytes. */
@@ -69,6 +70,8 @@ export function createJwt(o: JwtOptions) {
         });
         // jose takes any JSON number, and `1e400` parses to Infinity: a token that never expires
         if (!Number.isSafeInteger(payload.exp)) throw new Error('exp: expected an integer');
+        const duplicate = findDuplicateJwsMember(token);
+        if (duplicate !== undefined) throw new Error(`${duplicate}: named twice`);
         return {
           sub: String(payload.sub),
           jti: String(payload.jti),

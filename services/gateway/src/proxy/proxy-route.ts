@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
 import type { RouteTarget } from '@portcullis/config';
 import type { Caller } from '../auth/caller.js';
 import type { RequestPath } from '../request-path.js';
@@ -10,6 +11,8 @@ export interface ProxyTarget {
   backend: Extract<RouteTarget, { kind: 'backend' }>;
   caller: Caller | undefined;
   path: RequestPath;
+  /** The upstream connection pool (upstream-agent.ts). */
+  agent: Dispatcher;
   /** `GATEWAY_BACKEND_HOST`: the host of `{service}` in `{namespace}`. */
   hostTemplate: string;
   /** `GATEWAY_MAX_BODY_BYTES`. */
@@ -39,6 +42,7 @@ export async function proxyToBackend(
   const path = `${backend.path.replace(/(?<!\/)\/+$/, '')}/${rest}${to.path.search}`;
   const upstream = await forwardRequest({
     req: request.raw,
+    agent: to.agent,
     host,
     port: backend.port,
     path: path.startsWith('/') ? path : `/${path}`,

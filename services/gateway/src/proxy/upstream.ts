@@ -1,20 +1,29 @@
-import {
-  request as httpRequest,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-} from 'node:http';
-import { Transform } from 'node:stream';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { Http2ServerRequest } from 'node:http2';
+import { Transform, type Readable } from 'node:stream';
 import { HOP_BY_HOP_HEADERS } from '@portcullis/kit';
+import type { Dispatcher } from 'undici';
 import { UpstreamTimeoutError, UpstreamUnavailableError } from '../errors.js';
 import { tooLarge } from '../request-data.js';
 import { encodeIdentityValue, isIdentityHeader } from './identity-headers.js';
 
-/** Never forwarded: the connection's own headers, and `Host`, which names the backend. */
-const HOP_BY_HOP = new Set([...HOP_BY_HOP_HEADERS, 'host']);
+/**
+ * Never forwarded: the connection's own headers; `Host`, which names the backend; and `Expect`, which the
+ * gateway's server answered (`100 Continue`) before the body came.
+ */
+const HOP_BY_HOP = new Set([...HOP_BY_HOP_HEADERS, 'host', 'expect']);
+/** Asked again once when the connection failed: RFC 9110's idempotent methods (sent without a body). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+/**
+ * Failures of a connection rather than of the backend's answer: typically a kept-alive connection the
+ * backend closed just as the request went out.
+ */
+const RETRIED_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
 export interface UpstreamRequest {
-  req: IncomingMessage;
+  req: IncomingMessage | Http2ServerRequest;
+  /** The pool the request is sent through (upstream-agent.ts). */
+  agent: Dispatcher;
   host: string;
   port: number;
   /** Path and query to ask for, starting with `/`. */
@@ -31,46 +40,96 @@ export interface UpstreamRequest {
 export interface UpstreamResponse {
   statusCode: number;
   headers: OutgoingHttpHeaders;
-  body: IncomingMessage;
+  body: Readable;
 }
 
 /**
  * Forwards a request to a backend with its method, headers (minus hop-by-hop ones and the gateway's
- * credentials) and body streamed as it arrives, adding `X-Forwarded-For/-Proto/-Host` and the caller's
- * identity. Resolves with the response headers (the body streams after); rejects with 504 when no answer
- * comes within the timeout, 502 when the backend cannot be reached, and 413 when the body is longer than
- * `maxBodyBytes`: at once when its `Content-Length` says so, else when the count passes it, the backend's
- * request then aborted.
+ * credentials) and body streamed as it arrives (backpressure reaching the client), adding
+ * `X-Forwarded-For/-Proto/-Host` and the caller's identity. Resolves with the response headers (the body
+ * streams after); rejects with 504 when no answer comes within the timeout, 502 when the backend cannot be
+ * reached or drops the connection, and 413 when the body is longer than `maxBodyBytes`: at once when its
+ * `Content-Length` says so, else when the count passes it, the backend's request then aborted. A request
+ * without a body whose method is idempotent is sent once more when its connection failed.
  */
 export function forwardRequest(o: UpstreamRequest): Promise<UpstreamResponse> {
   if (Number(o.req.headers['content-length']) > o.maxBodyBytes)
     return Promise.reject(tooLarge(o.maxBodyBytes));
   const headers = forwardHeaders(o.req.headers, o);
+  const abort = new AbortController();
   return new Promise((resolve, reject) => {
-    const upstream = httpRequest({ host: o.host, port: o.port, method: o.req.method, path: o.path, headers });
-    const timer = setTimeout(() => {
-      upstream.destroy();
-      reject(new UpstreamTimeoutError());
-    }, o.timeoutMs);
-    upstream.once('response', (res) => {
+    // each rejects first, so it is the answer; the abort then stops the backend's request (and cuts off its
+    // body if its headers came already)
+    const fail = (err: Error): void => {
       clearTimeout(timer);
-      resolve({ statusCode: res.statusCode ?? 502, headers: responseHeaders(res.headers), body: res });
-    });
-    // `on`, not `once`: a request destroyed for a timeout or an overlong body may report more than one error
-    upstream.on('error', (err) => {
-      clearTimeout(timer);
-      reject(new UpstreamUnavailableError({ cause: err }));
-    });
-    const counted = countBytes(o.maxBodyBytes);
-    counted.once('error', (err) => {
-      clearTimeout(timer);
-      o.req.unpipe(counted);
-      // first, so this is the answer unless the backend's came already (then its body is cut off)
       reject(err);
-      upstream.destroy();
-    });
-    o.req.pipe(counted).pipe(upstream);
+      abort.abort();
+    };
+    const timer = setTimeout(() => fail(new UpstreamTimeoutError()), o.timeoutMs);
+    const body = hasBody(o.req) ? countedBody(o.req, o.maxBodyBytes, fail) : null;
+    const retries = body === null && IDEMPOTENT.has(o.req.method ?? '') ? 1 : 0;
+    send(o, { headers, body, signal: abort.signal }, retries).then(
+      (res) => {
+        clearTimeout(timer);
+        resolve({ statusCode: res.statusCode, headers: responseHeaders(res.headers), body: res.body });
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(new UpstreamUnavailableError({ cause: err }));
+      },
+    );
   });
+}
+
+interface SendOptions {
+  headers: OutgoingHttpHeaders;
+  body: Readable | null;
+  signal: AbortSignal;
+}
+
+async function send(o: UpstreamRequest, s: SendOptions, retries: number): Promise<Dispatcher.ResponseData> {
+  try {
+    return await o.agent.request({
+      origin: `http://${o.host}:${o.port}`,
+      method: o.req.method ?? 'GET',
+      path: o.path,
+      headers: s.headers as Record<string, string | string[]>,
+      body: s.body,
+      signal: s.signal,
+    });
+  } catch (err: unknown) {
+    if (retries > 0 && !s.signal.aborted && RETRIED_CODES.has(errorCode(err))) return send(o, s, retries - 1);
+    throw err;
+  }
+}
+
+function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+/** Whether the request has a body to stream: HTTP/2 says so by the stream, HTTP/1.1 by its framing headers. */
+function hasBody(req: IncomingMessage | Http2ServerRequest): boolean {
+  if ('stream' in req) return !req.stream.endAfterHeaders;
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/**
+ * The request's body as it arrives, counted: one byte past `maxBytes` calls `fail` with 413 (the request
+ * unpiped, not destroyed, so the 413 can still be answered). A client that goes away ends it short.
+ */
+function countedBody(
+  req: IncomingMessage | Http2ServerRequest,
+  maxBytes: number,
+  fail: (err: Error) => void,
+): Readable {
+  const counted = countBytes(maxBytes);
+  counted.once('error', (err) => {
+    req.unpipe(counted);
+    fail(err);
+  });
+  req.once('error', () => counted.destroy());
+  return req.pipe(counted);
 }
 
 /** Passes the body through, counting; one byte past `maxBytes` fails it with 413 instead. */
@@ -120,9 +179,13 @@ function withoutCookies(header: string | undefined, names: readonly string[]): s
   return kept.length === 0 ? undefined : kept.join('; ');
 }
 
-function responseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
+function responseHeaders(incoming: Dispatcher.ResponseData['headers']): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
-  const dropped = new Set((incoming.connection ?? '').split(',').map((h) => h.trim().toLowerCase()));
+  const dropped = new Set(
+    String(incoming.connection ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase()),
+  );
   for (const [name, value] of Object.entries(incoming)) {
     if (value !== undefined && !HOP_BY_HOP.has(name) && !dropped.has(name)) out[name] = value;
   }

@@ -85,6 +85,25 @@ export async function listDeadLetters(
   return letters;
 }
 
+/** A forward target's circuit as a forwarding process last reported it (`GET …/circuits`). */
+export interface ListedCircuit {
+  target: string;
+  state: string;
+  /** ISO 8601, while the circuit is open. */
+  openUntil?: string;
+}
+
+/** `GET …/circuits`: the circuits of the endpoint's forward targets. */
+export async function listCircuits(
+  host: string,
+  o: { endpointId: string; token: string },
+): Promise<ListedCircuit[]> {
+  const path = `/api/endpoints/${encodeURIComponent(o.endpointId)}/circuits`;
+  const res = await fetchInbox(host, path, { headers: { authorization: `Bearer ${o.token}` } });
+  if (res.status !== 200) throw toCliError(res.status, `endpoint ${o.endpointId}`, host);
+  return ((await res.json()) as { circuits: ListedCircuit[] }).circuits;
+}
+
 /** `POST …/dead-letters/redrive`: what became of each letter. */
 export async function redriveDeadLetters(
   host: string,

@@ -14,6 +14,7 @@ Commands:
   forward --to <url> [--endpoint <id>]                forward an endpoint's captures to a local URL
   tail <endpoint_id> [--json]                         print an endpoint's requests as they arrive
   replay <endpoint_id> --request <id> --to <url>      send a stored request again, byte for byte
+  replay <endpoint_id> --dead-letters [--to <url>]    redrive the endpoint's dead letters (or send them to <url>)
 
 Every command takes --host <url> (or $INBOX_URL; default http://localhost:8089) and --help.
 forward and replay take --ca <file> (trust a private CA) or --insecure (no check) for an https target.

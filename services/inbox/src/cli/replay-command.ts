@@ -1,4 +1,10 @@
-import { fetchCapture, listDeadLetters, redriveDeadLetters } from './api-client.js';
+import {
+  fetchCapture,
+  listCircuits,
+  listDeadLetters,
+  redriveDeadLetters,
+  type ListedCircuit,
+} from './api-client.js';
 import { UnreachableError, UsageError } from './cli-errors.js';
 import {
   COMMON_OPTIONS,
@@ -76,6 +82,10 @@ async function replayDeadLetters(
     ctx.out(
       `redriven ${r.redriven}; still being forwarded to another target ${r.busy} (left); captures no longer kept ${r.gone} (removed)`,
     );
+    if (r.redriven > 0) {
+      for (const line of describeHolds(await listCircuits(host, { endpointId, token }), Date.now()))
+        ctx.out(line);
+    }
     return;
   }
   const to = requireUrl(values.to, '--to');
@@ -94,4 +104,17 @@ async function replayDeadLetters(
   ctx.out(`${requestIds.length} dead-lettered captures sent to ${to}`);
   if (failed > 0)
     throw new UnreachableError(`replaying to ${to} failed for ${failed} of ${requestIds.length}`);
+}
+
+/**
+ * When the redriven deliveries go: at once, or, to a target whose circuit is open (it failed them), once
+ * the circuit lets a delivery through again.
+ */
+export function describeHolds(circuits: readonly ListedCircuit[], nowMs: number): string[] {
+  const held = circuits.filter((c) => c.state === 'open' && c.openUntil !== undefined);
+  if (held.length === 0) return ['they are forwarded now'];
+  return held.map((c) => {
+    const inSec = Math.max(0, Math.ceil((Date.parse(c.openUntil ?? '') - nowMs) / 1000));
+    return `to ${c.target}: held while its circuit is open, until ${c.openUntil ?? ''} (in ${inSec} s)`;
+  });
 }

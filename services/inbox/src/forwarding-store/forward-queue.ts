@@ -9,6 +9,11 @@ import type { Capture } from '../contract/capture-records.js';
 export interface QueuedCapture {
   endpointId: string;
   capture: Capture;
+  /**
+   * Read new (never read by any consumer before), so it has no forwarding history yet; false when claimed
+   * (interrupted, or redriven).
+   */
+  fresh: boolean;
 }
 
 export interface ForwardQueue {

@@ -40,7 +40,7 @@ export function createMemoryForwardQueue(o: {
       for (const capture of await unread(endpointId, group, count - out.length)) {
         group.lastReadId = capture.id;
         group.pending.set(capture.id, now());
-        out.push({ endpointId, capture });
+        out.push({ endpointId, capture, fresh: true });
       }
     }
     return out;
@@ -95,7 +95,7 @@ export function createMemoryForwardQueue(o: {
         const capture = await o.store.getCapture(endpointId, requestId);
         if (capture) {
           group.pending.set(requestId, now());
-          out.push({ endpointId, capture });
+          out.push({ endpointId, capture, fresh: false });
         } else {
           // trimmed while pending, as Redis reports it: lost to forwarding
           group.pending.delete(requestId);

@@ -62,7 +62,8 @@ export function createRedisForwardQueue(o: {
       for (const [key, entries] of reply ?? []) {
         const endpointId = idOf(key);
         if (endpointId === undefined) continue;
-        for (const entry of entries) out.push({ endpointId, capture: decodeCaptureEntry(entry) });
+        for (const entry of entries)
+          out.push({ endpointId, capture: decodeCaptureEntry(entry), fresh: true });
       }
       return out;
     },
@@ -79,7 +80,7 @@ export function createRedisForwardQueue(o: {
       if (deleted.length > 0) log.warn({ endpointId, lost: deleted.length }, 'pending captures trimmed');
       return reply[1]
         .filter((entry) => Array.isArray(entry[1]))
-        .map((entry) => ({ endpointId, capture: decodeCaptureEntry(entry) }));
+        .map((entry) => ({ endpointId, capture: decodeCaptureEntry(entry), fresh: false }));
     },
     async touch(endpointId, requestIds) {
       if (requestIds.length === 0) return;

@@ -32,7 +32,11 @@ export function createProbeServerPart(
     name: 'http server',
     port: () => server?.port,
     start: async () => {
-      server = await listenHttp(app, { host: settings.host, port: settings.worker.port });
+      server = await listenHttp(app, {
+        host: settings.host,
+        port: settings.worker.port,
+        setting: 'INBOX_WORKER_PORT',
+      });
       o.log.info({ port: server.port }, 'worker probes and metrics listening');
     },
     close: () => server?.close(),

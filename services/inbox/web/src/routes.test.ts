@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endpointIdFromPath, shareTokenFromHash } from './routes.js';
+import { endpointIdFromPath, endpointIdFromText, shareTokenFromHash } from './routes.js';
 
 describe('inspector addresses', () => {
   const token = 'Ab0_-'.repeat(8) + 'xyz';
@@ -14,5 +14,15 @@ describe('inspector addresses', () => {
   it('names the endpoint of an /inspect address, and none of /admin', () => {
     expect(endpointIdFromPath('/inspect/AEAF2WN9HNPzQN3hQfxbFw')).toBe('AEAF2WN9HNPzQN3hQfxbFw');
     expect(endpointIdFromPath('/admin')).toBeUndefined();
+  });
+
+  it('finds the endpoint id in a pasted id, receive URL, API address or inspector address', () => {
+    const id = 'LSqj3wmDZsG77hRRZ64lZQ';
+    expect(endpointIdFromText(` ${id}\n`)).toBe(id);
+    expect(endpointIdFromText(`http://127.0.0.1:8089/api/hook/${id}/orders?x=1`)).toBe(id);
+    expect(endpointIdFromText(`https://inbox.example.com/api/endpoints/${id}`)).toBe(id);
+    expect(endpointIdFromText(`http://localhost:8089/inspect/${id}#share=x`)).toBe(id);
+    expect(endpointIdFromText('https://example.com/elsewhere')).toBeUndefined();
+    expect(endpointIdFromText('')).toBeUndefined();
   });
 });

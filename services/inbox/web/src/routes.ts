@@ -23,3 +23,13 @@ export const filterFromSearch = (search: string): string => search.replace(/^\?/
 /** The address of an endpoint's inspector showing `filter`. */
 export const inspectUrl = (id: string, filter: string): string =>
   filter === '' ? inspectPath(id) : `${inspectPath(id)}?${filter}`;
+
+/**
+ * The endpoint a pasted text names: a bare id, or any address with one (the receive URL `…/api/hook/<id>`,
+ * the API's `…/api/endpoints/<id>`, the inspector's `…/inspect/<id>`); undefined for anything else.
+ */
+export function endpointIdFromText(text: string): string | undefined {
+  const t = text.trim();
+  if (/^[A-Za-z0-9_-]+$/.test(t)) return t;
+  return /\/(?:inspect|api\/hook|api\/endpoints)\/([A-Za-z0-9_-]+)/.exec(t)?.[1];
+}

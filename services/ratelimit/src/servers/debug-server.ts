@@ -84,5 +84,5 @@ export async function startDebugServer(o: DebugServerOptions): Promise<RunningSe
     const { healthy, components } = await o.view.health();
     return reply.code(healthy ? 200 : 500).send(components);
   });
-  return listenHttp(app, o);
+  return listenHttp(app, { host: o.host, port: o.port, setting: 'DEBUG_PORT' });
 }

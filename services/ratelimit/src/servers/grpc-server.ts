@@ -16,6 +16,7 @@ import {
   type Health,
   type Logger,
   type RunningServer,
+  toListenError,
 } from '@portcullis/kit';
 import { PROTO_FILES, loadGrpcObject, type LoadOptions } from '@portcullis/protos';
 import type { RateLimitService } from '../service.js';
@@ -118,9 +119,11 @@ export async function startGrpcServer(o: GrpcServerOptions): Promise<RunningServ
   });
 
   const port = await new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
+    const onError = (err: Error): void =>
+      reject(toListenError(err, { host: o.host, port: o.port, setting: 'GRPC_PORT' }));
+    server.once('error', onError);
     server.listen(o.port, o.host, () => {
-      server.off('error', reject);
+      server.off('error', onError);
       const address = server.address();
       resolve(typeof address === 'object' && address ? address.port : o.port);
     });

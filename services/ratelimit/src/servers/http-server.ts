@@ -107,5 +107,5 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningServ
       .type('text/plain; charset=utf-8')
       .send(healthy ? 'OK' : 'unhealthy');
   });
-  return listenHttp(app, o);
+  return listenHttp(app, { host: o.host, port: o.port, setting: 'PORT' });
 }

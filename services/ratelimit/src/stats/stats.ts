@@ -1,3 +1,4 @@
+import { ruleStatName, sanitizeStatName } from '@portcullis/config';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { CallStats, type TimingSample } from './call-stats.js';
 import type { StatCounter } from './stat-counter.js';
@@ -22,8 +23,9 @@ const PREFIX = 'ratelimit.service';
 export const DEFAULT_MAX_DYNAMIC_KEYS = 10_000;
 
 /**
- * Every statistic of the service, named as upstream names them. Counters outlive configuration reloads:
- * a rule that comes back after a reload keeps counting where it was.
+ * Every statistic of the service, named as upstream names them: a rule's and a domain's name made here,
+ * through `sanitizeStatName`, for `/stats`, statsd, DogStatsD and Prometheus alike. Counters outlive
+ * configuration reloads: a rule that comes back after a reload keeps counting where it was.
  */
 export class Stats {
   private readonly service = new Map<string, StatCounter>();
@@ -62,20 +64,20 @@ export class Stats {
    * without an entry count in `ratelimit.service.domain_not_found_overflow`.
    */
   domainNotFound(domain: string): StatCounter {
-    const existing = this.notFound.get(domain);
+    const name = sanitizeStatName(domain);
+    const existing = this.notFound.get(name);
     if (existing) return existing;
     if (this.dynamicKeys >= this.o.maxDynamicKeys) return this.counter('domain_not_found_overflow');
     this.dynamicKeys++;
-    return getOrCreate(this.notFound, domain, () => ({ value: 0 }));
+    return getOrCreate(this.notFound, name, () => ({ value: 0 }));
   }
 
-  /** The counters of the rule `<domain>.<descriptor>`, where descriptor is `key_value.key2…`. */
+  /**
+   * The counters of the rule `<domain>.<descriptor>`, where descriptor is `key_value.key2…`; names that
+   * sanitise alike share them, as upstream's.
+   */
   rule(domain: string, descriptor: string): RuleStats {
-    return getOrCreate(this.rules, `${domain}.${descriptor}`, () => ({
-      domain,
-      descriptor,
-      stats: createRuleStats(),
-    })).stats;
+    return this.ruleNamed(ruleStatName(domain, descriptor));
   }
 
   /** A counter under its full upstream name outside `ratelimit.service`, e.g. `ratelimit.redis_pool.cx_total`. */
@@ -129,11 +131,17 @@ export class Stats {
    * name gets no entry: its hits go to `ratelimit.service.rate_limit.<domain>.stats_overflow` instead.
    */
   dynamicRule(domain: string, descriptor: string): RuleStats {
-    const existing = this.rules.get(`${domain}.${descriptor}`);
+    const named = ruleStatName(domain, descriptor);
+    const existing = this.rules.get(named.name);
     if (existing) return existing.stats;
-    if (this.dynamicKeys >= this.o.maxDynamicKeys) return getOrCreate(this.overflow, domain, createRuleStats);
+    if (this.dynamicKeys >= this.o.maxDynamicKeys)
+      return getOrCreate(this.overflow, named.domain, createRuleStats);
     this.dynamicKeys++;
-    return this.rule(domain, descriptor);
+    return this.ruleNamed(named);
+  }
+
+  private ruleNamed({ name, domain, descriptor }: ReturnType<typeof ruleStatName>): RuleStats {
+    return getOrCreate(this.rules, name, () => ({ domain, descriptor, stats: createRuleStats() })).stats;
   }
 
   /** Every statistic by its full upstream name, e.g. `ratelimit.service.rate_limit.d.k.total_hits`. */

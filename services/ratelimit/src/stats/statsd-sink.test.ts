@@ -66,3 +66,11 @@ describe('createLineFormat', () => {
     },
   );
 });
+
+describe('createLineFormat with a newline in a name', () => {
+  it.each([false, true])('never starts a line of the name’s making (dogStatsd %s)', (dogStatsd) => {
+    const format = createLineFormat({ tags: {}, dogStatsd, mogrifiers: [] });
+    const line = format.line('ratelimit.service.rate_limit.d.k_x\nevil:1|c\ny.total_hits', '1|c');
+    expect(line).toBe('ratelimit.service.rate_limit.d.k_x_evil:1|c_y.total_hits:1|c');
+  });
+});

@@ -94,11 +94,11 @@ export function createLineFormat(
   const extra = cleanTags(o.tags);
   const mogrify = o.dogStatsd ? createMogrify(o.mogrifiers) : undefined;
   const partsOf = (name: string): LineParts => {
-    const t = splitTags(sanitizeName(name), extra);
+    const t = splitTags(withoutNewlines(name), extra);
     if (!mogrify) return { head: `${t.name}${t.tags.map(([k, v]) => `.__${k}=${v}`).join('')}:`, tail: '' };
     const m = mogrify(t.name);
     const tags = [...t.tags.map(([k, v]) => `${k}:${v}`), ...m.tags];
-    return { head: `${sanitizeName(m.name)}:`, tail: tags.length > 0 ? `|#${tags.join(',')}` : '' };
+    return { head: `${withoutNewlines(m.name)}:`, tail: tags.length > 0 ? `|#${tags.join(',')}` : '' };
   };
   // Stats keeps every name it ever counted (the rules of each configuration loaded, up to
   // STATS_MAX_DYNAMIC_KEYS made from requests); only those written in the last two flushes are held here, so
@@ -136,9 +136,12 @@ function splitTags(name: string, extra: readonly Tag[]): { name: string; tags: T
   return { name: name.slice(0, at), tags };
 }
 
-/** `:` and `|` delimit the statsd line, so they cannot stay in a name. */
-function sanitizeName(name: string): string {
-  return name.replace(/[:|\n]/g, '_');
+/**
+ * A newline ends a statsd line, so one in a name (from a request's value: upstream leaves them there) would
+ * send a line of the caller's making. `Stats` has already replaced `:` and `|`, as upstream names statistics.
+ */
+function withoutNewlines(name: string): string {
+  return name.replaceAll('\n', '_');
 }
 
 /** Joins lines with `\n` into as few payloads of at most `maxBytes` as they fit; a longer line goes alone. */

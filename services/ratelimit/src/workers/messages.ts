@@ -24,8 +24,11 @@ export interface WorkerFinal {
 
 const TAG = 'portcullis-ratelimit';
 
-export type PrimaryMessage =
-  { tag: typeof TAG; kind: 'view' | 'reading'; id: number } | { tag: typeof TAG; kind: 'shutdown' };
+export interface PrimaryMessage {
+  tag: typeof TAG;
+  kind: 'view' | 'reading';
+  id: number;
+}
 
 export type WorkerMessage =
   | { tag: typeof TAG; kind: 'view'; id: number; view: WorkerView }
@@ -35,8 +38,8 @@ export type WorkerMessage =
 type Untagged<M> = M extends unknown ? Omit<M, 'tag'> : never;
 
 /** A message tagged as ours, so prom-client's or anyone else's on the same channel are told apart. */
-export function tagged<M extends PrimaryMessage | WorkerMessage>(m: Untagged<M>): M {
-  return { tag: TAG, ...m } as M;
+export function tagged(m: Untagged<WorkerMessage>): WorkerMessage {
+  return { tag: TAG, ...m };
 }
 
 /**
@@ -44,12 +47,12 @@ export function tagged<M extends PrimaryMessage | WorkerMessage>(m: Untagged<M>)
  * the send). The callback keeps such a failure, routine while a worker exits, from being emitted as an
  * 'error' on the worker, which would crash the primary; the worker's exit is handled where it is watched.
  */
-export function sendToWorker(worker: Worker, m: Untagged<PrimaryMessage>, lost?: () => void): void {
+export function sendToWorker(worker: Worker, m: Omit<PrimaryMessage, 'tag'>, lost?: () => void): void {
   if (!worker.isConnected()) {
     lost?.();
     return;
   }
-  worker.send(tagged<PrimaryMessage>(m), (err) => {
+  worker.send({ tag: TAG, ...m } satisfies PrimaryMessage, (err) => {
     if (err) lost?.();
   });
 }

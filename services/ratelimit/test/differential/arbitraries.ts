@@ -28,13 +28,35 @@ export interface GeneratedRequest {
 }
 
 export interface GeneratedCase {
+  /** Appended to the case's domain: punctuation and addresses upstream rewrites in statistic names. */
+  domainTail: string;
   rules: GeneratedRule[];
   requests: GeneratedRequest[];
 }
 
-const KEYS = ['a', 'b', 'c'];
-const RULE_VALUES = ['x', 'y', 'x*', 'xy*'];
-const REQUEST_VALUES = ['x', 'y', 'z', 'xy', 'xyz', ''];
+// Upstream names statistics through SanitizeStatName: `:` and `|` to `_`, the dots of each dotted IPv4 address
+// to `_`, over the whole `<domain>.<descriptor>` name. Hence addresses alone, embedded, cut short or too long,
+// IPv6 forms (only their colons change) and other punctuation, in domains, keys, rule values and requests;
+// key `7` after the tail `1.2.3` makes an address that straddles the domain and a key.
+const DOMAIN_TAILS = ['x', '10.0.0.1', '8080|x', '1.2.3', 'db8::1'];
+const KEYS = ['a', 'b', 'c', '7'];
+const RULE_VALUES = [
+  'x',
+  'y',
+  'x*',
+  'xy*',
+  '10.0.0.1',
+  '10.0.0.1:8080',
+  'a.1.2.3.4.b',
+  '2001:db8::1',
+  '10.0.*',
+  'p|q',
+];
+const REQUEST_VALUES = [
+  ...['x', 'y', 'z', 'xy', 'xyz', ''],
+  ...['10.0.0.1', '10.0.0.12', '10.0.0.1:8080', 'a.1.2.3.4.b', '1.2.3.4.5', '1234.5.6.7', '1.2.3'],
+  ...['2001:db8::1', '::ffff:10.0.0.1', 'p|q', 'sp ace/%=,'],
+];
 const NAMES = ['n1', 'n2'];
 
 const option = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(arb, { nil: undefined });
@@ -132,9 +154,9 @@ function requestsArb(rules: readonly GeneratedRule[]): fc.Arbitrary<GeneratedReq
   return fc.array(request, { minLength: 3, maxLength: 12 });
 }
 
-export const caseArb: fc.Arbitrary<GeneratedCase> = rulesArb(3).chain((rules) =>
-  requestsArb(rules).map((requests) => ({ rules, requests })),
-);
+export const caseArb: fc.Arbitrary<GeneratedCase> = fc
+  .tuple(fc.constantFrom(...DOMAIN_TAILS), rulesArb(3))
+  .chain(([domainTail, rules]) => requestsArb(rules).map((requests) => ({ domainTail, rules, requests })));
 
 export function caseYaml(domain: string, c: GeneratedCase): string {
   return stringify({ domain, descriptors: c.rules });

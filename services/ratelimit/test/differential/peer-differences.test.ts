@@ -144,4 +144,22 @@ describe('differential: near_limit with STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT'
     expect(counters.upstream.get(near)).toBe(4);
     expect(counters.ours.get(near)).toBe(2);
   });
+
+  it('a descriptor held back behind its own counter counts over_limit for the hits it did not add in ours only', async () => {
+    // one counter twice: 11 hits go over 10; the next 10 would not, so they are held back (INCRBY 0)
+    const answers = await pair.ask({
+      domain: 'stop',
+      descriptors: [
+        { ...d('a', '2'), hitsAddend: 11 },
+        { ...d('a', '2'), hitsAddend: 10 },
+      ],
+    });
+    expect(comparableGrpc(answers.ours).decision).toEqual(comparableGrpc(answers.upstream).decision);
+    const counters = await pair.counters();
+    const over = 'ratelimit.service.rate_limit.stop.a.over_limit';
+    // the first: 11 after 0, 1 over in both; the held back one: 11 after what the peer takes as 1 (11 less
+    // the 10 hits it did not add), 1 over there, and all its 10 hits over in ours, where the count was 11
+    expect(counters.upstream.get(over)).toBe(2);
+    expect(counters.ours.get(over)).toBe(11);
+  });
 });

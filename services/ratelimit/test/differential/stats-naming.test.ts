@@ -31,7 +31,15 @@ descriptors:
             rate_limit: {unit: minute, requests_per_unit: 100}
   - key: my-key
     rate_limit: {unit: minute, requests_per_unit: 5}
+  - key: ip
+    detailed_metric: true
+    rate_limit: {unit: minute, requests_per_unit: 100}
+  - key: ip
+    value: 50.0.0.5
+    rate_limit: {unit: minute, requests_per_unit: 0}
 `;
+// names upstream's SanitizeStatName rewrites (issue 40), through each sink's own mapping
+const ADDRESSES = ['50.0.0.5', '10.0.0.1:8080', 'a|b', '2001:db8::1', 'a.1.2.3.4.b', 'sp ace/%=,é'];
 const entries = (...pairs: Array<[string, string]>) => ({
   entries: pairs.map(([key, value]) => ({ key, value })),
 });
@@ -41,6 +49,8 @@ const TRAFFIC = [
   { domain: 'dom', descriptors: [entries(['k2', 'a'], ['k3', 'b'], ['k4', 'c'])] },
   ...Array.from({ length: 2 }, () => ({ domain: 'dom', descriptors: [entries(['my-key', 'x'])] })),
   { domain: 'nope', descriptors: [entries(['k1', 'v1'])] },
+  ...ADDRESSES.map((value) => ({ domain: 'dom', descriptors: [entries(['ip', value])] })),
+  { domain: 'nope.10.0.0.1:1', descriptors: [entries(['k1', 'v1'])] },
 ];
 const COMMON = { STATS_FLUSH_INTERVAL: '100ms', LOCAL_CACHE_SIZE_IN_BYTES: '1000000' };
 
@@ -137,6 +147,9 @@ describe('DogStatsD (USE_DOG_STATSD) as upstream sends it', () => {
       expected.get('ratelimit.service.rate_limit.total_hits|c|#app:rl_1,descriptor:k1_v1,domain:dom'),
     ).toBe(3);
     expect(expected.get('ratelimit.service.rate_limit.nope.domain_not_found|c|#app:rl_1')).toBe(1);
+    expect(
+      expected.get('ratelimit.service.rate_limit.over_limit|c|#app:rl_1,descriptor:ip_50_0_0_5,domain:dom'),
+    ).toBe(1);
     expect(Object.fromEntries(counters(received.ours))).toEqual(Object.fromEntries(expected));
   });
 });

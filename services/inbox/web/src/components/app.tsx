@@ -13,6 +13,7 @@ import {
 import { AccountPanel } from './account-panel.js';
 import { AdminView } from './admin-view.js';
 import { Inspector } from './inspector.js';
+import { OpenByToken } from './open-by-token.js';
 import { Switcher } from './switcher.js';
 
 /**
@@ -82,6 +83,11 @@ export function App() {
       setNotice(`Could not create an endpoint: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
+  // an endpoint made elsewhere, opened by its token: remembered as one made here
+  const adopt = (e: RememberedEndpoint): void => {
+    setRemembered(remember(e));
+    if (e.id !== currentId) open(e.id);
+  };
   const onRenamed = (e: EndpointView): void => {
     const known = remembered.find((r) => r.id === e.id);
     if (known) setRemembered(remember({ ...known, name: e.name }));
@@ -125,16 +131,24 @@ export function App() {
           <button type="button" class="primary" onClick={() => void create()}>
             New endpoint
           </button>
+          <h2>Open an endpoint made elsewhere</h2>
+          <p>
+            <code>curl -X POST …/api/endpoints</code> answers an id and a token: paste both to open it here.
+            This browser then remembers it.
+          </p>
+          <OpenByToken onOpened={adopt} />
         </main>
       ) : (
         <Inspector
-          key={`${currentId}?${filter}`}
+          // a new token (pasted, or a share link pasted into this tab) starts afresh, past any error
+          key={`${currentId}?${filter}#${token ?? ''}`}
           endpointId={currentId}
           token={token}
           readOnly={shareToken !== undefined}
           filter={filter}
           onFilter={(next) => applyFilter(currentId, next)}
           onRenamed={onRenamed}
+          onToken={adopt}
         />
       )}
     </div>

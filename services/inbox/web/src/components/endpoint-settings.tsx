@@ -1,22 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ErrorText } from './error-text.js';
 import { callApi, endpointPath, type EndpointResponse, type EndpointView } from '../api.js';
-
-/** `604800` → `7 days`, `5400` → `90 min`: the largest unit that divides evenly. */
-export function formatAge(seconds: number): string {
-  const units: Array<[number, string]> = [
-    [86_400, 'day'],
-    [3600, 'hour'],
-    [60, 'min'],
-  ];
-  for (const [size, unit] of units) {
-    if (seconds >= size && seconds % size === 0) {
-      const n = seconds / size;
-      return unit === 'min' ? `${n} min` : `${n} ${unit}${n === 1 ? '' : 's'}`;
-    }
-  }
-  return `${seconds} s`;
-}
+import { DURATION_UNITS, formatAge, splitDuration, toSeconds, type DurationUnit } from '../duration.js';
 
 /** `Name: value` lines, as the form shows headers; blank lines are skipped. */
 export function parseHeaderLines(text: string): Array<{ name: string; value: string }> {
@@ -51,7 +36,10 @@ export function EndpointSettings(p: {
   const [body, setBody] = useState(r?.body ?? '');
   const [delayMs, setDelayMs] = useState(String(r?.delayMs ?? 0));
   const [maxRequests, setMaxRequests] = useState(String(e.retention.maxRequests));
-  const [maxAgeSeconds, setMaxAgeSeconds] = useState(String(e.retention.maxAgeSeconds));
+  const [maxAge, setMaxAge] = useState(() => {
+    const { amount, unit } = splitDuration(e.retention.maxAgeSeconds);
+    return { amount: String(amount), unit };
+  });
 
   const run = async (change: () => Promise<EndpointView>) => {
     try {
@@ -81,7 +69,8 @@ export function EndpointSettings(p: {
     });
   const saveRetention = () =>
     run(async () => {
-      const body = { maxRequests: Number(maxRequests), maxAgeSeconds: Number(maxAgeSeconds) };
+      const maxAgeSeconds = toSeconds(maxAge.amount, maxAge.unit);
+      const body = { maxRequests: Number(maxRequests), maxAgeSeconds };
       const retention = await callApi<EndpointView['retention']>('PUT', endpointPath(e.id, '/retention'), {
         token: p.token,
         body,
@@ -124,7 +113,7 @@ export function EndpointSettings(p: {
               />
             </label>
             <label>
-              Delay (ms, at most 10000)
+              Delay (ms)
               <input
                 type="number"
                 min={0}
@@ -132,21 +121,35 @@ export function EndpointSettings(p: {
                 value={delayMs}
                 onInput={(ev) => setDelayMs(ev.currentTarget.value)}
               />
+              <span class="help">At most 10000</span>
             </label>
             <label>
-              Headers (one <code>Name: value</code> a line)
-              <textarea rows={3} value={headers} onInput={(ev) => setHeaders(ev.currentTarget.value)} />
+              Headers
+              <textarea
+                rows={3}
+                value={headers}
+                placeholder="Content-Type: text/plain"
+                onInput={(ev) => setHeaders(ev.currentTarget.value)}
+              />
+              <span class="help">
+                One <code>Name: value</code> a line
+              </span>
             </label>
             <label>
-              Body (text; <code>{'{{body.field}}'}</code> is that field of the request JSON)
-              <textarea rows={4} value={body} onInput={(ev) => setBody(ev.currentTarget.value)} />
+              Body
+              <textarea rows={3} value={body} onInput={(ev) => setBody(ev.currentTarget.value)} />
+              <span class="help">
+                Text; <code>{'{{body.field}}'}</code> is that field of the request JSON
+              </span>
             </label>
-            <button type="submit" class="primary">
-              Save response
-            </button>
-            <button type="button" onClick={() => void resetResponse()}>
-              Default answer
-            </button>
+            <div class="form-actions">
+              <button type="submit" class="primary">
+                Save response
+              </button>
+              <button type="button" onClick={() => void resetResponse()}>
+                Default answer
+              </button>
+            </div>
           </form>
           <form
             aria-label="Retention"
@@ -165,18 +168,35 @@ export function EndpointSettings(p: {
                 onInput={(ev) => setMaxRequests(ev.currentTarget.value)}
               />
             </label>
-            <label>
-              For (seconds)
-              <input
-                type="number"
-                min={1}
-                value={maxAgeSeconds}
-                onInput={(ev) => setMaxAgeSeconds(ev.currentTarget.value)}
-              />
-            </label>
-            <button type="submit" class="primary">
-              Save retention
-            </button>
+            <div class="field">
+              <label for="retention-age">For</label>
+              <span class="duration">
+                <input
+                  id="retention-age"
+                  type="number"
+                  min={1}
+                  step="any"
+                  value={maxAge.amount}
+                  onInput={(ev) => setMaxAge({ ...maxAge, amount: ev.currentTarget.value })}
+                />
+                <select
+                  aria-label="Retention unit"
+                  value={maxAge.unit}
+                  onChange={(ev) => setMaxAge({ ...maxAge, unit: ev.currentTarget.value as DurationUnit })}
+                >
+                  {DURATION_UNITS.map(([unit]) => (
+                    <option key={unit} value={unit}>
+                      {unit}
+                    </option>
+                  ))}
+                </select>
+              </span>
+            </div>
+            <div class="form-actions">
+              <button type="submit" class="primary">
+                Save retention
+              </button>
+            </div>
           </form>
         </div>
       )}

@@ -24,6 +24,8 @@ export function FilterBar(p: {
   /** The applied filter, a query string without `?`. */
   filter: string;
   problems: readonly string[];
+  /** Whether the endpoint forwards: the others have no forwarding state to filter on. */
+  forwards: boolean;
   onApply: (filter: string) => void;
 }) {
   const [fields, setFields] = useState(() => new URLSearchParams(p.filter));
@@ -72,21 +74,23 @@ export function FilterBar(p: {
           />
         </label>
       ))}
-      <label class="filter-field">
-        <span>Forwarding</span>
-        <select
-          name="forwarding"
-          value={fields.get('forwarding') ?? ''}
-          onChange={(e) => set('forwarding', e.currentTarget.value)}
-        >
-          <option value="">any</option>
-          {FORWARDING_STATES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
+      {p.forwards && (
+        <label class="filter-field">
+          <span>Forwarding</span>
+          <select
+            name="forwarding"
+            value={fields.get('forwarding') ?? ''}
+            onChange={(e) => set('forwarding', e.currentTarget.value)}
+          >
+            <option value="">any</option>
+            {FORWARDING_STATES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       <div class="filter-actions">
         <button type="submit" class="primary">
           Filter

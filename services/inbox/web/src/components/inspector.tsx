@@ -20,7 +20,9 @@ import { EndpointHeader } from './endpoint-header.js';
 import { FilterBar } from './filter-bar.js';
 import { ForwardingHealth } from './forwarding-health.js';
 import { RequestDetail } from './request-detail.js';
+import { OpenByToken } from './open-by-token.js';
 import { RequestList } from './request-list.js';
+import type { RememberedEndpoint } from '../remembered.js';
 
 const PAGE_SIZE = 100;
 /** Filtered pages that may come back empty (the inbox stopped at its scan budget) before one is shown. */
@@ -54,6 +56,38 @@ function isShown(filter: CaptureFilter, d: CaptureDetail): boolean {
 }
 
 /**
+ * Why the endpoint did not load, and whether its token would help. The inbox answers 401 to a missing or
+ * wrong token and 404 to an account for another's endpoint, whether the id exists or not: the page cannot
+ * tell an anonymous endpoint from an account's, so it says how each is opened.
+ */
+function loadError(e: unknown, p: { token: string | undefined; readOnly: boolean }) {
+  const status = e instanceof ApiError ? e.status : 0;
+  if (p.readOnly && status === 401) {
+    return { text: 'This share link is not valid: it may have been revoked.', askToken: false };
+  }
+  if (status === 401) {
+    const why =
+      p.token === undefined
+        ? 'This browser has no token for this endpoint.'
+        : 'The inbox refused the token this browser has for this endpoint (deleted, or moved into an account?).';
+    return {
+      text: `${why} An endpoint made with POST /api/endpoints opens with the token that call answered: paste it here. An account's endpoint opens once you sign in to that account.`,
+      askToken: true,
+    };
+  }
+  if (status === 404) {
+    return {
+      text: 'Your account has no endpoint with this id. An endpoint made with POST /api/endpoints opens with the token that call answered: paste it here.',
+      askToken: true,
+    };
+  }
+  return {
+    text: `Could not load the endpoint: ${e instanceof Error ? e.message : String(e)}`,
+    askToken: false,
+  };
+}
+
+/**
  * One endpoint: its header, the request list (history paged in, new captures live) and the detail pane.
  * `readOnly` (a share link) leaves out every control that changes something; the inbox refuses those
  * calls to a share token anyway.
@@ -66,12 +100,17 @@ export function Inspector(p: {
   filter: string;
   onFilter: (filter: string) => void;
   onRenamed: (e: EndpointView) => void;
+  /** A token pasted for an endpoint this browser could not open: to remember, then open with. */
+  onToken: (e: RememberedEndpoint) => void;
 }) {
   const [endpoint, setEndpoint] = useState<EndpointView>();
-  const [error, setError] = useState('');
+  const [error, setError] = useState<{ text: string; askToken: boolean }>();
   const [items, setItems] = useState<CaptureSummary[]>([]);
   const [nextBefore, setNextBefore] = useState<string | null>(null);
   const [selectedId, setSelectedId] = useState<string>();
+  // on a phone the list and the detail are two views: a tapped row opens the detail, Back returns
+  const [view, setView] = useState<'list' | 'detail'>('list');
+  const listScrollY = useRef(0);
   const [live, setLive] = useState<{ state: LiveState; detail?: string | undefined }>({
     state: 'connecting',
   });
@@ -145,16 +184,12 @@ export function Inspector(p: {
     };
     start().catch((e: unknown) => {
       if (abort.signal.aborted) return;
-      setError(
-        e instanceof ApiError && e.status === 401 && p.readOnly
-          ? 'This share link is not valid: it may have been revoked.'
-          : e instanceof ApiError && (e.status === 401 || e.status === 404)
-            ? 'This endpoint does not exist, or this browser may not open it. Sign in with the account that owns it.'
-            : `Could not load the endpoint: ${e instanceof Error ? e.message : String(e)}`,
-      );
+      setError(loadError(e, p));
     });
     return () => abort.abort();
   }, [p.endpointId, p.token, p.filter]);
+  // the detail opens at its top; Back returns to where the list was
+  useEffect(() => scrollTo(0, view === 'list' ? listScrollY.current : 0), [view]);
 
   const loadMore = async () => {
     if (nextBefore === null || loadingMore.current) return;
@@ -168,17 +203,20 @@ export function Inspector(p: {
     }
   };
 
-  if (error !== '') {
+  if (error) {
     return (
-      <main class="inspector">
-        <ErrorText text={error} />
+      <main class="inspector load-error">
+        <ErrorText text={error.text} />
+        {error.askToken && <OpenByToken endpointId={p.endpointId} onOpened={p.onToken} />}
       </main>
     );
   }
   if (!endpoint) return <main class="inspector" aria-busy="true" />;
   const selected = items.find((i) => i.id === selectedId);
+  // only a managed endpoint has forward targets: the others never forward
+  const forwards = endpoint.kind === 'managed';
   return (
-    <main class="inspector">
+    <main class={`inspector view-${view}`}>
       <EndpointHeader
         endpoint={endpoint}
         token={p.token}
@@ -195,19 +233,27 @@ export function Inspector(p: {
         token={p.token}
         filter={p.filter}
         problems={parsed.problems}
+        forwards={forwards}
         onApply={p.onFilter}
       />
-      {endpoint.kind === 'managed' && !p.readOnly && (
-        <ForwardingHealth endpointId={endpoint.id} token={p.token} />
-      )}
+      {forwards && !p.readOnly && <ForwardingHealth endpointId={endpoint.id} token={p.token} />}
       <div class="panes">
         <RequestList
           items={items}
           selectedId={selectedId}
           hasMore={nextBefore !== null}
+          signed={endpoint.signature !== null}
           onSelect={setSelectedId}
+          onOpen={(id) => {
+            setSelectedId(id);
+            if (view === 'list') listScrollY.current = scrollY;
+            setView('detail');
+          }}
           onNearEnd={() => void loadMore()}
         />
+        <button type="button" class="back" onClick={() => setView('list')}>
+          ← Requests
+        </button>
         {selected ? (
           <RequestDetail
             key={selected.id}
@@ -215,6 +261,7 @@ export function Inspector(p: {
             summary={selected}
             token={p.token}
             readOnly={p.readOnly}
+            forwards={forwards}
           />
         ) : (
           <section class="detail empty" aria-label="Request detail">

@@ -12,7 +12,7 @@ import {
 import { formatBytes, fromBase64 } from '../bytes.js';
 import { toCurl } from '../curl.js';
 import { JsonTree } from './json-tree.js';
-import { SignatureBadge } from './signature-badge.js';
+import { isBadgeShown, SignatureBadge } from './signature-badge.js';
 import { Tabs } from './tabs.js';
 import { saveFile } from '../save-file.js';
 
@@ -25,6 +25,8 @@ export function RequestDetail(p: {
   summary: CaptureSummary;
   token: string | undefined;
   readOnly: boolean;
+  /** Whether the endpoint forwards (a managed one): the others have no Forwarding tab. */
+  forwards: boolean;
 }) {
   const [detail, setDetail] = useState<CaptureDetail>();
   const [error, setError] = useState('');
@@ -52,7 +54,9 @@ export function RequestDetail(p: {
         <span class="meta">
           {new Date(s.time).toLocaleString()} · {formatBytes(s.bodySize)} · from {s.remoteAddress}
         </span>
-        <SignatureBadge signature={s.signature} />
+        {isBadgeShown(s.signature, p.endpoint.signature !== null) && (
+          <SignatureBadge signature={s.signature} />
+        )}
         {s.signature.status === 'failed' && <span class="sig-reason">{s.signature.message}</span>}
       </div>
       <ErrorText text={error} />
@@ -71,7 +75,9 @@ export function RequestDetail(p: {
             },
             { id: 'query', label: 'Query', render: () => <QueryPanel d={detail} /> },
             { id: 'raw', label: 'Raw', render: () => <pre class="raw">{detail.raw}</pre> },
-            { id: 'forwarding', label: 'Forwarding', render: () => <ForwardingPanel d={detail} /> },
+            ...(p.forwards
+              ? [{ id: 'forwarding', label: 'Forwarding', render: () => <ForwardingPanel d={detail} /> }]
+              : []),
           ]}
         />
       )}

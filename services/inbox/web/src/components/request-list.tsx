@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { CaptureSummary } from '../api.js';
 import { formatBytes } from '../bytes.js';
-import { SignatureBadge } from './signature-badge.js';
+import { isBadgeShown, SignatureBadge } from './signature-badge.js';
 
 /** Every row has this height, so the visible slice is arithmetic: no row is measured. */
 export const ROW_HEIGHT = 52;
@@ -21,7 +21,12 @@ export function RequestList(p: {
   items: CaptureSummary[];
   selectedId: string | undefined;
   hasMore: boolean;
+  /** Whether the endpoint checks signatures: without a preset, "not checked" says nothing. */
+  signed: boolean;
+  /** A row moved to by the keyboard. */
   onSelect: (id: string) => void;
+  /** A row clicked or tapped: on a phone, its detail opens in place of the list. */
+  onOpen: (id: string) => void;
   onNearEnd: () => void;
 }) {
   const box = useRef<HTMLDivElement>(null);
@@ -96,7 +101,7 @@ export function RequestList(p: {
               aria-posinset={index + 1}
               class={`row${item.id === p.selectedId ? ' selected' : ''}`}
               style={{ transform: `translateY(${index * ROW_HEIGHT}px)`, height: `${ROW_HEIGHT}px` }}
-              onClick={() => p.onSelect(item.id)}
+              onClick={() => p.onOpen(item.id)}
             >
               <span class={`method m-${item.method.toLowerCase()}`}>{item.method}</span>
               <span class="path" title={pathOf(item)}>
@@ -105,9 +110,11 @@ export function RequestList(p: {
               <time dateTime={item.time} title={item.time}>
                 {new Date(item.time).toLocaleTimeString()}
               </time>
-              <SignatureBadge signature={item.signature} />
-              <span class="size">{formatBytes(item.bodySize)}</span>
-              <ForwardingMark summary={item} />
+              <span class="row-meta">
+                <span class="size">{formatBytes(item.bodySize)}</span>
+                {isBadgeShown(item.signature, p.signed) && <SignatureBadge signature={item.signature} />}
+                <ForwardingMark summary={item} />
+              </span>
             </div>
           );
         })}

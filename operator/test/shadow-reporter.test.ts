@@ -4,10 +4,10 @@ import { parseRateLimitConfig, type ShadowReport } from '@portcullis/config';
 import { quietLog as log, waitFor } from '@portcullis/testing';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Resource } from '../resources.js';
-import { createShadowReportMetrics } from './report-metrics.js';
-import type { ShadowReportSink } from './report-sink.js';
-import { ShadowReporter } from './shadow-reporter.js';
+import type { Resource } from '../src/resources.js';
+import { createShadowReportMetrics } from '../src/shadow-report/report-metrics.js';
+import type { ShadowReportSink } from '../src/shadow-report/report-sink.js';
+import { ShadowReporter } from '../src/shadow-report/shadow-reporter.js';
 
 const resource: Resource = {
   apiVersion: 'portcullis.dev/v1alpha1',
@@ -59,6 +59,8 @@ describe('ShadowReporter', () => {
   let url = '';
   let instance: ReturnType<typeof instanceMetrics>;
   let leader = true;
+  /** Rounds begun: each asks first whether this replica leads. */
+  let rounds = 0;
   let reporter: ShadowReporter;
   /** The resource as the store has it now (its status), where the served one has none. */
   let stored: Resource | undefined;
@@ -80,6 +82,7 @@ describe('ShadowReporter', () => {
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
     written.length = 0;
     leader = true;
+    rounds = 0;
     metrics = createShadowReportMetrics(new Registry());
     reporter = new ShadowReporter({
       settings: {
@@ -96,7 +99,10 @@ describe('ShadowReporter', () => {
       resources: {
         get: (kind, name) => (kind === 'RateLimitConfig' && name === 'team/web' ? stored : undefined),
       },
-      isLeader: () => leader,
+      isLeader: () => {
+        rounds++;
+        return leader;
+      },
       sink,
       metrics,
       log,
@@ -148,7 +154,12 @@ describe('ShadowReporter', () => {
     leader = false;
     reporter.start();
     instance.hit(true);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // rounds run one after another: at the third one's start, two have ended without a scrape
+    await waitFor(
+      () => Promise.resolve(rounds),
+      (n) => n >= 3,
+      { timeoutMs: 10_000 },
+    );
     expect(await scrapes()).toBe(0);
     expect(written).toEqual([]);
     leader = true;

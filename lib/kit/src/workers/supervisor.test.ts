@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { restartDelayMs } from './primary.js';
+import { restartDelayMs } from './supervisor.js';
 
 describe('restartDelayMs', () => {
   it('doubles from 0.1 s with each quick exit in a row, up to 10 s', () => {

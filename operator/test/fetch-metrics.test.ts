@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchMetrics, ScrapeError } from './fetch-metrics.js';
+import { fetchMetrics, ScrapeError } from '../src/shadow-report/fetch-metrics.js';
 
 describe('fetchMetrics', () => {
   let server: Server;

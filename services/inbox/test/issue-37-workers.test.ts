@@ -1,0 +1,252 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  freePort,
+  quietLog,
+  spawnLogged,
+  startEntryPoint,
+  startRedis,
+  startRedisCluster,
+  startRedisSentinelSet,
+  waitUntil,
+  type LoggedProcess,
+  type RedisServer,
+} from '@portcullis/testing';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSettings } from '../src/settings.js';
+import { createRedisStore } from '../src/store/redis.js';
+import { forwardTarget, NO_FALLBACK_LIMITS, sendRaw, sessionCookie } from './harness.js';
+import { startNumberedTarget, type NumberedTarget } from './numbered-target.js';
+import { openSse } from './sse-client.js';
+
+const MAIN = join(import.meta.dirname, '../src/main.ts');
+const WORKER_MAIN = join(import.meta.dirname, '../src/worker-main.ts');
+const ENDPOINT_ID = 'issue-37-workers-0123456789';
+const CAPTURES = 200;
+const MAX_IN_FLIGHT = 8;
+
+/** The pids of the primary `pid`'s workers (its other child is tsx's esbuild). */
+function childPids(pid: number): number[] {
+  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)]).toString();
+  return out.split('\n').flatMap((l) => (l.includes(MAIN) ? [Number(l.trim().split(' ')[0])] : []));
+}
+
+/** `name{labels} value` of a Prometheus text, the value of the first sample whose line starts so. */
+function sample(text: string, start: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(start));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+/**
+ * `main.ts` with INBOX_WORKERS=2 on Redis `env`, as its own process tree (a primary and two node:cluster
+ * workers sharing the port; every request below comes on a connection of its own, so the connections go to
+ * the workers in turn); resolves once both workers run.
+ */
+async function startWorkersInbox(
+  env: Record<string, string>,
+): Promise<{ inbox: LoggedProcess; port: number }> {
+  const port = await freePort();
+  const inbox = await startEntryPoint(MAIN, {
+    env: {
+      ...NO_FALLBACK_LIMITS,
+      INBOX_HOST: '127.0.0.1',
+      INBOX_PORT: String(port),
+      INBOX_WORKERS: '2',
+      INBOX_SHUTDOWN_DELAY: '0s',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    healthUrl: `http://127.0.0.1:${port}/readyz`,
+    timeoutMs: 90_000,
+  });
+  // the port answers once one worker does
+  await waitUntil(() => childPids(inbox.child.pid ?? 0).length === 2, 60_000).catch(async (err: unknown) => {
+    await inbox.stop(2000);
+    throw new Error(`workers: ${childPids(inbox.child.pid ?? 0).join(', ')}\n${inbox.output()}`, {
+      cause: err,
+    });
+  });
+  return { inbox, port };
+}
+
+const capture = (port: number, path: string, n: number) =>
+  sendRaw(port, 'POST', path, {
+    rawHeaders: ['Content-Type', 'application/json'],
+    body: JSON.stringify({ n }),
+  });
+
+const TOPOLOGIES = [
+  {
+    type: 'single',
+    start: async () => {
+      const r = await startRedis();
+      return { url: `redis://${r.address}`, stop: () => r.stop() };
+    },
+  },
+  { type: 'sentinel', start: startRedisSentinelSet },
+  { type: 'cluster', start: () => startRedisCluster(3) },
+] as const;
+
+describe.each(TOPOLOGIES)('INBOX_WORKERS=2 on Redis $type', ({ type, start }) => {
+  let deployment: { url: string; stop(): Promise<void> };
+  let inbox: LoggedProcess;
+  let port: number;
+  beforeAll(async () => {
+    deployment = await start();
+    ({ inbox, port } = await startWorkersInbox({ INBOX_REDIS_TYPE: type, INBOX_REDIS_URL: deployment.url }));
+  }, 150_000);
+  afterAll(async () => {
+    await inbox.stop(5000);
+    await deployment.stop();
+  });
+
+  it(
+    'serves a live stream from the worker holding it with captures any worker took, and /metrics adds the workers up',
+    { timeout: 60_000 },
+    async () => {
+      const created = await sendRaw(port, 'POST', '/api/endpoints');
+      const endpoint = created.json as { id: string; token: string };
+      const before = await sendRaw(port, 'GET', '/metrics');
+      const storedBefore = sample(before.body.toString(), 'portcullis_inbox_captures_total{outcome="stored"');
+      const sse = await openSse(`http://127.0.0.1:${port}/api/endpoints/${endpoint.id}/stream`, {
+        token: endpoint.token,
+      });
+      expect(sse.status).toBe(200);
+      const ids: string[] = [];
+      for (let n = 0; n < 20; n++) {
+        const r = await capture(port, `/api/hook/${endpoint.id}`, n);
+        expect(r.status).toBe(200);
+        ids.push((r.json as { requestId: string }).requestId);
+      }
+      await sse.waitFor(() => sse.requestIds().length === ids.length, 10_000);
+      expect(sse.requestIds()).toEqual(ids);
+      // the session key is the primary's: a sign-in holds on every worker
+      const signUp = await sendRaw(port, 'POST', '/api/accounts', {
+        body: JSON.stringify({ username: `workers-${type}`, password: 'correct horse battery' }),
+        headers: { 'content-type': 'application/json', 'x-inbox-csrf': '1' },
+      });
+      expect(signUp.status).toBe(201);
+      const cookie = sessionCookie(signUp.headers);
+      for (let i = 0; i < 4; i++) {
+        const session = await sendRaw(port, 'GET', '/api/session', { headers: { cookie } });
+        expect(session.json).toMatchObject({ account: { username: `workers-${type}` } });
+      }
+      // each scrape lands on one worker, which had about half the captures: every answer holds them all
+      for (let i = 0; i < 4; i++) {
+        const text = (await sendRaw(port, 'GET', '/metrics')).body.toString();
+        expect(sample(text, 'portcullis_inbox_captures_total{outcome="stored"') - storedBefore).toBe(20);
+        expect(sample(text, 'portcullis_inbox_sse_subscribers')).toBe(1);
+      }
+      sse.close();
+    },
+  );
+});
+
+describe('INBOX_WORKERS=2 on Redis: workers killed and stopped', () => {
+  let redis: RedisServer;
+  let inbox: LoggedProcess;
+  let port: number;
+  let client: Redis;
+  let target: NumberedTarget;
+  const forwarders: LoggedProcess[] = [];
+  const runForwarder = (name: string): LoggedProcess => {
+    const p = spawnLogged(process.execPath, ['--import', 'tsx', WORKER_MAIN], {
+      REDIS_URL: `redis://${redis.address}`,
+      INBOX_EGRESS_ALLOW_PRIVATE: 'true',
+      INBOX_WORKER_NAME: name,
+      INBOX_WORKER_CLAIM_IDLE: '600ms',
+      INBOX_WORKER_POLL_INTERVAL: '100ms',
+      INBOX_WORKER_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
+      LOG_LEVEL: 'warn',
+    });
+    forwarders.push(p);
+    return p;
+  };
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    client = new Redis(`redis://${redis.address}`);
+    target = await startNumberedTarget(() => 20);
+    const store = createRedisStore({
+      connection: loadSettings({ REDIS_URL: `redis://${redis.address}` }).redis,
+      prefix: 'inbox:',
+      log: quietLog,
+    });
+    await store.syncManagedEndpoints([
+      {
+        id: ENDPOINT_ID,
+        name: 'workers',
+        resource: 'default/workers',
+        retention: { maxRequests: 10_000, maxAgeMs: 3_600_000 },
+        forward: [forwardTarget(target.url, { timeoutSeconds: 10 })],
+      },
+    ]);
+    await store.close();
+    ({ inbox, port } = await startWorkersInbox({ REDIS_URL: `redis://${redis.address}` }));
+  }, 150_000);
+  afterAll(async () => {
+    for (const f of forwarders) await f.stop(2000);
+    await inbox.stop(5000);
+    client.disconnect();
+    await target.close();
+    await redis.stop();
+  });
+
+  it(
+    'a capture worker and the forwarding worker killed mid-burst: every acknowledged capture stored once and delivered',
+    { timeout: 120_000 },
+    async () => {
+      const firstForwarder = runForwarder('w-killed');
+      const acknowledged = new Map<number, string>();
+      const send = async (n: number): Promise<void> => {
+        // a capture on the killed worker's connection fails unanswered: not acknowledged, maybe stored
+        const r = await capture(port, `/api/hook/${ENDPOINT_ID}/n`, n).catch(() => undefined);
+        if (r?.status === 200) acknowledged.set(n, (r.json as { requestId: string }).requestId);
+      };
+      const sending = (async () => {
+        for (let n = 0; n < CAPTURES; n += 4) {
+          await Promise.all([n, n + 1, n + 2, n + 3].map(send));
+          await sleep(5);
+        }
+      })();
+      await waitUntil(() => target.received.size >= CAPTURES / 5, 30_000);
+      const [victim] = childPids(inbox.child.pid ?? 0);
+      process.kill(victim ?? 0, 'SIGKILL');
+      firstForwarder.child.kill('SIGKILL');
+      expect(await firstForwarder.exited).toBeNull();
+      const killedAt = Date.now() + 500;
+      await sending;
+      // the primary started another worker in the dead one's place
+      await waitUntil(() => childPids(inbox.child.pid ?? 0).length === 2, 30_000);
+      expect(childPids(inbox.child.pid ?? 0)).not.toContain(victim);
+      expect(acknowledged.size).toBeGreaterThan(CAPTURES / 2);
+
+      const key = `inbox:ep:{${ENDPOINT_ID}}:req`;
+      const entries = await client.xrange(key, '-', '+');
+      const storedIds = new Set(entries.map(([id]) => id));
+      expect([...acknowledged.values()].filter((id) => !storedIds.has(id))).toEqual([]);
+      expect(entries.length).toBeLessThanOrEqual(CAPTURES);
+
+      runForwarder('w-second');
+      await waitUntil(
+        async () =>
+          [...acknowledged.keys()].every((n) => target.received.has(n)) &&
+          ((await client.xpending(key, 'forwarders')) as [number])[0] === 0,
+        60_000,
+      );
+      const twice = [...target.received].filter(([, at]) => at.length > 1);
+      expect(twice.filter(([, at]) => at.length > 2)).toEqual([]);
+      expect(twice.filter(([, at]) => (at[0] ?? 0) > killedAt)).toEqual([]);
+      expect(twice.length).toBeLessThanOrEqual(MAX_IN_FLIGHT);
+    },
+  );
+
+  it('drains and exits on SIGTERM, every worker with it', { timeout: 60_000 }, async () => {
+    const pids = childPids(inbox.child.pid ?? 0);
+    inbox.child.kill('SIGTERM');
+    expect(await inbox.exited).toBe(0);
+    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+  });
+});
