@@ -1,6 +1,6 @@
 // `npm run mutation [-- <group> …] [--force]`: Stryker over each named group (all when none is named), one
-// after the other. Incremental against the committed hack/mutation/incremental/<group>.json, so a re-run
-// after a small change tests only the mutants it touches; `--force` tests every mutant again (the weekly
+// after the other. Incremental against this machine's last results (reports/mutation/incremental/<group>.json,
+// git-ignored), so a re-run after a small change tests only the mutants it touches; `--force` tests every mutant again (the weekly
 // workflow does, since a change outside the mutated and test files is not seen by the incremental diff).
 // A group that scores below its `breakAt` sets exit code 1.
 import { Stryker } from '@stryker-mutator/core';
@@ -24,7 +24,7 @@ function strykerOptions(name: string, group: MutationGroup, force: boolean): Par
     // a static mutant (a module-level constant) re-runs every test of its file, ~three quarters of the run
     ignoreStatic: true,
     incremental: true,
-    incrementalFile: `hack/mutation/incremental/${name}.json`,
+    incrementalFile: `reports/mutation/incremental/${name}.json`,
     force,
     ignorePatterns: ['/test-artifacts', '/.cache', '/dist', '/.tmp', '/.portcullis'],
     reporters: ['clear-text', 'progress', 'html'],
