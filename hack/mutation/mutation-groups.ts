@@ -32,7 +32,7 @@ export const MUTATION_GROUPS = {
   'ratelimit-limiter': {
     mutate: ['services/ratelimit/src/limiter/*.ts', '!services/ratelimit/src/limiter/*.test.ts'],
     testDir: 'services/ratelimit/src',
-    breakAt: null,
+    breakAt: 74,
   },
   'ratelimit-matching': {
     mutate: ['services/ratelimit/src/config/match.ts', 'services/ratelimit/src/config/wildcard.ts'],
@@ -65,7 +65,7 @@ export const MUTATION_GROUPS = {
       'services/inbox/src/signatures/capture-signature.ts',
     ],
     testDir: 'services/inbox/src',
-    breakAt: null,
+    breakAt: 81,
   },
   'inbox-delivery': {
     mutate: [
@@ -74,7 +74,7 @@ export const MUTATION_GROUPS = {
       'services/inbox/src/contract/backoff.ts',
     ],
     testDir: 'services/inbox/src',
-    breakAt: null,
+    breakAt: 88,
   },
   'operator-reconcile': {
     mutate: [
@@ -84,7 +84,7 @@ export const MUTATION_GROUPS = {
       'operator/src/reconcile/translation.ts',
     ],
     testDir: 'operator/src',
-    breakAt: null,
+    breakAt: 83,
   },
 } as const satisfies Record<string, MutationGroup>;
 
