@@ -114,6 +114,5 @@ export { createProfileServerPart, readProfileListener, type ProfileListener } fr
 export { startRuntimeMonitor, type RuntimeFigures, type RuntimeMonitor } from './runtime-figures.js';
 export { cpusAllowed, cpusOfQuota, usableCpus } from './workers/cpu-count.js';
 export { superviseWorkers, type Supervisor, type SupervisorOptions } from './workers/supervisor.js';
-export { listenForShutdown, onPrimaryShutdown, sendShutdown } from './workers/shutdown-link.js';
-export { resolveWorkerCount } from './workers/worker-count.js';
+export { runMainWithWorkers, type Draining, type WorkersMainOptions } from './workers/run-with-workers.js';
 export { answerMetricsAsks, createMetricsReader } from './workers/cluster-metrics.js';

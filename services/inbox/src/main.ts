@@ -1,33 +1,15 @@
-import cluster from 'node:cluster';
-import {
-  listenForShutdown,
-  onPrimaryShutdown,
-  resolveWorkerCount,
-  runMain,
-  startTracing,
-  type Logger,
-} from '@portcullis/kit';
+import { runMainWithWorkers, startTracing, type Logger } from '@portcullis/kit';
 import { startInbox } from './app.js';
 import { startPrimary } from './cluster/primary.js';
 import { loadLogSettings, loadSettings, type Settings } from './settings.js';
 
-const worker = cluster.worker;
-if (worker) listenForShutdown();
-
-await runMain({
+await runMainWithWorkers({
   name: 'inbox',
   loadSettings: () => loadSettings(),
   loadLogSettings: () => loadLogSettings(),
-  ...(worker ? { logBindings: { worker: worker.id }, shutdownOn: onPrimaryShutdown } : {}),
-  start: async (settings, log) => {
-    const store = settings.redis.url === '' ? 'memory' : 'redis';
-    const count = worker ? 1 : await resolveWorkerCount(settings.workers, store === 'memory');
-    return count > 1
-      ? startPrimary({ count, sessionKeys: settings.accounts.sessionKeys, log })
-      : startServer(settings, log);
-  },
-  // readiness fails at once (in every worker), then the server drains what is in flight
-  onSignal: (app, signal) => app.beginShutdown(signal),
+  workers: (s) => ({ setting: s.workers, stateInProcess: s.redis.url === '' }),
+  startPrimary: (s, { count, log }) => startPrimary({ count, sessionKeys: s.accounts.sessionKeys, log }),
+  startService: startServer,
   // each worker says where it serves; a primary serves nothing itself
   describeReady: (app, s) => ('port' in app ? `HTTP on ${s.host}:${app.port}` : undefined),
 });

@@ -1,12 +1,5 @@
 import cluster from 'node:cluster';
-import {
-  listenForShutdown,
-  onPrimaryShutdown,
-  resolveWorkerCount,
-  runMain,
-  startTracing,
-  type Logger,
-} from '@portcullis/kit';
+import { runMainWithWorkers, startTracing, type Logger } from '@portcullis/kit';
 import { startRateLimit } from './app.js';
 import { loadLogSettings, loadSettings, type Settings } from './settings.js';
 import { startPrimary } from './workers/primary.js';
@@ -14,21 +7,14 @@ import { answerProfileRequests } from './workers/profile-answers.js';
 import { answerPrimary, reportFinal } from './workers/worker-link.js';
 
 const worker = cluster.worker;
-if (worker) listenForShutdown();
 
-await runMain({
+await runMainWithWorkers({
   name: 'ratelimit',
   loadSettings: () => loadSettings(),
   loadLogSettings: () => loadLogSettings(),
-  ...(worker ? { logBindings: { worker: worker.id }, shutdownOn: onPrimaryShutdown } : {}),
-  start: async (settings, log) => {
-    const count = worker
-      ? 1
-      : await resolveWorkerCount(settings.workers, settings.limiter.backendType === 'memory');
-    return count > 1 ? startPrimary(settings, { count, log }) : startService(settings, log);
-  },
-  // the health check fails at once (in every worker); the servers then drain what is in flight
-  onSignal: (app) => app.beginShutdown(),
+  workers: (s) => ({ setting: s.workers, stateInProcess: s.limiter.backendType === 'memory' }),
+  startPrimary,
+  startService,
   // said by the primary (it serves the debug port) or the only process, not by each worker
   describeReady: (_app, s) =>
     worker
