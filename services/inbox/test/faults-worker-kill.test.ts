@@ -1,12 +1,10 @@
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { spawnLogged, startRedis, type LoggedProcess, type RedisServer } from '@portcullis/testing';
+import { startRedis, type LoggedProcess, type RedisServer } from '@portcullis/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNumberedTarget, type NumberedTarget } from './numbered-target.js';
+import { spawnForwardingWorker, startNumberedTarget, type NumberedTarget } from './numbered-target.js';
 import { startInboxHarness, waitUntil, type InboxHarness } from './harness.js';
 
-const WORKER_MAIN = join(import.meta.dirname, '../src/worker-main.ts');
 const CAPTURES = 240;
 const MAX_IN_FLIGHT = 16;
 const ENDPOINT_ID = 'fault-worker-kill-0123456789';
@@ -24,15 +22,7 @@ describe('the forwarding worker killed mid-delivery (SIGKILL)', () => {
   let target: NumberedTarget;
   const workers: LoggedProcess[] = [];
   const runWorker = (name: string): LoggedProcess => {
-    const p = spawnLogged(process.execPath, ['--import', 'tsx', WORKER_MAIN], {
-      REDIS_URL: `redis://${redis.address}`,
-      INBOX_EGRESS_ALLOW_PRIVATE: 'true',
-      INBOX_WORKER_NAME: name,
-      INBOX_WORKER_CLAIM_IDLE: '600ms',
-      INBOX_WORKER_POLL_INTERVAL: '100ms',
-      INBOX_WORKER_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
-      LOG_LEVEL: 'warn',
-    });
+    const p = spawnForwardingWorker({ redisAddress: redis.address, name, maxInFlight: MAX_IN_FLIGHT });
     workers.push(p);
     return p;
   };

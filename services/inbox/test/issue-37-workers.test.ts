@@ -4,7 +4,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   freePort,
   quietLog,
-  spawnLogged,
   startEntryPoint,
   startRedis,
   startRedisCluster,
@@ -18,11 +17,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
 import { createRedisStore } from '../src/store/redis.js';
 import { forwardTarget, NO_FALLBACK_LIMITS, sendRaw, sessionCookie } from './harness.js';
-import { startNumberedTarget, type NumberedTarget } from './numbered-target.js';
+import { spawnForwardingWorker, startNumberedTarget, type NumberedTarget } from './numbered-target.js';
 import { openSse } from './sse-client.js';
 
 const MAIN = join(import.meta.dirname, '../src/main.ts');
-const WORKER_MAIN = join(import.meta.dirname, '../src/worker-main.ts');
 const ENDPOINT_ID = 'issue-37-workers-0123456789';
 const CAPTURES = 200;
 const MAX_IN_FLIGHT = 8;
@@ -152,15 +150,7 @@ describe('INBOX_WORKERS=2 on Redis: workers killed and stopped', () => {
   let target: NumberedTarget;
   const forwarders: LoggedProcess[] = [];
   const runForwarder = (name: string): LoggedProcess => {
-    const p = spawnLogged(process.execPath, ['--import', 'tsx', WORKER_MAIN], {
-      REDIS_URL: `redis://${redis.address}`,
-      INBOX_EGRESS_ALLOW_PRIVATE: 'true',
-      INBOX_WORKER_NAME: name,
-      INBOX_WORKER_CLAIM_IDLE: '600ms',
-      INBOX_WORKER_POLL_INTERVAL: '100ms',
-      INBOX_WORKER_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
-      LOG_LEVEL: 'warn',
-    });
+    const p = spawnForwardingWorker({ redisAddress: redis.address, name, maxInFlight: MAX_IN_FLIGHT });
     forwarders.push(p);
     return p;
   };

@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { spawnLogged, type LoggedProcess } from '@portcullis/testing';
 
 export interface NumberedTarget {
   url: string;
@@ -31,4 +33,26 @@ export async function startNumberedTarget(delayMs: (n: number) => number): Promi
         server.close(() => resolve());
       }),
   };
+}
+
+const WORKER_MAIN = join(import.meta.dirname, '../src/worker-main.ts');
+
+/**
+ * The forwarding worker as its own process (`worker-main.ts`, one node process: SIGKILL reaches the worker
+ * itself, not a wrapper), on the Redis at `redisAddress`, claiming a dead worker's captures after 600 ms.
+ */
+export function spawnForwardingWorker(o: {
+  redisAddress: string;
+  name: string;
+  maxInFlight: number;
+}): LoggedProcess {
+  return spawnLogged(process.execPath, ['--import', 'tsx', WORKER_MAIN], {
+    REDIS_URL: `redis://${o.redisAddress}`,
+    INBOX_EGRESS_ALLOW_PRIVATE: 'true',
+    INBOX_WORKER_NAME: o.name,
+    INBOX_WORKER_CLAIM_IDLE: '600ms',
+    INBOX_WORKER_POLL_INTERVAL: '100ms',
+    INBOX_WORKER_MAX_IN_FLIGHT: String(o.maxInFlight),
+    LOG_LEVEL: 'warn',
+  });
 }
