@@ -1,13 +1,6 @@
-import { answerMetricsAsks, superviseWorkers, type Logger } from '@portcullis/kit';
+import { answerMetricsAsks, superviseWorkers, type Draining, type Logger } from '@portcullis/kit';
 import { loadKeys } from '../keys.js';
 import type { Settings } from '../settings.js';
-
-export interface Primary {
-  /** Tells every worker to fail its readiness and drain. */
-  beginShutdown(): void;
-  /** Resolves once every worker has exited (those still running 25 s on are killed). */
-  close(): Promise<void>;
-}
 
 /**
  * The primary of `count` worker processes, each running the gateway on the shared port (node:cluster hands
@@ -17,7 +10,7 @@ export interface Primary {
 export async function startPrimary(
   settings: Readonly<Settings>,
   o: { count: number; log: Logger },
-): Promise<Primary> {
+): Promise<Draining> {
   const { log } = o;
   await loadKeys({
     jwtSecret: settings.jwt.secret,

@@ -1,4 +1,4 @@
-import { superviseWorkers, type Logger, type RunningServer } from '@portcullis/kit';
+import { superviseWorkers, type Draining, type Logger, type RunningServer } from '@portcullis/kit';
 import { startDebugServer } from '../servers/debug-server.js';
 import type { Settings } from '../settings.js';
 import { startStatsdSink, STATSD_DROPPED } from '../stats/statsd-sink.js';
@@ -6,22 +6,16 @@ import type { StatsReading } from '../stats/stats.js';
 import { ClusterView } from './cluster-view.js';
 import { WorkerProfileRequests } from './worker-profiles.js';
 
-export interface Primary {
-  /** Tells every worker to fail its health check and drain. */
-  beginShutdown(): void;
-  /** Resolves once every worker has exited (those still running 25 s on are killed), then stops the debug port and statsd. */
-  close(): Promise<void>;
-}
-
 /**
  * The primary of `count` worker processes, each running the service on the shared gRPC and HTTP ports
  * (node:cluster hands each new connection to one of them in turn). It serves the debug port and flushes
- * statsd with the workers' combined view, and replaces a worker that exits.
+ * statsd with the workers' combined view, and replaces a worker that exits; once every worker has exited on
+ * shutdown, it stops the debug port and statsd.
  */
 export async function startPrimary(
   settings: Readonly<Settings>,
   o: { count: number; log: Logger },
-): Promise<Primary> {
+): Promise<Draining> {
   const { log } = o;
   const view = new ClusterView({ expected: o.count, log });
   const profiles = new WorkerProfileRequests();
