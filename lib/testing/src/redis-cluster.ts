@@ -29,10 +29,20 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
   try {
     for (let i = 0; i < masters; i++) {
       const port = await freePort();
+      // the bus port defaults to port + 10000, past 65535 for a port above 55535 (a fifth of Linux's ephemeral range),
+      // where redis-server exits at once: it is chosen free as well
+      const busPort = await freePort();
       nodes.push(
         await startRedis({
           port,
-          args: ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
+          args: [
+            '--cluster-enabled',
+            'yes',
+            '--cluster-port',
+            String(busPort),
+            '--cluster-config-file',
+            join(dir, `nodes-${port}.conf`),
+          ],
         }),
       );
     }
