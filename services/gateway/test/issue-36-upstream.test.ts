@@ -65,6 +65,9 @@ describe('issue 36: upstream routes stream, fail and retry', () => {
   /** Requests the flaky backend saw, by method; it resets the first of each method. */
   const flakySeen: string[] = [];
   const flakyReset = new Set<string>();
+  /** Resolves with the time the streaming backend saw its request closed. */
+  let dripClosedAt: (at: number) => void = () => undefined;
+  const dripClosed = new Promise<number>((resolve) => (dripClosedAt = resolve));
 
   const send = (
     method: string,
@@ -114,7 +117,26 @@ describe('issue 36: upstream routes stream, fail and retry', () => {
       req.resume();
       req.on('end', () => res.end('second time'));
     });
+    // a short body (read whole before the answer starts) that stops coming, or whose connection drops
+    const shortBody = (then: (res: ServerResponse) => void) =>
+      listen((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 100 });
+        res.write('0123456789');
+        then(res);
+      });
+    const stall = await shortBody(() => undefined);
+    const cut = await shortBody((res) => setTimeout(() => res.socket?.destroy(), 50));
+    const drip = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const tick = setInterval(() => res.write('data: tick\n\n'), 100);
+      res.on('close', () => {
+        clearInterval(tick);
+        dripClosedAt(Date.now());
+      });
+    });
     servers.push(big.server, reset.server, failing.server, slow.server, flaky.server);
+    const echo = await listen((req, res) => res.end(req.url));
+    servers.push(stall.server, cut.server, drip.server, echo.server);
     const route = (name: string, method: string, backendPort: number, timeoutSeconds = 2) => ({
       name,
       method,
@@ -134,6 +156,14 @@ describe('issue 36: upstream routes stream, fail and retry', () => {
             route('failing', 'GET', failing.port),
             route('slow', 'GET', slow.port, 1),
             route('flaky', '*', flaky.port),
+            route('stall', 'GET', stall.port, 1),
+            route('cut', 'GET', cut.port),
+            route('drip', 'GET', drip.port, 1),
+            route('echo', 'GET', echo.port),
+            {
+              ...route('inner', 'GET', echo.port),
+              backend: { ...route('inner', 'GET', echo.port).backend, path: 'in//' },
+            },
           ],
         }),
       },
@@ -215,5 +245,38 @@ describe('issue 36: upstream routes stream, fail and retry', () => {
       { error: 'upstream unavailable', code: 'UPSTREAM_UNAVAILABLE' },
     ]);
     expect(flakySeen).toEqual(['GET', 'GET', 'POST']);
+  });
+
+  it('reads a short body whole within the route timeout: 504 when it stops coming, 502 when it is cut', async () => {
+    const stalled = await text('GET', '/api/stall');
+    expect([stalled.status, JSON.parse(stalled.body)]).toEqual([
+      504,
+      { error: 'upstream timed out', code: 'UPSTREAM_TIMEOUT' },
+    ]);
+    const cut = await text('GET', '/api/cut');
+    expect([cut.status, JSON.parse(cut.body)]).toEqual([
+      502,
+      { error: 'upstream unavailable', code: 'UPSTREAM_UNAVAILABLE' },
+    ]);
+  });
+
+  it('streams an answer of unknown length past the route timeout, and drops the backend when the client goes', async () => {
+    const r = await send('GET', '/api/drip');
+    expect([r.status, r.headers['content-type']]).toEqual([200, 'text/event-stream']);
+    const events: string[] = [];
+    const started = Date.now();
+    // the route's timeout is 1 s: it bounds the wait for the headers, not the stream
+    for await (const chunk of r.res) {
+      events.push(String(chunk));
+      if (Date.now() - started > 1_500) break;
+    }
+    const gone = Date.now();
+    expect(events.join('')).toMatch(/^(data: tick\n\n){10,}$/);
+    expect((await dripClosed) - gone).toBeLessThan(2_000);
+  });
+
+  it("asks for the backend's path, then the request's segments and query as the client escaped them", async () => {
+    expect((await text('GET', '/api/echo?q=%20')).body).toBe('/echo?q=%20');
+    expect((await text('GET', '/api/inner')).body).toBe('/in/inner');
   });
 });

@@ -33,19 +33,16 @@ export async function proxyToBackend(
   to: ProxyTarget,
 ): Promise<FastifyReply> {
   const { backend } = to;
-  const host = to.hostTemplate
-    .replaceAll('{service}', backend.service)
-    .replaceAll('{namespace}', backend.namespace);
+  const { host, pathBefore } = destinationOf(backend, to.hostTemplate);
   // as the client escaped it: decoded, `%3F` would become a query and `%20` an invalid request line
   const prefixSegments = to.route.prefix === '' ? 0 : to.route.prefix.split('/').length;
   const rest = to.path.rawSegments.slice(prefixSegments).join('/');
-  const path = `${backend.path.replace(/(?<!\/)\/+$/, '')}/${rest}${to.path.search}`;
   const upstream = await forwardRequest({
     req: request.raw,
     agent: to.agent,
     host,
     port: backend.port,
-    path: path.startsWith('/') ? path : `/${path}`,
+    path: `${pathBefore}${rest}${to.path.search}`,
     timeoutMs: backend.timeoutSeconds * 1000,
     client: {
       ip: request.ip,
@@ -63,4 +60,24 @@ export async function proxyToBackend(
     maxBodyBytes: to.maxBodyBytes,
   });
   return reply.code(upstream.statusCode).headers(upstream.headers).send(upstream.body);
+}
+
+type Backend = ProxyTarget['backend'];
+
+/** Per backend of the route table (a new table brings new ones): its host, and its path up to the request's. */
+const destinations = new WeakMap<Backend, { host: string; pathBefore: string }>();
+
+function destinationOf(backend: Backend, hostTemplate: string): { host: string; pathBefore: string } {
+  let found = destinations.get(backend);
+  if (!found) {
+    const path = `${backend.path.replace(/(?<!\/)\/+$/, '')}/`;
+    found = {
+      host: hostTemplate
+        .replaceAll('{service}', backend.service)
+        .replaceAll('{namespace}', backend.namespace),
+      pathBefore: path.startsWith('/') ? path : `/${path}`,
+    };
+    destinations.set(backend, found);
+  }
+  return found;
 }

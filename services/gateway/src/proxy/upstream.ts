@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { HOP_BY_HOP_HEADERS } from '@portcullis/kit';
 import type { Dispatcher } from 'undici';
 import { UpstreamTimeoutError, UpstreamUnavailableError } from '../errors.js';
@@ -40,14 +40,23 @@ export interface UpstreamRequest {
 export interface UpstreamResponse {
   statusCode: number;
   headers: OutgoingHttpHeaders;
-  body: Readable;
+  /** The whole body when its length was known and small (`BUFFERED_BODY_BYTES`), else a stream of it. */
+  body: Buffer | Readable;
 }
+
+/**
+ * A body of known length up to this is read whole before the answer starts, then sent in one write with its
+ * headers, as nginx's proxy buffering does: cheaper than a stream per answer. Longer, unknown-length
+ * (chunked, server-sent events) or HEAD answers stream as they arrive.
+ */
+export const BUFFERED_BODY_BYTES = 64 * 1024;
 
 /**
  * Forwards a request to a backend with its method, headers (minus hop-by-hop ones and the gateway's
  * credentials) and body streamed as it arrives (backpressure reaching the client), adding
- * `X-Forwarded-For/-Proto/-Host` and the caller's identity. Resolves with the response headers (the body
- * streams after); rejects with 504 when no answer comes within the timeout, 502 when the backend cannot be
+ * `X-Forwarded-For/-Proto/-Host` and the caller's identity. Resolves with the response headers and its
+ * body: whole when it is at most `BUFFERED_BODY_BYTES` long, else streaming after. Rejects with 504 when the
+ * answer (a buffered body included) does not come within the timeout, 502 when the backend cannot be
  * reached or drops the connection, and 413 when the body is longer than `maxBodyBytes`: at once when its
  * `Content-Length` says so, else when the count passes it, the backend's request then aborted. A request
  * without a body whose method is idempotent is sent once more when its connection failed.
@@ -55,51 +64,125 @@ export interface UpstreamResponse {
 export function forwardRequest(o: UpstreamRequest): Promise<UpstreamResponse> {
   if (Number(o.req.headers['content-length']) > o.maxBodyBytes)
     return Promise.reject(tooLarge(o.maxBodyBytes));
-  const headers = forwardHeaders(o.req.headers, o);
-  const abort = new AbortController();
-  return new Promise((resolve, reject) => {
-    // each rejects first, so it is the answer; the abort then stops the backend's request (and cuts off its
-    // body if its headers came already)
-    const fail = (err: Error): void => {
-      clearTimeout(timer);
-      reject(err);
-      abort.abort();
-    };
-    const timer = setTimeout(() => fail(new UpstreamTimeoutError()), o.timeoutMs);
-    const body = hasBody(o.req) ? countedBody(o.req, o.maxBodyBytes, fail) : null;
-    const retries = body === null && IDEMPOTENT.has(o.req.method ?? '') ? 1 : 0;
-    send(o, { headers, body, signal: abort.signal }, retries).then(
-      (res) => {
-        clearTimeout(timer);
-        resolve({ statusCode: res.statusCode, headers: responseHeaders(res.headers), body: res.body });
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(new UpstreamUnavailableError({ cause: err }));
-      },
-    );
-  });
+  return new Promise((resolve, reject) => new UpstreamExchange(o, resolve, reject).start());
 }
 
-interface SendOptions {
-  headers: OutgoingHttpHeaders;
-  body: Readable | null;
-  signal: AbortSignal;
-}
+/**
+ * One request on undici's dispatch API: no abort signal, no response stream object unless the body
+ * streams. Settles its promise once: with the answer, or with the first failure (the timeout, a 413
+ * while the body is read, or the connection's error after its one retry), which then aborts the request
+ * even if it is still queued for a connection.
+ */
+class UpstreamExchange implements Dispatcher.DispatchHandler {
+  private readonly agent: Dispatcher;
+  private readonly timer: NodeJS.Timeout;
+  private readonly options: Dispatcher.DispatchOptions;
+  private retries: number;
+  private controller: Dispatcher.DispatchController | undefined;
+  private failure: Error | undefined;
+  private settled = false;
+  private answer: { statusCode: number; headers: OutgoingHttpHeaders } | undefined;
+  /** The buffered body's chunks; undefined while the headers are awaited and once the body streams. */
+  private chunks: Buffer[] | undefined;
+  private stream: Readable | undefined;
 
-async function send(o: UpstreamRequest, s: SendOptions, retries: number): Promise<Dispatcher.ResponseData> {
-  try {
-    return await o.agent.request({
+  constructor(
+    o: UpstreamRequest,
+    private readonly resolve: (res: UpstreamResponse) => void,
+    private readonly reject: (err: Error) => void,
+  ) {
+    this.timer = setTimeout(() => this.fail(new UpstreamTimeoutError()), o.timeoutMs);
+    const body = hasBody(o.req) ? countedBody(o.req, o.maxBodyBytes, (err) => this.fail(err)) : null;
+    this.retries = body === null && IDEMPOTENT.has(o.req.method ?? '') ? 1 : 0;
+    this.options = {
       origin: `http://${o.host}:${o.port}`,
       method: o.req.method ?? 'GET',
       path: o.path,
-      headers: s.headers as Record<string, string | string[]>,
-      body: s.body,
-      signal: s.signal,
+      headers: forwardHeaders(o.req.headers, o) as Record<string, string | string[]>,
+      body,
+    };
+    this.agent = o.agent;
+  }
+
+  start(): void {
+    this.agent.dispatch(this.options, this);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // failed while it waited for a connection: it must not go out now
+    if (this.failure) controller.abort(this.failure);
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    if (statusCode < 200 || this.settled) return;
+    this.answer = { statusCode, headers: responseHeaders(headers) };
+    const length = headers['content-length'];
+    if (this.options.method === 'HEAD' || (length !== undefined && Number(length) <= BUFFERED_BODY_BYTES)) {
+      this.chunks = [];
+      return;
+    }
+    clearTimeout(this.timer);
+    this.settled = true;
+    const stream = new Readable({
+      read: () => controller.resume(),
+      destroy: (err, done) => {
+        // the client went away mid-body: the backend's request goes too
+        if (!controller.aborted && !stream.readableEnded)
+          controller.abort(err ?? new Error('client went away'));
+        done(err);
+      },
     });
-  } catch (err: unknown) {
-    if (retries > 0 && !s.signal.aborted && RETRIED_CODES.has(errorCode(err))) return send(o, s, retries - 1);
-    throw err;
+    this.stream = stream;
+    this.resolve({ ...this.answer, body: stream });
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.chunks) this.chunks.push(chunk);
+    else if (this.stream && !this.stream.push(chunk)) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    if (this.stream) {
+      this.stream.push(null);
+      return;
+    }
+    if (!this.answer || !this.chunks || this.settled) return;
+    clearTimeout(this.timer);
+    this.settled = true;
+    const body = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+    this.resolve({ ...this.answer, body });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    if (this.stream) {
+      this.stream.destroy(err);
+      return;
+    }
+    if (this.settled) return;
+    if (this.retries > 0 && this.answer === undefined && RETRIED_CODES.has(errorCode(err))) {
+      this.retries -= 1;
+      this.start();
+      return;
+    }
+    clearTimeout(this.timer);
+    this.settled = true;
+    this.reject(new UpstreamUnavailableError({ cause: err }));
+  }
+
+  /** Answers `err` (unless answered already) and stops the backend's request, sent or still queued. */
+  private fail(err: Error): void {
+    clearTimeout(this.timer);
+    this.failure = err;
+    if (!this.settled) {
+      this.settled = true;
+      this.reject(err);
+    }
+    if (this.controller && !this.controller.aborted) this.controller.abort(err);
   }
 }
 
@@ -146,12 +229,11 @@ function countBytes(maxBytes: number): Transform {
 
 function forwardHeaders(incoming: IncomingHttpHeaders, o: UpstreamRequest): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
-  const dropped = new Set((incoming.connection ?? '').split(',').map((h) => h.trim().toLowerCase()));
-  const credentials = new Set(o.credentials.headers);
+  const dropped = namedByConnection(incoming.connection);
   for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name) || isIdentityHeader(name)) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || dropped?.has(name) || isIdentityHeader(name)) continue;
     // HTTP/2's pseudo-headers (`:method`, `:path`, …) describe the request line, which HTTP/1.1 sends itself
-    if (name.startsWith(':') || credentials.has(name)) continue;
+    if (name.startsWith(':') || o.credentials.headers.includes(name)) continue;
     out[name] = value;
   }
   const cookie = withoutCookies(incoming.cookie, o.credentials.cookies);
@@ -179,15 +261,26 @@ function withoutCookies(header: string | undefined, names: readonly string[]): s
   return kept.length === 0 ? undefined : kept.join('; ');
 }
 
-function responseHeaders(incoming: Dispatcher.ResponseData['headers']): OutgoingHttpHeaders {
+function responseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
-  const dropped = new Set(
-    String(incoming.connection ?? '')
+  const dropped = namedByConnection(incoming.connection);
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !dropped?.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * The headers `Connection` names as hop-by-hop (RFC 9110 §7.6.1), lower-cased. Typed as one string, it is an
+ * array when the backend sent it twice.
+ */
+function namedByConnection(connection: string | string[] | undefined): ReadonlySet<string> | undefined {
+  if (connection === undefined) return undefined;
+  return new Set(
+    [connection]
+      .flat()
+      .join(',')
       .split(',')
       .map((h) => h.trim().toLowerCase()),
   );
-  for (const [name, value] of Object.entries(incoming)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name) && !dropped.has(name)) out[name] = value;
-  }
-  return out;
 }
