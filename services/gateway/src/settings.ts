@@ -105,7 +105,7 @@ export interface Settings {
   timeouts: HttpTimeouts;
   /**
    * `GATEWAY_WORKERS`: processes serving the port; 0 = the default (the CPUs this process may use, 1 without
-   * Redis), resolved at start by `resolveWorkerCount`.
+   * Redis), resolved at start (kit's `runMainWithWorkers`).
    */
   workers: number;
   /** After SIGTERM, how long `/readyz` fails before the server stops accepting (load balancers catch up). */

@@ -63,7 +63,7 @@ export interface Settings {
   request: RequestBounds;
   /**
    * `RATELIMIT_WORKERS`: processes serving the gRPC and HTTP ports; 0 = the default (the CPUs this process
-   * may use, 1 with the memory backend), resolved at start by `resolveWorkerCount`.
+   * may use, 1 with the memory backend), resolved at start (kit's `runMainWithWorkers`).
    */
   workers: number;
   log: { level: LogLevel; format: LogFormat };
