@@ -94,7 +94,7 @@ describe('Redis topologies', () => {
       await h.close();
       await set.stop();
     }
-  });
+  }, 60_000);
 
   it('sends per-second limits to a second Redis, over TLS with a client certificate', async () => {
     const certs = await createCertificates();
