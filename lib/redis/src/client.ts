@@ -19,7 +19,7 @@ export function createRedisClient(c: RedisConnection, policy: Readonly<ClientPol
     case 'sentinel': {
       const [name = '', ...sentinels] = c.url.split(',').map((s) => s.trim());
       const [sentinelUsername, sentinelPassword] = splitAuth(c.sentinelAuth);
-      return new Redis({
+      return new SentinelClient({
         ...common,
         name,
         sentinels: sentinels.map(toRedisNode),
@@ -48,6 +48,31 @@ export function createRedisClient(c: RedisConnection, policy: Readonly<ClientPol
       const unknown: never = c.type;
       throw new Error(`unknown Redis type ${String(unknown)}`);
     }
+  }
+}
+
+/**
+ * ioredis 5's failover detector outlives the connection it watched: a `+switch-master` that arrives while the
+ * client asks the sentinels where to reconnect (its master died) aborts that attempt, and the client ends
+ * instead of retrying, failing every command from then on. An end straight from `connecting` that
+ * `disconnect()` did not ask for is such an abort: this client connects again.
+ */
+class SentinelClient extends Redis {
+  #closing = false;
+
+  constructor(options: RedisOptions) {
+    super(options);
+    let connecting = false;
+    this.on('connecting', () => (connecting = true));
+    this.on('close', () => (connecting = false));
+    this.on('end', () => {
+      if (connecting && !this.#closing) this.connect().catch(() => undefined);
+    });
+  }
+
+  override disconnect(reconnect = false): void {
+    if (!reconnect) this.#closing = true;
+    super.disconnect(reconnect);
   }
 }
 

@@ -4,6 +4,7 @@ import {
   startRedis,
   startRedisCluster,
   startRedisSentinelSet,
+  waitFor,
   waitUntil,
 } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,10 +108,11 @@ describe('gateway sessions across a Sentinel failover', () => {
       // the session reached the replica before the master goes (WAIT: replicas that acknowledged every write)
       await waitUntil(async () => (await redisCli(set.master.port, 'WAIT', '1', '1000')) === '1');
       await set.master.kill();
-      await waitUntil(async () => (await set.currentMaster()) === set.replica.address, 20_000);
-      await waitUntil(
-        async () => (await h.request('GET', '/api/test', { headers: { cookie } })).status === 200,
-        20_000,
+      await set.waitForFailover();
+      await waitFor(
+        async () => (await h.request('GET', '/api/test', { headers: { cookie } })).status,
+        (status) => status === 200,
+        { timeoutMs: 20_000, what: 'the session answered from the promoted replica' },
       );
       expect((await h.request('GET', '/api/test', { headers: { cookie } })).body).toMatchObject({
         user: { username: 'dora' },

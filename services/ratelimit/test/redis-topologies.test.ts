@@ -77,11 +77,9 @@ describe('Redis topologies', () => {
     const workers = [worker(), worker(), worker()];
     try {
       await waitUntil(() => statuses.filter((s) => s === 200).length >= 20);
-      const oldMaster = set.master.address;
       await set.master.kill();
       const killedAt = statuses.length;
-      await waitUntil(async () => (await set.currentMaster()) !== oldMaster, 20_000);
-      expect(await set.currentMaster()).toBe(set.replica.address);
+      await set.waitForFailover();
       await waitUntil(() => statuses.slice(killedAt).filter((s) => s === 200).length >= 20, 20_000);
       running = false;
       await Promise.all(workers);
@@ -96,7 +94,7 @@ describe('Redis topologies', () => {
       await h.close();
       await set.stop();
     }
-  });
+  }, 60_000);
 
   it('sends per-second limits to a second Redis, over TLS with a client certificate', async () => {
     const certs = await createCertificates();
