@@ -1,5 +1,4 @@
-import type { CallFrame, Origin } from './cpu-profile.js';
-import { originOf } from './cpu-profile.js';
+import { type CallFrame, type Origin, originOf } from './cpu-profile.js';
 
 export interface LegendEntry {
   label: string;

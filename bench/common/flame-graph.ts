@@ -1,7 +1,7 @@
 import type { CpuProfile } from '@portcullis/testing';
-import { labelOf, originOf, type WindowUs } from './cpu-profile.js';
+import { type CallFrame, labelOf, originOf, type WindowUs } from './cpu-profile.js';
 import { frameFill, legendOf } from './flame-colours.js';
-import { buildFlameTree, type FlameNode } from './flame-tree.js';
+import { buildFlameTree, type FlameNode, type FlameTree } from './flame-tree.js';
 
 const DEFAULT_WIDTH = 1200;
 const PAD = 10;
@@ -33,7 +33,7 @@ export function renderFlameGraph(
   const tree = buildFlameTree(profile, o.window);
   const busy = tree.root.samples;
   const placed = busy > 0 ? place(tree.root, busy) : [];
-  const levels = Math.max(0, ...placed.map((p) => p.depth + 1));
+  const levels = placed.reduce((most, p) => Math.max(most, p.depth + 1), 0);
   const scale = (width - 2 * PAD) / Math.max(busy, 1);
   const frames = placed.map((p) => {
     const x = PAD + p.offset * scale;
@@ -72,13 +72,8 @@ function place(root: FlameNode, busy: number): Placed[] {
   return out;
 }
 
-function subtitle(t: {
-  windowed: boolean;
-  allSamples: number;
-  idleSamples: number;
-  programSamples: number;
-}): string {
-  const busy = t.allSamples - t.idleSamples;
+function subtitle(t: FlameTree): string {
+  const busy = t.root.samples;
   const pct = (n: number, of: number): string => `${of > 0 ? ((n / of) * 100).toFixed(1) : '0.0'}%`;
   return [
     t.windowed
@@ -122,7 +117,7 @@ function fitLabel(name: string, width: number): string {
 
 /** Legend entries in rows, left to right, wrapped at the picture's width. */
 function legendSvg(
-  frames: Parameters<typeof legendOf>[0],
+  frames: readonly CallFrame[],
   at: { y: number; width: number },
 ): { lines: string[]; bottom: number } {
   const lines: string[] = [];
