@@ -3,7 +3,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cpuProfileProblems, type CpuProfile } from '@portcullis/testing';
+// the package's entry loads every fixture (seconds); this subpath only the profile checks
+import { cpuProfileProblems, type CpuProfile } from '@portcullis/testing/v8-profiles';
 import { renderFlameGraph } from './flame-graph.js';
 
 const USAGE =
