@@ -1,9 +1,19 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CpuProfile } from '@portcullis/testing';
+import { SERVICE_BUNDLE_DIR } from './bundle-dir.js';
 
 const REPO_URL = new URL('../../', import.meta.url).href;
+const BUNDLE_URL = pathToFileURL(`${SERVICE_BUNDLE_DIR}/`).href;
+
+export type CallFrame = CpuProfile['nodes'][number]['callFrame'];
+
+/** Where a frame's code comes from; `name` is a package, a workspace or bundle, node core, or a V8 entry. */
+export interface Origin {
+  kind: 'own' | 'package' | 'node' | 'native' | 'other';
+  name: string;
+}
 
 export interface FrameShare {
   label: string;
@@ -46,6 +56,24 @@ export function nowUs(): number {
 }
 
 /**
+ * The node ids of the samples taken within `window`, or of all samples when none was (as on a clock other
+ * than the profile's); `windowed` tells which.
+ */
+export function samplesInWindow(
+  profile: CpuProfile,
+  window: WindowUs,
+): { windowed: boolean; samples: number[] } {
+  let at = profile.startTime;
+  const picked = profile.samples.filter((_, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    return at >= window.fromUs && at <= window.toUs;
+  });
+  return picked.length > 0
+    ? { windowed: true, samples: picked }
+    : { windowed: false, samples: profile.samples };
+}
+
+/**
  * Where the samples taken within `window` went (all samples when none fall in it, as on a clock other than
  * the profile's): `top` entries per list.
  */
@@ -56,15 +84,7 @@ export function summarizeCpuProfile(
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const parents = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parents.set(c, n.id);
-  const stamps: number[] = [];
-  let t = profile.startTime;
-  for (const delta of profile.timeDeltas) stamps.push((t += delta));
-  let picked = profile.samples.filter((_, i) => {
-    const at = stamps[i] ?? 0;
-    return at >= o.window.fromUs && at <= o.window.toUs;
-  });
-  const windowed = picked.length > 0;
-  if (!windowed) picked = profile.samples;
+  const { windowed, samples: picked } = samplesInWindow(profile, o.window);
 
   const self = new Map<string, number>();
   const origin = new Map<string, number>();
@@ -79,7 +99,7 @@ export function summarizeCpuProfile(
     }
     const key = labelOf(node.callFrame);
     self.set(key, (self.get(key) ?? 0) + 1);
-    const from = originOf(node.callFrame);
+    const from = originOf(node.callFrame).name;
     origin.set(from, (origin.get(from) ?? 0) + 1);
     const seen = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) {
@@ -105,22 +125,24 @@ export function summarizeCpuProfile(
 }
 
 function isOwnCode(url: string): boolean {
-  return url.startsWith(REPO_URL) && !url.includes('/node_modules/');
+  return url.startsWith(BUNDLE_URL) || (url.startsWith(REPO_URL) && !url.includes('/node_modules/'));
 }
 
 /**
  * `name path:line`, the path relative to the repository or to `node_modules`; no line for TypeScript, whose
  * profile lines are those of tsx's output.
  */
-function labelOf(frame: CpuProfile['nodes'][number]['callFrame']): string {
+export function labelOf(frame: CallFrame): string {
   const name = frame.functionName || '(anonymous)';
   if (frame.url === '') return name;
   const path = shortPath(frame.url);
   return path.endsWith('.ts') ? `${name} ${path}` : `${name} ${path}:${frame.lineNumber + 1}`;
 }
 
+/** A bench-built service bundle reads as `dist/<entry>.mjs`, where `npm run build:dist` writes it. */
 function shortPath(url: string): string {
   if (!url.startsWith('file:')) return url;
+  if (url.startsWith(BUNDLE_URL)) return `dist/${url.slice(BUNDLE_URL.length)}`;
   const path = fileURLToPath(url);
   const inModules = path.lastIndexOf('/node_modules/');
   if (inModules >= 0) return path.slice(inModules + '/node_modules/'.length);
@@ -129,15 +151,24 @@ function shortPath(url: string): string {
 }
 
 /** A package (`fastify`, `@grpc/grpc-js`), a workspace (`services/gateway`, `lib/kit`), node core or V8. */
-function originOf(frame: CpuProfile['nodes'][number]['callFrame']): string {
+export function originOf(frame: CallFrame): Origin {
   const { url, functionName } = frame;
-  if (url === '') return functionName.startsWith('(') ? functionName : 'native bindings and V8 builtins';
-  if (url.startsWith('node:')) return 'node core (JS)';
-  const parts = shortPath(url).split('/');
-  if (url.includes('/node_modules/')) {
-    return parts[0]?.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? url);
+  if (url === '') {
+    return {
+      kind: 'native',
+      name: functionName.startsWith('(') ? functionName : 'native bindings and V8 builtins',
+    };
   }
-  return url.startsWith(REPO_URL) ? parts.slice(0, 2).join('/') : url;
+  if (url.startsWith('node:')) return { kind: 'node', name: 'node core (JS)' };
+  const parts = shortPath(url).split('/');
+  if (isOwnCode(url)) return { kind: 'own', name: parts.slice(0, 2).join('/') };
+  if (url.includes('/node_modules/')) {
+    return {
+      kind: 'package',
+      name: parts[0]?.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? url),
+    };
+  }
+  return { kind: 'other', name: url };
 }
 
 /** The summary as indented lines: origins, then functions by self time, then own code by total time. */

@@ -1,9 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { buildDist, ENTRIES } from '../../hack/build-dist.js';
+import { SERVICE_BUNDLE_DIR } from './bundle-dir.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** Under the repository's node_modules, so that the bundles' package imports resolve as in the image. */
-const OUT_DIR = `${REPO_ROOT}node_modules/.cache/portcullis-bench/dist`;
 
 export interface ServiceBundle {
   script: string;
@@ -21,9 +20,9 @@ let built: Promise<unknown> | undefined;
 export async function serviceBundle(entry: string): Promise<ServiceBundle> {
   if (!(entry in ENTRIES))
     throw new Error(`no bundle "${entry}": build-dist makes ${Object.keys(ENTRIES).join(', ')}`);
-  await (built ??= buildDist(OUT_DIR));
+  await (built ??= buildDist(SERVICE_BUNDLE_DIR));
   return {
-    script: `${OUT_DIR}/${entry}.mjs`,
+    script: `${SERVICE_BUNDLE_DIR}/${entry}.mjs`,
     env: { NODE_ENV: 'production', LOG_FORMAT: 'json', PORTCULLIS_PROTO_DIR: `${REPO_ROOT}protos` },
   };
 }

@@ -1,6 +1,7 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatProfileSummary, nowUs, readCpuProfile, summarizeCpuProfile } from '../common/cpu-profile.js';
+import { renderFlameGraph } from '../common/flame-graph.js';
 import type { ToolLoad } from '../common/tool-load.js';
 import type { GatewayProcess } from './processes.js';
 
@@ -12,13 +13,16 @@ export interface ProfileRunOptions {
   load: (port: number) => Promise<ToolLoad>;
   /** A fresh directory for the profile is made in it. */
   parentDir: string;
+  /** The flame graph's title. */
+  title: string;
   warmupMs: number;
   durationMs: number;
 }
 
 /**
  * Runs a profiled gateway under `load` (warm-up, then the measured window), stops it so that it writes the
- * profile, and describes where the window's CPU time went. Resolves with printable lines.
+ * profile, and describes where the window's CPU time went, also as a flame graph (`flame.svg` beside the
+ * profile). Resolves with printable lines.
  */
 export async function profileGateway(o: ProfileRunOptions): Promise<string[]> {
   const dir = await mkdtemp(join(o.parentDir, 'gateway-cpu-prof-'));
@@ -40,8 +44,11 @@ export async function profileGateway(o: ProfileRunOptions): Promise<string[]> {
     await gateway.child.stop();
   }
   const { file, profile } = await readCpuProfile(dir);
+  const flameGraph = join(dir, 'flame.svg');
+  await writeFile(flameGraph, renderFlameGraph(profile, { window, title: o.title }));
   return [
     `profiled gateway: ${Math.round(served).toLocaleString('en-US')} requests/s under the profiler; ${file}`,
+    `flame graph of the measured window: ${flameGraph}`,
     ...formatProfileSummary(summarizeCpuProfile(profile, { window, top: TOP_FRAMES })),
   ];
 }

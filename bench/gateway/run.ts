@@ -229,11 +229,14 @@ async function main(onCleanup: OnCleanup): Promise<void> {
       start: (dir) => gatewayAt('gateway profiled', s.ours.gatewayEnv, dir),
       load: (port) => createTargetLoad(s.ours, { port, connections: CONCURRENCY }),
       parentDir,
+      title: `gateway profiled: ${s.ours.label}, ${settings.durationMs} ms measured`,
       warmupMs: WARMUP_MS,
       durationMs: settings.durationMs,
     });
     for (const line of lines) out(line);
-    if (!settings.cpuProfDir) out('(the profile is deleted on exit: set BENCH_CPU_PROF_DIR to keep it)');
+    if (!settings.cpuProfDir) {
+      out('(the profile and flame graph are deleted on exit: set BENCH_CPU_PROF_DIR to keep them)');
+    }
   }
 }
 
