@@ -5,6 +5,7 @@ import { decodeCaptureEntry } from '../store/redis-entry.js';
 import { createKeyLayout, FORWARD_GROUP } from '../store/redis-keys.js';
 import { toSlotPrefix } from '../store/redis.js';
 import type { ForwardQueue, QueuedCapture } from './forward-queue.js';
+import { createAckBatch } from './redis-ack-batch.js';
 
 // The worker's queue: the endpoints' capture streams themselves, read through the `forwarders` consumer group
 // (the store's sync creates it). A worker that dies leaves its entries pending, and another claims them once
@@ -33,6 +34,7 @@ export function createRedisForwardQueue(o: {
   const redis = pool.next();
   // XREADGROUP BLOCK holds its connection: the other commands must not wait behind it
   const reader = pool.dedicated();
+  const ack = createAckBatch(redis, (endpointId) => keys.captures(endpointId));
   const idOf = (key: Buffer | string): string | undefined => /^.*ep:\{(.*)\}:req$/.exec(key.toString())?.[1];
 
   return {
@@ -89,9 +91,7 @@ export function createRedisForwardQueue(o: {
         redis.xclaim(key, FORWARD_GROUP, o.consumerName, 0, ...requestIds, 'JUSTID'),
       );
     },
-    async ack(endpointId, requestId) {
-      await callRedis('XACK', () => redis.xack(keys.captures(endpointId), FORWARD_GROUP, requestId));
-    },
+    ack,
     async backlog(endpointIds) {
       const pipeline = redis.pipeline();
       for (const id of endpointIds) pipeline.xinfo('GROUPS', keys.captures(id));

@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { UnavailableError } from '@portcullis/kit';
+import { quietLog, startRedis, startRedisCluster } from '@portcullis/testing';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createRedisForwardQueue,
+  type RedisForwardQueue,
+} from '../src/forwarding-store/redis-forward-queue.js';
+import { loadSettings } from '../src/settings.js';
+import { createRedisStore, type RedisInboxStore } from '../src/store/redis.js';
+import { forwardTarget } from './harness.js';
+
+// The forward queue acknowledges the captures of one turn together (one XACK per endpoint, in one write):
+// each ack still resolves only once Redis has it, and fails alone when its endpoint's XACK does.
+
+const ENDPOINTS = ['acks-one-0123456789ab', 'acks-two-0123456789ab'];
+const PER_ENDPOINT = 5;
+
+const captureOf = (n: number) => {
+  const body = Buffer.from(JSON.stringify({ n }));
+  return {
+    receivedAt: Date.now(),
+    method: 'POST',
+    url: '/api/hook/x',
+    nestedPath: '',
+    httpVersion: '1.1',
+    rawHeaders: ['Content-Type', 'application/json'],
+    remoteAddress: '127.0.0.1',
+    body,
+    bodySha256: createHash('sha256').update(body).digest('hex'),
+  };
+};
+
+const TOPOLOGIES = [
+  {
+    type: 'single',
+    start: async () => {
+      const r = await startRedis();
+      return { url: `redis://${r.address}`, stop: () => r.stop() };
+    },
+  },
+  { type: 'cluster', start: () => startRedisCluster(3) },
+] as const;
+
+describe.each(TOPOLOGIES)('forward queue acks on Redis $type', ({ type, start }) => {
+  let deployment: { url: string; stop(): Promise<void> };
+  let store: RedisInboxStore;
+  let queue: RedisForwardQueue;
+  beforeAll(async () => {
+    deployment = await start();
+    const settings = loadSettings({ INBOX_REDIS_TYPE: type, INBOX_REDIS_URL: deployment.url });
+    store = createRedisStore({ connection: settings.redis, prefix: 'inbox:', log: quietLog });
+    await store.syncManagedEndpoints(
+      ENDPOINTS.map((id) => ({
+        id,
+        name: id,
+        resource: `default/${id}`,
+        retention: { maxRequests: 1000, maxAgeMs: 3_600_000 },
+        forward: [forwardTarget('http://127.0.0.1:9/')],
+      })),
+    );
+    queue = createRedisForwardQueue({
+      connection: settings.redis,
+      prefix: 'inbox:',
+      consumerName: 'acks',
+      log: quietLog,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    queue.close();
+    await store.close();
+    await deployment.stop();
+  });
+
+  it('acknowledges the captures of one turn over two endpoints, every one once read', async () => {
+    for (const id of ENDPOINTS) {
+      for (let n = 0; n < PER_ENDPOINT; n++) await store.appendCapture(id, captureOf(n), 1000);
+    }
+    const read = await queue.readNew(ENDPOINTS, { count: 100, blockMs: 100 });
+    expect(read).toHaveLength(ENDPOINTS.length * PER_ENDPOINT);
+    expect(await queue.backlog(ENDPOINTS)).toEqual({ pending: read.length, lag: 0 });
+    await Promise.all(read.map((item) => queue.ack(item.endpointId, item.capture.id)));
+    expect(await queue.backlog(ENDPOINTS)).toEqual({ pending: 0, lag: 0 });
+  });
+});
+
+describe('forward queue acks on one Redis: commands and failures', () => {
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  let client: Redis;
+  let store: RedisInboxStore;
+  let queue: RedisForwardQueue;
+  beforeAll(async () => {
+    redis = await startRedis();
+    client = new Redis(`redis://${redis.address}`);
+    const settings = loadSettings({ REDIS_URL: `redis://${redis.address}` });
+    store = createRedisStore({ connection: settings.redis, prefix: 'inbox:', log: quietLog });
+    await store.syncManagedEndpoints(
+      ENDPOINTS.map((id) => ({
+        id,
+        name: id,
+        resource: `default/${id}`,
+        retention: { maxRequests: 1000, maxAgeMs: 3_600_000 },
+        forward: [forwardTarget('http://127.0.0.1:9/')],
+      })),
+    );
+    queue = createRedisForwardQueue({
+      connection: settings.redis,
+      prefix: 'inbox:',
+      consumerName: 'acks',
+      log: quietLog,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    queue.close();
+    await store.close();
+    client.disconnect();
+    await redis.stop();
+  });
+
+  const xackCalls = async (): Promise<number> => {
+    const stats = await client.info('commandstats');
+    return Number(/^cmdstat_xack:calls=(\d+)/m.exec(stats)?.[1] ?? 0);
+  };
+
+  it('sends one XACK per endpoint for the acks of a turn', async () => {
+    for (const id of ENDPOINTS) {
+      for (let n = 0; n < PER_ENDPOINT; n++) await store.appendCapture(id, captureOf(n), 1000);
+    }
+    const read = await queue.readNew(ENDPOINTS, { count: 100, blockMs: 100 });
+    const before = await xackCalls();
+    await Promise.all(read.map((item) => queue.ack(item.endpointId, item.capture.id)));
+    expect((await xackCalls()) - before).toBe(ENDPOINTS.length);
+    expect(await queue.backlog(ENDPOINTS)).toEqual({ pending: 0, lag: 0 });
+  });
+
+  it('fails the acks of an endpoint whose XACK fails, and only those', async () => {
+    const [good = ''] = ENDPOINTS;
+    const bad = 'acks-bad-0123456789ab';
+    await store.appendCapture(good, captureOf(0), 1000);
+    const [item] = await queue.readNew([good], { count: 1, blockMs: 100 });
+    await client.set(`inbox:ep:{${bad}}:req`, 'not a stream');
+    const [acked, refused] = await Promise.allSettled([
+      queue.ack(good, item?.capture.id ?? ''),
+      queue.ack(bad, '1-1'),
+    ]);
+    expect(acked.status).toBe('fulfilled');
+    expect(refused.status === 'rejected' && refused.reason instanceof UnavailableError).toBe(true);
+    expect(await queue.backlog([good])).toEqual({ pending: 0, lag: 0 });
+  });
+});
