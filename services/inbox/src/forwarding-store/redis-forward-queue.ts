@@ -1,11 +1,15 @@
-import { UnavailableError, type Logger, type RedisConnectionEvents } from '@portcullis/kit';
+import {
+  batchPerTurnByKey,
+  UnavailableError,
+  type Logger,
+  type RedisConnectionEvents,
+} from '@portcullis/kit';
 import { createRedisPool, FAIL_FAST_POLICY, type RedisConnection } from '@portcullis/redis';
 import { callRedis } from '../store/redis-caller.js';
 import { decodeCaptureEntry } from '../store/redis-entry.js';
 import { createKeyLayout, FORWARD_GROUP } from '../store/redis-keys.js';
 import { toSlotPrefix } from '../store/redis.js';
 import type { ForwardQueue, QueuedCapture } from './forward-queue.js';
-import { createAckBatch } from './redis-ack-batch.js';
 
 // The worker's queue: the endpoints' capture streams themselves, read through the `forwarders` consumer group
 // (the store's sync creates it). A worker that dies leaves its entries pending, and another claims them once
@@ -34,7 +38,10 @@ export function createRedisForwardQueue(o: {
   const redis = pool.next();
   // XREADGROUP BLOCK holds its connection: the other commands must not wait behind it
   const reader = pool.dedicated();
-  const ack = createAckBatch(redis, (endpointId) => keys.captures(endpointId));
+  // the acks of one turn leave together, one XACK per endpoint: not a command and a write per capture
+  const ackInTurn = batchPerTurnByKey<string>((endpointId, requestIds) =>
+    redis.xack(keys.captures(endpointId), FORWARD_GROUP, ...requestIds),
+  );
   const idOf = (key: Buffer | string): string | undefined => /^.*ep:\{(.*)\}:req$/.exec(key.toString())?.[1];
 
   return {
@@ -91,7 +98,9 @@ export function createRedisForwardQueue(o: {
         redis.xclaim(key, FORWARD_GROUP, o.consumerName, 0, ...requestIds, 'JUSTID'),
       );
     },
-    ack,
+    async ack(endpointId, requestId) {
+      await callRedis('XACK', () => ackInTurn(endpointId, requestId));
+    },
     async backlog(endpointIds) {
       const pipeline = redis.pipeline();
       for (const id of endpointIds) pipeline.xinfo('GROUPS', keys.captures(id));

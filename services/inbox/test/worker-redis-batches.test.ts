@@ -1,18 +1,20 @@
 import { createHash } from 'node:crypto';
 import { UnavailableError } from '@portcullis/kit';
-import { quietLog, startRedis, startRedisCluster } from '@portcullis/testing';
+import { quietLog, startRedis, startRedisCluster, waitUntil } from '@portcullis/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createRedisForwardQueue,
   type RedisForwardQueue,
 } from '../src/forwarding-store/redis-forward-queue.js';
+import type { ForwardAttempt, ForwardingEvent } from '../src/contract/capture-records.js';
 import { loadSettings } from '../src/settings.js';
 import { createRedisStore, type RedisInboxStore } from '../src/store/redis.js';
 import { forwardTarget } from './harness.js';
 
-// The forward queue acknowledges the captures of one turn together (one XACK per endpoint, in one write):
-// each ack still resolves only once Redis has it, and fails alone when its endpoint's XACK does.
+// What the worker sends Redis for the captures of one turn goes together: the forward queue's acks (one XACK
+// per endpoint) and the store's attempt records (one script call per endpoint, each attempt published). Each
+// call still resolves only once Redis has it, and fails alone when its endpoint's command does.
 
 const ENDPOINTS = ['acks-one-0123456789ab', 'acks-two-0123456789ab'];
 const PER_ENDPOINT = 5;
@@ -85,7 +87,7 @@ describe.each(TOPOLOGIES)('forward queue acks on Redis $type', ({ type, start })
   });
 });
 
-describe('forward queue acks on one Redis: commands and failures', () => {
+describe('worker batches on one Redis: commands and failures', () => {
   let redis: Awaited<ReturnType<typeof startRedis>>;
   let client: Redis;
   let store: RedisInboxStore;
@@ -118,10 +120,11 @@ describe('forward queue acks on one Redis: commands and failures', () => {
     await redis.stop();
   });
 
-  const xackCalls = async (): Promise<number> => {
+  const calls = async (command: string): Promise<number> => {
     const stats = await client.info('commandstats');
-    return Number(/^cmdstat_xack:calls=(\d+)/m.exec(stats)?.[1] ?? 0);
+    return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(stats)?.[1] ?? 0);
   };
+  const xackCalls = () => calls('xack');
 
   it('sends one XACK per endpoint for the acks of a turn', async () => {
     for (const id of ENDPOINTS) {
@@ -147,5 +150,30 @@ describe('forward queue acks on one Redis: commands and failures', () => {
     expect(acked.status).toBe('fulfilled');
     expect(refused.status === 'rejected' && refused.reason instanceof UnavailableError).toBe(true);
     expect(await queue.backlog([good])).toEqual({ pending: 0, lag: 0 });
+  });
+
+  it('records the attempts of one turn in one script call per endpoint, publishing each', async () => {
+    const [endpointId = ''] = ENDPOINTS;
+    const events: ForwardingEvent[] = [];
+    const watch = store.watchForwarding(endpointId, (e) => events.push(e));
+    await watch.subscribed;
+    const attempt = (n: number): ForwardAttempt => ({
+      target: 'http://127.0.0.1:9/',
+      attempt: 1,
+      status: 200,
+      at: new Date(0).toISOString(),
+      outcome: n % 2 === 0 ? 'delivered' : 'retrying',
+    });
+    const ids = ['1-1', '1-2', '1-3', '1-4'];
+    const before = (await calls('evalsha')) + (await calls('eval'));
+    await Promise.all(ids.map((id, n) => store.recordForwardAttempt(endpointId, id, attempt(n))));
+    expect((await calls('evalsha')) + (await calls('eval')) - before).toBe(1);
+    for (const [n, id] of ids.entries()) {
+      expect(await store.listForwardAttempts(endpointId, id)).toEqual([attempt(n)]);
+      expect(await client.pttl(`inbox:ep:{${endpointId}}:fwd:${id}`)).toBeGreaterThan(3_000_000);
+    }
+    await waitUntil(() => events.length === ids.length, 5000);
+    expect(events).toEqual(ids.map((requestId, n) => ({ requestId, ...attempt(n) })));
+    watch.stop();
   });
 });
