@@ -6,9 +6,10 @@ import type { ForwardingWatch } from './types.js';
 
 /**
  * Forwarding events across processes: the process that records an attempt (a worker) PUBLISHes it on the
- * endpoint's channel, in the script that records it (redis.ts); each process with live subscribers of that endpoint SUBSCRIBEs on one connection of
- * its own, made at the first watch. Pub/sub delivers at most once: an event published while that
- * connection is down is lost, and the stream's clients read the outcome from the list again (README).
+ * endpoint's channel, from the script that records it (redis.ts); each process with live subscribers of
+ * that endpoint SUBSCRIBEs on one connection of its own, made at the first watch. Pub/sub delivers at most
+ * once: an event published while that connection is down is lost, and the stream's clients read the
+ * outcome from the list again (README).
  */
 export function createRedisForwardingChannel(o: {
   pool: RedisPool;
