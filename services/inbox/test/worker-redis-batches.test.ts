@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { UnavailableError } from '@portcullis/kit';
 import { quietLog, startRedis, startRedisCluster, waitUntil } from '@portcullis/testing';
 import { Redis } from 'ioredis';
@@ -10,6 +12,7 @@ import {
 import type { ForwardAttempt, ForwardingEvent } from '../src/contract/capture-records.js';
 import { loadSettings } from '../src/settings.js';
 import { createRedisStore, type RedisInboxStore } from '../src/store/redis.js';
+import { startWorker } from '../src/worker/worker-app.js';
 import { forwardTarget } from './harness.js';
 
 // What the worker sends Redis for the captures of one turn goes together: the forward queue's acks (one XACK
@@ -175,5 +178,56 @@ describe('worker batches on one Redis: commands and failures', () => {
     await waitUntil(() => events.length === ids.length, 5000);
     expect(events).toEqual(ids.map((requestId, n) => ({ requestId, ...attempt(n) })));
     watch.stop();
+  });
+
+  it("a capture recorded as delivered but not yet acknowledged (a worker killed before its turn's XACK) is acknowledged by the next worker, not sent again", async () => {
+    const requests: string[] = [];
+    const target = createServer((req, res) => {
+      requests.push(req.url ?? '');
+      req.resume().on('end', () => res.writeHead(200).end());
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+    const endpointId = 'acks-killed-0123456789';
+    await store.syncManagedEndpoints([
+      {
+        id: endpointId,
+        name: endpointId,
+        resource: `default/${endpointId}`,
+        retention: { maxRequests: 1000, maxAgeMs: 3_600_000 },
+        forward: [forwardTarget(url)],
+      },
+    ]);
+    const requestId = (await store.appendCapture(endpointId, captureOf(0), 1000)) ?? '';
+    // the dead worker's part: read, delivered and recorded; its ack never left
+    const [read] = await queue.readNew([endpointId], { count: 1, blockMs: 100 });
+    expect(read?.capture.id).toBe(requestId);
+    const delivered: ForwardAttempt = {
+      target: url,
+      attempt: 1,
+      status: 200,
+      at: new Date().toISOString(),
+      outcome: 'delivered',
+    };
+    await store.recordForwardAttempt(endpointId, requestId, delivered);
+    const worker = await startWorker(
+      loadSettings({
+        REDIS_URL: `redis://${redis.address}`,
+        INBOX_EGRESS_ALLOW_PRIVATE: 'true',
+        INBOX_WORKER_NAME: 'after-the-kill',
+        INBOX_WORKER_CLAIM_IDLE: '30ms',
+        INBOX_WORKER_POLL_INTERVAL: '50ms',
+      }),
+      { log: quietLog },
+    );
+    try {
+      await waitUntil(async () => (await queue.backlog([endpointId])).pending === 0, 10_000);
+      expect(requests).toEqual([]);
+      expect(await store.listForwardAttempts(endpointId, requestId)).toEqual([delivered]);
+    } finally {
+      await worker.close();
+      target.closeAllConnections();
+      await new Promise((resolve) => target.close(resolve));
+    }
   });
 });
