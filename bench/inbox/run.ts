@@ -76,7 +76,6 @@ interface Context {
   workers: number;
   port: number;
   inbox: Child;
-  ceiling: { child: Child; port: number };
   createEndpoint: () => Promise<{ id: string; token: string }>;
   spawnInbox: (name: string, port: number, fallbackCapturePerMinute: string) => Child;
   /** For the markdown tables. */
@@ -96,15 +95,6 @@ async function main(onCleanup: OnCleanup): Promise<void> {
   const parts = readParts(process.env);
   const redis = await startRedis();
   onCleanup(() => redis.stop());
-  const ceiling = await spawnPortsChild(
-    {
-      name: 'bare fastify',
-      script: 'bench/inbox/ceiling-server.ts',
-      env: { CEILING_WORKERS: String(workers) },
-    },
-    ['port'],
-    onCleanup,
-  );
   const target = await spawnPortsChild(
     { name: 'forward target', script: 'bench/inbox/target-server.ts' },
     ['port'],
@@ -159,7 +149,6 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     workers,
     port,
     inbox,
-    ceiling: { child: ceiling.child, port: ceiling.ports.port },
     createEndpoint,
     spawnInbox,
     stamp: { date: today(), machine: describeMachine() },
@@ -205,16 +194,25 @@ const measureOptions = (ctx: Context, watched: readonly Child[]) => ({
 
 /** Captures/s next to bare fastify with as many processes, and with the fallback limiter counting. */
 async function measureCapture(ctx: Context): Promise<PartReport> {
+  const ceiling = await spawnPortsChild(
+    {
+      name: 'bare fastify',
+      script: 'bench/inbox/ceiling-server.ts',
+      env: { CEILING_WORKERS: String(ctx.workers) },
+    },
+    ['port'],
+    ctx.onCleanup,
+  );
   const endpoint = await ctx.createEndpoint();
   const [limitedPort] = (await distinctFreePorts(1)) as [number];
-  const watched = [ctx.ceiling.child, ctx.inbox];
+  const watched = [ceiling.child, ctx.inbox];
   const o = measureOptions(ctx, watched);
   const load = (p: number, path: string) =>
     createPostLoad({ port: p, path, body: BODY, connections: CONCURRENCY, check: isCaptured });
   const top = await measureWithTool(
     `bare fastify POST (${ctx.workers} processes)`,
-    await load(ctx.ceiling.port, '/api/hook/x'),
-    { ...o, servers: [ctx.ceiling.child.pid] },
+    await load(ceiling.ports.port, '/api/hook/x'),
+    { ...o, servers: [ceiling.child.pid] },
   );
   const got = await measureWithTool(
     `inbox capture (Redis, ${ctx.workers} workers)`,
