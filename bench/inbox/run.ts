@@ -3,11 +3,12 @@
 // measured in the same run; capture-to-SSE latency with 1 subscriber, 100 on 100 endpoints and 1,000 on one;
 // forwarded requests/s (the forwarding worker as its own process, a managed endpoint over xDS) next to the
 // same target hit directly, and capture-to-forward latency. `BENCH_INBOX_WORKERS` sets the process count (one
-// per usable CPU unless set). Prints figures and the README's markdown; asserts nothing.
+// per usable CPU unless set), `BENCH_ONLY` one part (`capture`, `sse` or `forwarding`). Prints figures and the
+// README's markdown; asserts nothing.
 import { usableCpus } from '@portcullis/kit';
 import { startRedis } from '@portcullis/testing';
 import { readBenchSettings, readCount } from '../common/bench-settings.js';
-import { spawnNode } from '../common/child-process.js';
+import { spawnNode, type Child } from '../common/child-process.js';
 import { describeMachine, today } from '../common/machine.js';
 import { requireLoadTools } from '../common/load-tools.js';
 import { formatErrors } from '../common/measure.js';
@@ -55,22 +56,45 @@ const isEmpty = (body: string): string | undefined =>
   body === '' ? undefined : `unexpected body ${body.slice(0, 60)}`;
 
 const out = (text: string): boolean => process.stdout.write(`${text}\n`);
+const ms = (n: number): string => n.toFixed(2);
+
+const PARTS = ['capture', 'sse', 'forwarding'] as const;
+type Part = (typeof PARTS)[number];
+
+/** `BENCH_ONLY`: the one part to run; all when unset. */
+function readParts(env: NodeJS.ProcessEnv): ReadonlySet<Part> {
+  const only = env.BENCH_ONLY;
+  if (!only) return new Set(PARTS);
+  const part = PARTS.find((p) => p === only);
+  if (!part) throw new Error(`BENCH_ONLY="${only}": expected one of ${PARTS.join(', ')}`);
+  return new Set([part]);
+}
+
+interface Context {
+  onCleanup: OnCleanup;
+  durationMs: number;
+  workers: number;
+  port: number;
+  inbox: Child;
+  createEndpoint: () => Promise<{ id: string; token: string }>;
+  spawnInbox: (name: string, port: number, fallbackCapturePerMinute: string) => Child;
+  /** For the markdown tables. */
+  stamp: { date: string; machine: string };
+}
+
+/** What a part prints: its figures as they come, then its markdown for the README. */
+interface PartReport {
+  report: string[];
+  markdown: string[];
+}
 
 async function main(onCleanup: OnCleanup): Promise<void> {
   requireLoadTools();
   const settings = readBenchSettings(process.env);
   const workers = readCount(process.env, 'BENCH_INBOX_WORKERS', await usableCpus());
+  const parts = readParts(process.env);
   const redis = await startRedis();
   onCleanup(() => redis.stop());
-  const ceiling = await spawnPortsChild(
-    {
-      name: 'bare fastify',
-      script: 'bench/inbox/ceiling-server.ts',
-      env: { CEILING_WORKERS: String(workers) },
-    },
-    ['port'],
-    onCleanup,
-  );
   const target = await spawnPortsChild(
     { name: 'forward target', script: 'bench/inbox/target-server.ts' },
     ['port'],
@@ -81,19 +105,20 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     { targetUrl: `${targetUrl}/hooks`, maxRequests: FORWARD_WARMUP_CAPTURES + FORWARD_CAPTURES },
     onCleanup,
   );
-  const [port, limitedPort] = (await distinctFreePorts(2)) as [number, number];
+  const [port] = (await distinctFreePorts(1)) as [number];
   const redisUrl = `redis://${redis.address}`;
   const [inboxBundle, workerBundle] = await Promise.all([
     serviceBundle('inbox'),
     serviceBundle('inbox-worker'),
   ]);
-  const spawnInbox = (name: string, env: { INBOX_PORT: string; INBOX_FALLBACK_CAPTURE_PER_MINUTE: string }) =>
-    spawnNode({
+  const spawnInbox = (name: string, inboxPort: number, fallbackCapturePerMinute: string): Child => {
+    const child = spawnNode({
       name,
       script: inboxBundle.script,
       env: {
         ...inboxBundle.env,
-        ...env,
+        INBOX_PORT: String(inboxPort),
+        INBOX_FALLBACK_CAPTURE_PER_MINUTE: fallbackCapturePerMinute,
         INBOX_HOST: '127.0.0.1',
         REDIS_URL: redisUrl,
         // enough for the whole run: the count trim keeps the stream small
@@ -106,9 +131,11 @@ async function main(onCleanup: OnCleanup): Promise<void> {
         LOG_LEVEL: 'warn',
       },
     });
+    onCleanup(() => child.stop());
+    return child;
+  };
   // no ratelimit service here: the in-process fallback (600 a minute per endpoint) would cap the run
-  const inbox = spawnInbox('inbox', { INBOX_PORT: String(port), INBOX_FALLBACK_CAPTURE_PER_MINUTE: '0' });
-  onCleanup(() => inbox.stop());
+  const inbox = spawnInbox('inbox', port, '0');
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHttpOk(`${baseUrl}/healthz`, inbox, READY_TIMEOUT_MS);
   const createEndpoint = async (): Promise<{ id: string; token: string }> => {
@@ -116,113 +143,127 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     if (created.status !== 201) throw new Error(`creating an endpoint answered ${created.status}`);
     return (await created.json()) as { id: string; token: string };
   };
-  const endpoint = await createEndpoint();
+  const ctx: Context = {
+    onCleanup,
+    durationMs: settings.durationMs,
+    workers,
+    port,
+    inbox,
+    createEndpoint,
+    spawnInbox,
+    stamp: { date: today(), machine: describeMachine() },
+  };
+  const reports: PartReport[] = [];
+  if (parts.has('capture')) reports.push(await measureCapture(ctx));
+  if (parts.has('sse')) reports.push(await measureSse(ctx));
+  if (parts.has('forwarding')) {
+    const worker = spawnNode({
+      name: 'forwarding worker',
+      script: workerBundle.script,
+      nodeFlags: settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [],
+      env: {
+        ...workerBundle.env,
+        REDIS_URL: redisUrl,
+        INBOX_WORKER_NAME: 'bench',
+        INBOX_WORKER_MAX_IN_FLIGHT: String(FORWARD_IN_FLIGHT),
+        INBOX_EGRESS_ALLOW_PRIVATE: 'true', // the target is on loopback
+        LOG_LEVEL: 'warn',
+      },
+    });
+    onCleanup(() => worker.stop());
+    reports.push(await measureForwardingPart(ctx, { target: target.child, targetUrl, worker }));
+  }
 
-  const watched = [ceiling.child, inbox];
-  const o = { warmupMs: WARMUP_MS, durationMs: settings.durationMs, watched };
+  const { date, machine } = ctx.stamp;
+  out('');
+  out(`${date}, ${machine}`);
+  out(
+    `wrk, ${CONCURRENCY} keep-alive connections with one request in flight on each, ${WARMUP_MS} ms warm-up, ` +
+      `${settings.durationMs} ms measured; a ${BODY.length}-byte JSON body; CPU 100% = one core; ` +
+      'other CPU = machine - client - server (Redis, anything else running).',
+  );
+  for (const { report } of reports) for (const line of ['', ...report]) out(line);
+  for (const { markdown } of reports) for (const line of ['', ...markdown]) out(line);
+}
+
+const measureOptions = (ctx: Context, watched: readonly Child[]) => ({
+  warmupMs: WARMUP_MS,
+  durationMs: ctx.durationMs,
+  watched,
+});
+
+/** Captures/s next to bare fastify with as many processes, and with the fallback limiter counting. */
+async function measureCapture(ctx: Context): Promise<PartReport> {
+  const ceiling = await spawnPortsChild(
+    {
+      name: 'bare fastify',
+      script: 'bench/inbox/ceiling-server.ts',
+      env: { CEILING_WORKERS: String(ctx.workers) },
+    },
+    ['port'],
+    ctx.onCleanup,
+  );
+  const endpoint = await ctx.createEndpoint();
+  const [limitedPort] = (await distinctFreePorts(1)) as [number];
+  const watched = [ceiling.child, ctx.inbox];
+  const o = measureOptions(ctx, watched);
   const load = (p: number, path: string) =>
     createPostLoad({ port: p, path, body: BODY, connections: CONCURRENCY, check: isCaptured });
   const top = await measureWithTool(
-    `bare fastify POST (${workers} processes)`,
+    `bare fastify POST (${ctx.workers} processes)`,
     await load(ceiling.ports.port, '/api/hook/x'),
-    {
-      ...o,
-      servers: [ceiling.child.pid],
-    },
+    { ...o, servers: [ceiling.child.pid] },
   );
   const got = await measureWithTool(
-    `inbox capture (Redis, ${workers} workers)`,
-    await load(port, `/api/hook/${endpoint.id}`),
-    {
-      ...o,
-      servers: [inbox.pid],
-    },
+    `inbox capture (Redis, ${ctx.workers} workers)`,
+    await load(ctx.port, `/api/hook/${endpoint.id}`),
+    { ...o, servers: [ctx.inbox.pid] },
   );
   const row: Row = { ...got, ceiling: top.summary };
   // what the fallback limiter costs a capture: counting, at a limit the run never reaches
-  const limited = spawnInbox('inbox (fallback limiter)', {
-    INBOX_PORT: String(limitedPort),
-    INBOX_FALLBACK_CAPTURE_PER_MINUTE: '1000000',
-  });
-  onCleanup(() => limited.stop());
+  const limited = ctx.spawnInbox('inbox (fallback limiter)', limitedPort, '1000000');
   await waitForHttpOk(`http://127.0.0.1:${limitedPort}/healthz`, limited, READY_TIMEOUT_MS);
   const gotLimited = await measureWithTool(
-    `inbox capture, fallback limiter counting (${workers} workers)`,
+    `inbox capture, fallback limiter counting (${ctx.workers} workers)`,
     await load(limitedPort, `/api/hook/${endpoint.id}`),
     { ...o, servers: [limited.pid], watched: [...watched, limited] },
   );
   await limited.stop();
   const rows = [top, row, { ...gotLimited, ceiling: top.summary }];
-  const fanoutEndpoints = [endpoint];
-  while (fanoutEndpoints.length < Math.max(...SSE_ROUNDS.map((r) => r.endpoints))) {
-    fanoutEndpoints.push(await createEndpoint());
+  const ratio = ratioOf(row) ?? Number.NaN;
+  const p99Multiple = got.summary.p99Ms / top.summary.p99Ms;
+  const captureMet = ratio >= GOAL_RATIO && p99Multiple <= GOAL_P99_MULTIPLE;
+  return {
+    report: [
+      formatTable(rows, REPORT),
+      '',
+      ...formatErrors([top, got, gotLimited]),
+      `inbox log lines at warn or above: ${ctx.inbox.lineCount()}`,
+      `capture: ${ratio.toFixed(2)} of bare fastify at ${p99Multiple.toFixed(2)}× its p99 ` +
+        `(goal ≥ ${GOAL_RATIO} at ≤ ${GOAL_P99_MULTIPLE}×): ${captureMet ? 'meets it' : 'below it'}`,
+    ],
+    markdown: [formatMarkdown(rows, { ...REPORT, ...ctx.stamp })],
+  };
+}
+
+/** Capture → SSE latency at each of `SSE_ROUNDS`. */
+async function measureSse(ctx: Context): Promise<PartReport> {
+  const endpoints: Array<{ id: string; token: string }> = [];
+  while (endpoints.length < Math.max(...SSE_ROUNDS.map((r) => r.endpoints))) {
+    endpoints.push(await ctx.createEndpoint());
   }
-  const sse: Array<{ label: string; captures: number; got: SseFanout }> = [];
+  const sse: Array<{ label: string; got: SseFanout }> = [];
   for (const round of SSE_ROUNDS) {
     const label = `${round.subscribers} subscriber${round.subscribers > 1 ? 's' : ''} on ${round.endpoints} endpoint${round.endpoints > 1 ? 's' : ''}`;
     out(`running: capture to SSE, ${label}, ${round.captures} captures one at a time`);
     const got = await measureSseFanout({
-      port,
-      endpoints: fanoutEndpoints.slice(0, round.endpoints),
+      port: ctx.port,
+      endpoints: endpoints.slice(0, round.endpoints),
       subscribers: round.subscribers,
       captures: round.captures,
     });
-    sse.push({ label, captures: round.captures, got });
+    sse.push({ label, got });
   }
-
-  const worker = spawnNode({
-    name: 'forwarding worker',
-    script: workerBundle.script,
-    env: {
-      ...workerBundle.env,
-      REDIS_URL: redisUrl,
-      INBOX_WORKER_NAME: 'bench',
-      INBOX_WORKER_MAX_IN_FLIGHT: String(FORWARD_IN_FLIGHT),
-      INBOX_EGRESS_ALLOW_PRIVATE: 'true', // the target is on loopback
-      LOG_LEVEL: 'warn',
-    },
-  });
-  onCleanup(() => worker.stop());
-  const forwardWatched = [target.child, inbox, worker];
-  const direct = await measureWithTool(
-    'target hit directly (ceiling)',
-    await createPostLoad({
-      port: target.ports.port,
-      path: '/hooks',
-      body: BODY,
-      connections: FORWARD_IN_FLIGHT,
-      check: isEmpty,
-    }),
-    { ...o, servers: [target.child.pid], watched: forwardWatched },
-  );
-  const forwarded = await measureForwarding('forwarded by the worker (end to end)', {
-    capture: await createH2load({
-      port,
-      path: `/api/hook/${FORWARDING_ENDPOINT_ID}`,
-      body: BODY,
-      headers: { 'content-type': 'application/json' },
-      connections: CONCURRENCY,
-      streamsPerConnection: 1,
-      protocol: 'h1',
-    }),
-    targetUrl,
-    warmupCaptures: FORWARD_WARMUP_CAPTURES,
-    captures: FORWARD_CAPTURES,
-    timeoutMs: FORWARD_TIMEOUT_MS,
-    servers: [worker],
-    watched: forwardWatched,
-  });
-  const forwardRow: Row = { ...forwarded, ceiling: direct.summary };
-  out(`running: capture to forward, ${FORWARD_LATENCY_CAPTURES} captures one at a time`);
-  const forwardLatency = await measureForwardLatency({
-    hookUrl: `${baseUrl}/api/hook/${FORWARDING_ENDPOINT_ID}`,
-    targetUrl,
-    captures: FORWARD_LATENCY_CAPTURES,
-  });
-  const forwardRows = [direct, forwardRow];
-
-  const ratio = ratioOf(row) ?? Number.NaN;
-  const ms = (n: number): string => n.toFixed(2);
   const sseTable = [
     '| capture → SSE | events | from answer p50 ms | p99 ms | from sending p50 ms | p99 ms |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',
@@ -232,65 +273,82 @@ async function main(onCleanup: OnCleanup): Promise<void> {
         `${ms(f.fromSent.p50Ms)} | ${ms(f.fromSent.p99Ms)} |`,
     ),
   ];
-  const { fromAck, fromSent } = forwardLatency;
-  const forwardLatencyLine =
+  return {
+    report: [
+      'capture → SSE: captures sent one at a time (each once every stream of its endpoint had the one before), ' +
+        "each stream's event timed from the capture's answer (0 when the event came first) and from its sending; " +
+        `the subscribers are this Node process. Goal: p99 ≤ ${GOAL_SSE_P99_MS} ms.`,
+      '',
+      ...sseTable,
+    ],
+    markdown: sseTable,
+  };
+}
+
+/** Forwarded requests/s end to end next to the target hit directly, then capture → forward latency. */
+async function measureForwardingPart(
+  ctx: Context,
+  f: { target: Child; targetUrl: string; worker: Child },
+): Promise<PartReport> {
+  const forwardWatched = [f.target, ctx.inbox, f.worker];
+  const direct = await measureWithTool(
+    'target hit directly (ceiling)',
+    await createPostLoad({
+      port: Number(new URL(f.targetUrl).port),
+      path: '/hooks',
+      body: BODY,
+      connections: FORWARD_IN_FLIGHT,
+      check: isEmpty,
+    }),
+    { ...measureOptions(ctx, forwardWatched), servers: [f.target.pid] },
+  );
+  const forwarded = await measureForwarding('forwarded by the worker (end to end)', {
+    capture: await createH2load({
+      port: ctx.port,
+      path: `/api/hook/${FORWARDING_ENDPOINT_ID}`,
+      body: BODY,
+      headers: { 'content-type': 'application/json' },
+      connections: CONCURRENCY,
+      streamsPerConnection: 1,
+      protocol: 'h1',
+    }),
+    targetUrl: f.targetUrl,
+    warmupCaptures: FORWARD_WARMUP_CAPTURES,
+    captures: FORWARD_CAPTURES,
+    timeoutMs: FORWARD_TIMEOUT_MS,
+    servers: [f.worker],
+    watched: forwardWatched,
+  });
+  const forwardRow: Row = { ...forwarded, ceiling: direct.summary };
+  out(`running: capture to forward, ${FORWARD_LATENCY_CAPTURES} captures one at a time`);
+  const { fromAck, fromSent } = await measureForwardLatency({
+    hookUrl: `http://127.0.0.1:${ctx.port}/api/hook/${FORWARDING_ENDPOINT_ID}`,
+    targetUrl: f.targetUrl,
+    captures: FORWARD_LATENCY_CAPTURES,
+  });
+  const forwardRows = [direct, forwardRow];
+  const latencyLine =
     `capture → forward (${fromAck.count} captures one at a time, the target receiving each): from the ` +
     `capture's answer p50 ${ms(fromAck.p50Ms)} ms, p99 ${ms(fromAck.p99Ms)} ms (0 when the target had it ` +
     `first); from its sending p50 ${ms(fromSent.p50Ms)} ms, p99 ${ms(fromSent.p99Ms)} ms`;
-  const date = today();
-  const machine = describeMachine();
-  out('');
-  out(`${date}, ${machine}`);
-  out(
-    `wrk, ${CONCURRENCY} keep-alive connections with one request in flight on each, ${WARMUP_MS} ms warm-up, ` +
-      `${settings.durationMs} ms measured; a ${BODY.length}-byte JSON body; CPU 100% = one core; ` +
-      'other CPU = machine - client - server (Redis, anything else running).',
-  );
-  out('');
-  out(formatTable(rows, REPORT));
-  out('');
-  for (const line of formatErrors([top, got, gotLimited])) out(line);
-  out(`inbox log lines at warn or above: ${inbox.lineCount()}`);
-  const p99Multiple = got.summary.p99Ms / top.summary.p99Ms;
-  const captureMet = ratio >= GOAL_RATIO && p99Multiple <= GOAL_P99_MULTIPLE;
-  out(
-    `capture: ${ratio.toFixed(2)} of bare fastify at ${p99Multiple.toFixed(2)}× its p99 ` +
-      `(goal ≥ ${GOAL_RATIO} at ≤ ${GOAL_P99_MULTIPLE}×): ${captureMet ? 'meets it' : 'below it'}`,
-  );
-  out('');
-  out(
-    'capture → SSE: captures sent one at a time (each once every stream of its endpoint had the one before), ' +
-      "each stream's event timed from the capture's answer (0 when the event came first) and from its sending; " +
-      `the subscribers are this Node process. Goal: p99 ≤ ${GOAL_SSE_P99_MS} ms.`,
-  );
-  out('');
-  for (const line of sseTable) out(line);
-  out('');
-  out(
-    `forwarding: ${FORWARD_CAPTURES} captures sent ${CONCURRENCY} at a time (after ${FORWARD_WARMUP_CAPTURES} ` +
-      `to warm up, by h2load over HTTP/1.1), the worker forwarding up to ${FORWARD_IN_FLIGHT} at once over kept connections; ` +
-      `the ceiling sends the same body over ${FORWARD_IN_FLIGHT} keep-alive connections. ` +
-      'Server CPU = the target (ceiling) or the worker (forwarded); the inbox and Redis count as other.',
-  );
-  out('');
-  out(formatTable(forwardRows, FORWARD_REPORT));
-  out('');
-  for (const line of formatErrors([direct, forwarded])) out(line);
-  out(`worker log lines at warn or above: ${worker.lineCount()}`);
-  out(
-    `forwarded: ${forwarded.summary.count} captures, all taken ${Math.round(forwarded.capturedMs)} ms after ` +
-      `the first was sent, all received by the target after ${Math.round(forwarded.deliveredMs)} ms: ` +
-      `${(ratioOf(forwardRow) ?? Number.NaN).toFixed(2)} of direct delivery (goal ≥ ${GOAL_FORWARD_RATIO})`,
-  );
-  out(forwardLatencyLine);
-  out('');
-  out(formatMarkdown(rows, { ...REPORT, date, machine }));
-  out('');
-  for (const line of sseTable) out(line);
-  out('');
-  out(formatMarkdown(forwardRows, { ...FORWARD_REPORT, date, machine }));
-  out('');
-  out(forwardLatencyLine);
+  return {
+    report: [
+      `forwarding: ${FORWARD_CAPTURES} captures sent ${CONCURRENCY} at a time (after ${FORWARD_WARMUP_CAPTURES} ` +
+        `to warm up, by h2load over HTTP/1.1), the worker forwarding up to ${FORWARD_IN_FLIGHT} at once over kept connections; ` +
+        `the ceiling sends the same body over ${FORWARD_IN_FLIGHT} keep-alive connections. ` +
+        'Server CPU = the target (ceiling) or the worker (forwarded); the inbox and Redis count as other.',
+      '',
+      formatTable(forwardRows, FORWARD_REPORT),
+      '',
+      ...formatErrors([direct, forwarded]),
+      `worker log lines at warn or above: ${f.worker.lineCount()}`,
+      `forwarded: ${forwarded.summary.count} captures, all taken ${Math.round(forwarded.capturedMs)} ms after ` +
+        `the first was sent, all received by the target after ${Math.round(forwarded.deliveredMs)} ms: ` +
+        `${(ratioOf(forwardRow) ?? Number.NaN).toFixed(2)} of direct delivery (goal ≥ ${GOAL_FORWARD_RATIO})`,
+      latencyLine,
+    ],
+    markdown: [formatMarkdown(forwardRows, { ...FORWARD_REPORT, ...ctx.stamp }), '', latencyLine],
+  };
 }
 
 await runBench(main);

@@ -38,7 +38,7 @@ export {
 export { GRPC_STATUS, type GrpcStatus } from './grpc-status.js';
 export { parseDurationMs } from './duration.js';
 export { splitHostPort, type HostPort } from './host-port.js';
-export { batchPerTurn } from './turn-batch.js';
+export { batchPerTurn, batchPerTurnByKey } from './turn-batch.js';
 export { createEnvReader, parseBoolean, type EnvReader, type EnvSource } from './env.js';
 export { deepFreeze } from './deep-freeze.js';
 export {

@@ -36,7 +36,7 @@ describe('deliver with kept connections', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('reuses the connection, and sends again on a new one when the reused one is reset', async () => {
-    const keepAlive = createKeepAlive();
+    const keepAlive = createKeepAlive({ maxIdle: 16 });
     const send = () =>
       deliver(
         {
@@ -62,6 +62,52 @@ describe('deliver with kept connections', () => {
       // its own, and the third opened a new kept one
       expect(resets).toBe(1);
       expect(connections).toHaveLength(3);
+    } finally {
+      keepAlive.close();
+    }
+  });
+});
+
+describe('deliver in bursts over kept connections', () => {
+  let server: Server;
+  let port: number;
+  let connections = 0;
+
+  beforeAll(async () => {
+    server = createServer((socket) => {
+      connections++;
+      socket.on('data', (chunk) => {
+        if (chunk.toString('latin1').startsWith('POST ')) {
+          socket.write('HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\n\r\n');
+        }
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('keeps every connection of a burst for the next one, up to maxIdle', async () => {
+    const burst = 24;
+    const keepAlive = createKeepAlive({ maxIdle: burst });
+    const send = () =>
+      deliver(
+        {
+          url: new URL(`http://127.0.0.1:${port}/hook`),
+          method: 'POST',
+          path: '/hook',
+          rawHeaders: ['Host', `127.0.0.1:${port}`, 'Content-Length', '2'],
+          body: Buffer.from('hi'),
+        },
+        { pinned: { address: '127.0.0.1', family: 4 }, timeoutMs: 2000, keepAlive },
+      );
+    try {
+      for (let round = 0; round < 3; round++) {
+        const results = await Promise.all(Array.from({ length: burst }, send));
+        expect(results.every((r) => r.kind === 'answered' && r.status === 204)).toBe(true);
+      }
+      expect(connections).toBe(burst);
     } finally {
       keepAlive.close();
     }

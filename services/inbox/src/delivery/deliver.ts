@@ -42,10 +42,12 @@ export interface KeepAlive {
  * For a worker, whose targets usually get many deliveries in a row. An idle connection is closed after 4 s,
  * before the 5 s after which common servers (Node's among them) close theirs, so a reused one is rarely one
  * the server is closing; one that was is retried once on a new connection. A reused connection goes to an
- * address the egress policy allowed when it was opened.
+ * address the egress policy allowed when it was opened. Up to `maxIdle` idle connections are kept per
+ * target: as many as the worker's deliveries at once, since a connection closed for want of room is opened
+ * again by the next burst (a connect and a close per few deliveries, under load).
  */
-export function createKeepAlive(): KeepAlive {
-  const options = { keepAlive: true, timeout: 4000, maxFreeSockets: 16 };
+export function createKeepAlive(o: { maxIdle: number }): KeepAlive {
+  const options = { keepAlive: true, timeout: 4000, maxFreeSockets: o.maxIdle };
   const http = new HttpAgent(options);
   const https = new HttpsAgent(options);
   return {

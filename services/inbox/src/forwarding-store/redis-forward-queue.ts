@@ -1,4 +1,9 @@
-import { UnavailableError, type Logger, type RedisConnectionEvents } from '@portcullis/kit';
+import {
+  batchPerTurnByKey,
+  UnavailableError,
+  type Logger,
+  type RedisConnectionEvents,
+} from '@portcullis/kit';
 import { createRedisPool, FAIL_FAST_POLICY, type RedisConnection } from '@portcullis/redis';
 import { callRedis } from '../store/redis-caller.js';
 import { decodeCaptureEntry } from '../store/redis-entry.js';
@@ -33,6 +38,10 @@ export function createRedisForwardQueue(o: {
   const redis = pool.next();
   // XREADGROUP BLOCK holds its connection: the other commands must not wait behind it
   const reader = pool.dedicated();
+  // the acks of one turn leave together, one XACK per endpoint: not a command and a write per capture
+  const ackInTurn = batchPerTurnByKey<string>((endpointId, requestIds) =>
+    redis.xack(keys.captures(endpointId), FORWARD_GROUP, ...requestIds),
+  );
   const idOf = (key: Buffer | string): string | undefined => /^.*ep:\{(.*)\}:req$/.exec(key.toString())?.[1];
 
   return {
@@ -90,7 +99,7 @@ export function createRedisForwardQueue(o: {
       );
     },
     async ack(endpointId, requestId) {
-      await callRedis('XACK', () => redis.xack(keys.captures(endpointId), FORWARD_GROUP, requestId));
+      await callRedis('XACK', () => ackInTurn(endpointId, requestId));
     },
     async backlog(endpointIds) {
       const pipeline = redis.pipeline();

@@ -6,9 +6,10 @@ import type { ForwardingWatch } from './types.js';
 
 /**
  * Forwarding events across processes: the process that records an attempt (a worker) PUBLISHes it on the
- * endpoint's channel; each process with live subscribers of that endpoint SUBSCRIBEs on one connection of
- * its own, made at the first watch. Pub/sub delivers at most once: an event published while that
- * connection is down is lost, and the stream's clients read the outcome from the list again (README).
+ * endpoint's channel, from the script that records it (redis.ts); each process with live subscribers of
+ * that endpoint SUBSCRIBEs on one connection of its own, made at the first watch. Pub/sub delivers at most
+ * once: an event published while that connection is down is lost, and the stream's clients read the
+ * outcome from the list again (README).
  */
 export function createRedisForwardingChannel(o: {
   pool: RedisPool;
@@ -45,12 +46,6 @@ export function createRedisForwardingChannel(o: {
     return done;
   };
   return {
-    /** Not awaited by the record: a lost event must not fail (and so repeat) a delivery. */
-    publish(redis: RedisClient, endpointId: string, event: ForwardingEvent): void {
-      redis.publish(o.channelOf(endpointId), JSON.stringify(event)).catch((err: unknown) => {
-        log.warn({ endpointId, err }, 'forwarding event not published');
-      });
-    },
     watch(endpointId: string, listener: (e: ForwardingEvent) => void): ForwardingWatch {
       const channel = o.channelOf(endpointId);
       if (watchers.add(endpointId, listener)) {

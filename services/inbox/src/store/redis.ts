@@ -14,14 +14,14 @@ import {
   encodeCaptureFields,
   encodeEndpointFields,
 } from './redis-entry.js';
-import { UnavailableError } from '@portcullis/kit';
+import { batchPerTurnByKey, UnavailableError } from '@portcullis/kit';
 import { createKeyLayout, FORWARD_GROUP, type KeyLayout } from './redis-keys.js';
 import { toCaptureTail } from './capture-tail.js';
 import { createRedisForwardingChannel } from './redis-forwarding-channel.js';
 import { callRedis, execRedis } from './redis-caller.js';
 import { createRedisShares } from './redis-shares.js';
 import { ZERO_STREAM_ID } from '../contract/stream-id.js';
-import type { Capture, ForwardAttempt } from '../contract/capture-records.js';
+import type { Capture, ForwardAttempt, ForwardingEvent } from '../contract/capture-records.js';
 import type {
   CaptureBatches,
   EndpointRecord,
@@ -101,12 +101,20 @@ redis.call('HSET', KEYS[1], 'kind', 'account', 'ownerId', ARGV[2], 'tokenSha256'
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
 return 1`);
 
-// The history lives as long as the endpoint keeps captures (its maximum age).
-const RECORD_ATTEMPT = defineScript(`
-redis.call('RPUSH', KEYS[2], ARGV[1])
+// The attempts of one endpoint recorded in one turn, in one call. KEYS[1]: the endpoint; KEYS[2..]: each
+// attempt's capture history, which lives as long as the endpoint keeps captures (its maximum age). ARGV[1]:
+// the endpoint's forwarding channel, where each attempt is published; then each attempt's record and event.
+const RECORD_ATTEMPTS = defineScript(
+  `
 local maxAgeMs = redis.call('HGET', KEYS[1], 'maxAgeMs')
-if maxAgeMs then redis.call('PEXPIRE', KEYS[2], maxAgeMs) end
-return 1`);
+for i = 2, #KEYS do
+  redis.call('RPUSH', KEYS[i], ARGV[2 * i - 2])
+  if maxAgeMs then redis.call('PEXPIRE', KEYS[i], maxAgeMs) end
+  redis.call('PUBLISH', ARGV[1], ARGV[2 * i - 1])
+end
+return 1`,
+  { variadicKeys: true },
+);
 
 // The captures outlive the endpoint by its maximum age, and are kept if the resource comes back first.
 const DETACH_MANAGED = defineScript(`
@@ -141,6 +149,21 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
   });
   const readers = new Set<RedisClient>();
   const openLiveReader = (): LiveReader => openRedisLiveReader({ pool, readers, keys, redis });
+  // a worker records many attempts a turn: one script call per endpoint instead of one per attempt
+  const recordInTurn = batchPerTurnByKey<{ requestId: string; attempt: ForwardAttempt }>(
+    (endpointId, records) =>
+      RECORD_ATTEMPTS.run(
+        redis,
+        [keys.endpoint(endpointId), ...records.map((r) => keys.forwarding(endpointId, r.requestId))],
+        [
+          keys.forwardingEvents(endpointId),
+          ...records.flatMap(({ requestId, attempt }) => {
+            const event: ForwardingEvent = { requestId, ...attempt };
+            return [JSON.stringify(attempt), JSON.stringify(event)];
+          }),
+        ],
+      ),
+  );
   const forwardingChannel = createRedisForwardingChannel({
     pool,
     channelOf: (id) => keys.forwardingEvents(id),
@@ -307,11 +330,7 @@ export function createRedisStore(o: RedisStoreOptions): RedisInboxStore {
       } while (cursor !== '0');
     },
     async recordForwardAttempt(endpointId, requestId, attempt) {
-      const scriptKeys = [keys.endpoint(endpointId), keys.forwarding(endpointId, requestId)];
-      await callRedis('record attempt', () =>
-        RECORD_ATTEMPT.run(redis, scriptKeys, [JSON.stringify(attempt)]),
-      );
-      forwardingChannel.publish(redis, endpointId, { requestId, ...attempt });
+      await callRedis('record attempt', () => recordInTurn(endpointId, { requestId, attempt }));
     },
     async listForwardAttempts(endpointId, requestId) {
       const key = keys.forwarding(endpointId, requestId);

@@ -16,13 +16,19 @@ export interface InFlight {
   size(): number;
   /** The request ids under way, by endpoint. */
   byEndpoint(): Map<string, string[]>;
-  /** Resolves when one under way finishes; never when none is. */
+  /** Resolves when the next one under way finishes. */
   oneDone(): Promise<void>;
   allDone(): Promise<void>;
 }
 
 export function createInFlight(o: InFlightOptions): InFlight {
   const inFlight = new Map<string, { endpointId: string; requestId: string; done: Promise<void> }>();
+  // one promise for every waiter, settled by the next to finish: no reaction added to each one under way
+  let next: { done: Promise<void>; resolve: () => void } | undefined;
+  const finished = (): void => {
+    next?.resolve();
+    next = undefined;
+  };
   return {
     begin(item) {
       const key = `${item.endpointId} ${item.capture.id}`;
@@ -36,7 +42,10 @@ export function createInFlight(o: InFlightOptions): InFlight {
             'forwarding interrupted',
           );
         })
-        .finally(() => inFlight.delete(key));
+        .finally(() => {
+          inFlight.delete(key);
+          finished();
+        });
       inFlight.set(key, { endpointId: item.endpointId, requestId: item.capture.id, done });
     },
     size: () => inFlight.size,
@@ -46,7 +55,14 @@ export function createInFlight(o: InFlightOptions): InFlight {
         mine.set(f.endpointId, [...(mine.get(f.endpointId) ?? []), f.requestId]);
       return mine;
     },
-    oneDone: () => Promise.race([...inFlight.values()].map((f) => f.done)),
+    oneDone() {
+      if (!next) {
+        let resolve = (): void => undefined;
+        const done = new Promise<void>((r) => (resolve = r));
+        next = { done, resolve };
+      }
+      return next.done;
+    },
     allDone: async () => {
       await Promise.all([...inFlight.values()].map((f) => f.done));
     },

@@ -45,7 +45,7 @@ export function createReadLoop(o: ReadLoopOptions): ReadLoop {
         firstRound();
         if (o.inFlight.size() >= o.maxInFlight) {
           // a slot, or one poll interval: the loop goes round while every slot waits on a long retry
-          await Promise.race([o.inFlight.oneDone(), o.stop.until(o.now() + o.pollMs)]);
+          await o.stop.on(o.inFlight.oneDone(), o.now() + o.pollMs);
           continue;
         }
         const ids = o.endpoints.ids();

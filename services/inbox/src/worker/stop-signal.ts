@@ -8,8 +8,8 @@ export interface StopSignal {
   isStopped(): boolean;
   /** Waits until `dueAt` (`now()` milliseconds); false when stopped first. */
   until(dueAt: number): Promise<boolean>;
-  /** Waits for `event`; false when stopped first. */
-  on(event: Promise<void>): Promise<boolean>;
+  /** Waits for `event`, and at most until `dueAt` when given; false when stopped first. */
+  on(event: Promise<void>, dueAt?: number): Promise<boolean>;
 }
 
 export function createStopSignal(now: () => number): StopSignal {
@@ -33,13 +33,20 @@ export function createStopSignal(now: () => number): StopSignal {
       }
       return !signal.aborted;
     },
-    async on(event) {
+    async on(event, dueAt) {
       let onAbort = (): void => undefined;
       const aborted = new Promise<void>((resolve) => (onAbort = resolve));
       signal.addEventListener('abort', onAbort, { once: true });
+      // cleared once the wait ends, the listener with it: the read loop waits once per slot freed
+      let timer: NodeJS.Timeout | undefined;
+      const due =
+        dueAt === undefined
+          ? []
+          : [new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, dueAt - now()))))];
       try {
-        await Promise.race([event, aborted]);
+        await Promise.race([event, aborted, ...due]);
       } finally {
+        clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
       }
       return !signal.aborted;

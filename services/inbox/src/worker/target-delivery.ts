@@ -25,6 +25,8 @@ export interface TargetDeliveryOptions {
   log: Logger;
   stop: StopSignal;
   now: () => number;
+  /** Deliveries under way at most, over every target: idle connections kept per target. */
+  maxInFlight: number;
   /** Told each time a target's circuit changes. */
   onCircuitChange?: (() => void) | undefined;
 }
@@ -43,7 +45,7 @@ export interface TargetDelivery {
 }
 
 export function createTargetDelivery(o: TargetDeliveryOptions): TargetDelivery {
-  const keepAlive = createKeepAlive();
+  const keepAlive = createKeepAlive({ maxIdle: o.maxInFlight });
   const slots = createTargetSlots();
   const breakers = createCircuitBreakers({
     ...o.breaker,
