@@ -30,9 +30,13 @@ export const MUTATION_GROUPS = {
     breakAt: 94,
   },
   'ratelimit-limiter': {
-    mutate: ['services/ratelimit/src/limiter/*.ts', '!services/ratelimit/src/limiter/*.test.ts'],
+    mutate: [
+      'services/ratelimit/src/limiter/*.ts',
+      '!services/ratelimit/src/limiter/*.test.ts',
+      '!services/ratelimit/src/limiter/test-limits.ts',
+    ],
     testDir: 'services/ratelimit/src',
-    breakAt: 74,
+    breakAt: 94,
   },
   'ratelimit-matching': {
     mutate: ['services/ratelimit/src/config/match.ts', 'services/ratelimit/src/config/wildcard.ts'],
