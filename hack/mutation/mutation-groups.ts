@@ -69,7 +69,7 @@ export const MUTATION_GROUPS = {
       'services/inbox/src/signatures/capture-signature.ts',
     ],
     testDir: 'services/inbox/src',
-    breakAt: 81,
+    breakAt: 95,
   },
   'inbox-delivery': {
     mutate: [
