@@ -51,7 +51,7 @@ export const MUTATION_GROUPS = {
       'services/ratelimit/src/backends/pipeline-window.ts',
     ],
     testDir: 'services/ratelimit/src',
-    breakAt: 79,
+    breakAt: 97,
   },
   'gateway-auth': {
     mutate: [
