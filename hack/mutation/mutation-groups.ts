@@ -78,7 +78,7 @@ export const MUTATION_GROUPS = {
       'services/inbox/src/contract/backoff.ts',
     ],
     testDir: 'services/inbox/src',
-    breakAt: 88,
+    breakAt: 97,
   },
   'operator-reconcile': {
     mutate: [
