@@ -88,7 +88,7 @@ export const MUTATION_GROUPS = {
       'operator/src/reconcile/translation.ts',
     ],
     testDir: 'operator/src',
-    breakAt: 83,
+    breakAt: 95,
   },
 } as const satisfies Record<string, MutationGroup>;
 
