@@ -71,6 +71,16 @@ describe('KindReconciler', () => {
     expect(again.outcomes[0]).toMatchObject({ rejection: undefined, servedGeneration: 1 });
   });
 
+  it('lets an error other than an invalid spec through', () => {
+    const reconciler = new KindReconciler({
+      ...HANDLERS.RateLimitConfig,
+      parse: () => {
+        throw new TypeError('a bug');
+      },
+    });
+    expect(() => reconciler.reconcile([rlc('a', 1)], new ResourceStore())).toThrow('a bug');
+  });
+
   it('remembers an invalid generation as rejected without validating it again', () => {
     const { handler, parsed } = countingHandler();
     const reconciler = new KindReconciler(handler);

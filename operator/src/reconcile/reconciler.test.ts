@@ -52,7 +52,7 @@ describe('Reconciler', () => {
     expect(result.outcomes[0]).toMatchObject({ rejection: undefined, servedGeneration: 1 });
   });
 
-  it('carries quota_mode and metadata in the xDS message, metadata as a google.protobuf.Struct', () => {
+  it('carries quota_mode, detailed_metric and metadata in the xDS message, metadata as a google.protobuf.Struct', () => {
     const store = new ResourceStore();
     store.upsert(
       resource('RateLimitConfig', 'quota', {
@@ -61,6 +61,7 @@ describe('Reconciler', () => {
           {
             key: 'svc',
             quota_mode: true,
+            detailed_metric: true,
             metadata: { service: 'a', weight: 2, tags: ['x'] },
             rate_limit: { unit: 'hour', requests_per_unit: 9 },
           },
@@ -69,9 +70,10 @@ describe('Reconciler', () => {
     );
     const result = new Reconciler({ gatewayDomain: 'gateway' }).reconcile(store).RateLimitConfig;
     const message = rlc.decode(result.resources[0]?.value ?? new Uint8Array()) as {
-      descriptors: Array<{ quotaMode?: boolean; metadata?: unknown }>;
+      descriptors: Array<{ quotaMode?: boolean; detailedMetric?: boolean; metadata?: unknown }>;
     };
     expect(message.descriptors[0]?.quotaMode).toBe(true);
+    expect(message.descriptors[0]?.detailedMetric).toBe(true);
     expect(fromStruct(message.descriptors[0]?.metadata)).toEqual({ service: 'a', weight: 2, tags: ['x'] });
   });
 
@@ -204,6 +206,45 @@ describe('Reconciler', () => {
   });
 });
 
+describe('claims lost to an older resource', () => {
+  const route = (method: string, path: string) => ({
+    name: `${method.toLowerCase()}-${path}`,
+    method,
+    path,
+    handler: 'A.b',
+  });
+  const older = { created: '2026-01-01T00:00:00Z' };
+  const newer = { created: '2026-02-01T00:00:00Z' };
+
+  it('names a route without prefix by its method and path', () => {
+    const store = new ResourceStore();
+    store.upsert(resource('ApiRoute', 'old', { routes: [route('GET', 'users')] }, older));
+    store.upsert(resource('ApiRoute', 'new', { routes: [route('GET', 'users')] }, newer));
+    const result = new Reconciler({ gatewayDomain: 'gateway' }).reconcile(store).ApiRoute;
+    expect(result.outcomes[1]?.rejection?.message).toBe(
+      'GET /users is already served by team/old, which is older',
+    );
+  });
+
+  it('stops serving the last good generation of a newer resource once an older one claims any of it', () => {
+    const store = new ResourceStore();
+    const reconciler = new Reconciler({ gatewayDomain: 'gateway' });
+    store.upsert(resource('ApiRoute', 'old', { routes: [route('GET', 'old')] }, older));
+    store.upsert(resource('ApiRoute', 'new', { routes: [route('GET', 'a'), route('GET', 'b')] }, newer));
+    expect(reconciler.reconcile(store).ApiRoute.resources.map((r) => r.name)).toEqual([
+      'team/old',
+      'team/new',
+    ]);
+    store.upsert(resource('ApiRoute', 'old', { routes: [route('GET', 'a')] }, { ...older, generation: 2 }));
+    const result = reconciler.reconcile(store).ApiRoute;
+    expect(result.resources.map((r) => r.name)).toEqual(['team/old']);
+    expect(result.outcomes[1]).toMatchObject({
+      rejection: { reason: 'Conflict', message: 'GET /a is already served by team/old, which is older' },
+      servedGeneration: undefined,
+    });
+  });
+});
+
 describe('ApiRoute roles', () => {
   it("carries a route's roles to the xDS message", () => {
     const store = new ResourceStore();
@@ -270,6 +311,60 @@ describe('the gateway rate-limit domain', () => {
 });
 
 describe('desiredStatus', () => {
+  it('says what is accepted and served in each condition', () => {
+    const r = resource('RateLimitConfig', 'web', limit('web'), { generation: 3 });
+    const now = '2026-11-22T00:00:01Z';
+    const conditions = (servedGeneration: number | undefined, rejected: boolean) =>
+      desiredStatus(
+        {
+          resource: r,
+          rejection: rejected ? { reason: 'Invalid', message: 'bad unit' } : undefined,
+          servedGeneration,
+        },
+        now,
+      ).conditions?.map((c) => [c.type, c.status, c.reason, c.message, c.observedGeneration]);
+    expect(conditions(3, false)).toEqual([
+      ['Accepted', 'True', 'Accepted', 'the specification is valid', 3],
+      ['Ready', 'True', 'Served', 'generation 3 is served', 3],
+    ]);
+    expect(conditions(undefined, true)).toEqual([
+      ['Accepted', 'False', 'Invalid', 'bad unit', 3],
+      ['Ready', 'False', 'NotServed', 'no generation of this resource is served', 3],
+    ]);
+    expect(conditions(2, true)?.[1]).toEqual([
+      'Ready',
+      'True',
+      'ServingPrevious',
+      'generation 2 is still served; generation 3 was rejected',
+      3,
+    ]);
+  });
+
+  it('moves lastTransitionTime of the condition whose status changed only', () => {
+    const r = resource('RateLimitConfig', 'web', limit('web'));
+    const first = desiredStatus({ resource: r, rejection: undefined, servedGeneration: undefined }, 'T1');
+    const served = desiredStatus(
+      { resource: { ...r, status: first }, rejection: undefined, servedGeneration: 1 },
+      'T2',
+    );
+    expect(served.conditions?.map((c) => [c.type, c.status, c.lastTransitionTime])).toEqual([
+      ['Accepted', 'True', 'T1'],
+      ['Ready', 'True', 'T2'],
+    ]);
+  });
+
+  it('reports a change of any field, whatever the order of the conditions', () => {
+    const r = resource('RateLimitConfig', 'web', limit('web'));
+    const status = desiredStatus({ resource: r, rejection: undefined, servedGeneration: 1 }, 'T1');
+    expect(isStatusChanged(r, status)).toBe(true);
+    const shown = { ...r, status: { ...status, conditions: [...(status.conditions ?? [])].reverse() } };
+    expect(isStatusChanged(shown, status)).toBe(false);
+    const [accepted, ready] = status.conditions ?? [];
+    const reworded = { ...r, status: { ...status, conditions: [{ ...accepted!, message: 'x' }, ready!] } };
+    expect(isStatusChanged(reworded, status)).toBe(true);
+    expect(isStatusChanged({ ...r, status: { ...status, observedGeneration: 0 } }, status)).toBe(true);
+  });
+
   it('keeps lastTransitionTime while a condition keeps its status, and reports no change then', () => {
     const r = resource('RateLimitConfig', 'web', limit('web'));
     const first = desiredStatus(
@@ -317,6 +412,21 @@ describe("an InboxEndpoint's signature secret", () => {
       signature: { provider: 'stripe', toleranceSeconds: 300, secret: 'whsec_abc' },
       refs: { resolved: true, message: "Secret team/stripe, key 'whsec', is read" },
     });
+  });
+
+  it('reads the Secret again on each reconcile', () => {
+    const store = new ResourceStore();
+    const reconciler = new Reconciler({ gatewayDomain: 'gateway' });
+    const signatureOf = () => {
+      const [served] = reconciler.reconcile(store).InboxEndpoint.resources;
+      return (inbox.decode(served?.value ?? new Uint8Array()) as { signature?: { secret?: string } })
+        .signature?.secret;
+    };
+    store.upsert(hook({ name: 'stripe', key: 'whsec' }));
+    store.replaceSecrets(new Map([['team/stripe', secretOf('whsec_abc')]]));
+    expect(signatureOf()).toBe('whsec_abc');
+    store.replaceSecrets(new Map([['team/stripe', secretOf('whsec_def')]]));
+    expect(signatureOf()).toBe('whsec_def');
   });
 
   it('leaves the endpoint served unchecked, saying why, when the Secret is missing or unusable', () => {
@@ -372,6 +482,15 @@ describe("an InboxEndpoint's signature secret", () => {
       ['Ready', 'True', 'Served'],
       ['ResolvedRefs', 'False', 'SecretNotFound'],
     ]);
+    const read = desiredStatus(
+      { resource: r, rejection: undefined, servedGeneration: 1, refs: { resolved: true, message: 'read' } },
+      now,
+    );
+    expect(read.conditions?.[2]).toMatchObject({
+      type: 'ResolvedRefs',
+      status: 'True',
+      reason: 'ResolvedRefs',
+    });
     const plain = desiredStatus({ resource: r, rejection: undefined, servedGeneration: 1 }, now);
     expect(plain.conditions?.map((c) => c.type)).toEqual(['Accepted', 'Ready']);
   });

@@ -22,12 +22,16 @@ describe('computeRetryDelayMs', () => {
 describe('parseRetryAfterMs', () => {
   it('reads seconds and HTTP dates', () => {
     expect(parseRetryAfterMs('120', 0)).toBe(120_000);
+    expect(parseRetryAfterMs(' 120 ', 0)).toBe(120_000);
     expect(parseRetryAfterMs('Thu, 01 Jan 1970 00:00:10 GMT', 4000)).toBe(6000);
     expect(parseRetryAfterMs('Thu, 01 Jan 1970 00:00:01 GMT', 4000)).toBe(0);
   });
   it('ignores what is absent or unreadable', () => {
     expect(parseRetryAfterMs(undefined, 0)).toBeUndefined();
     expect(parseRetryAfterMs('soon', 0)).toBeUndefined();
+    // digits with something else around them are neither seconds nor a date
+    expect(parseRetryAfterMs('x5', 0)).toBeUndefined();
+    expect(parseRetryAfterMs('5s', 0)).toBeUndefined();
   });
 });
 

@@ -59,11 +59,19 @@ describe('egress policy', () => {
 
   it('says the same to the client whether a name is internal or does not resolve, the cause in detail', async () => {
     const failing: ResolveAll = () => Promise.reject(Object.assign(new Error('no'), { code: 'ENOTFOUND' }));
-    expect(await strict(failing).check(new URL('https://nowhere.example/'))).toEqual({
+    const refusal = (detail: string) => ({
       allowed: false,
       reason: 'nowhere.example does not resolve to a public address',
-      detail: 'does not resolve (ENOTFOUND)',
+      detail,
     });
+    const url = new URL('https://nowhere.example/');
+    expect(await strict(failing).check(url)).toEqual(refusal('does not resolve (ENOTFOUND)'));
+    expect(await strict(() => Promise.reject(new Error('no'))).check(url)).toEqual(
+      refusal('does not resolve (no code)'),
+    );
+    expect(await strict(resolveTo()).check(url)).toEqual(refusal('does not resolve (no address)'));
+    const lenient = createEgressPolicy({ allowPrivate: true, resolve: resolveTo() });
+    expect(await lenient.check(url)).toEqual(refusal('does not resolve (no address)'));
   });
 
   // How a user types an internal address into a target URL: the WHATWG URL parser normalises the numeric
@@ -116,10 +124,13 @@ describe('egress policy', () => {
       allowed: false,
       reason: 'scheme ftp: is not http or https',
     });
-    expect(await p.check(new URL('https://u:p@93.184.216.34/'))).toEqual({
-      allowed: false,
-      reason: 'credentials in the URL',
-    });
+    for (const target of [
+      'https://u:p@93.184.216.34/',
+      'https://u@93.184.216.34/',
+      'https://:p@93.184.216.34/',
+    ]) {
+      expect(await p.check(new URL(target))).toEqual({ allowed: false, reason: 'credentials in the URL' });
+    }
   });
 
   it('pins the first checked address of a public name', async () => {
@@ -128,6 +139,11 @@ describe('egress policy', () => {
       address: '93.184.216.34',
       family: 4,
     });
+    expect(
+      await strict(resolveTo('2606:2800:220:1:248:1893:25c8:1946', '93.184.216.34')).check(
+        new URL('https://hooks.example/'),
+      ),
+    ).toEqual({ allowed: true, address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 });
   });
 
   it('allows private addresses when told to', async () => {

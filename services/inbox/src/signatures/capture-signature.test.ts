@@ -27,8 +27,9 @@ const request = {
 
 describe('the capture path’s signature check', () => {
   it('is undefined (not checked) without a preset, and checks with one', () => {
-    const { log } = createCollectingLog();
+    const { log, lines } = createCollectingLog();
     expect(checkCaptureSignature(endpoint(), { secrets: box, log }, request)).toBeUndefined();
+    expect(lines).toEqual([]);
     const e = endpoint();
     const signature = { preset: { provider: 'github' as const }, sealedSecret: box.seal('s', e.id) };
     expect(checkCaptureSignature({ ...e, signature }, { secrets: box, log }, request)).toEqual({
@@ -48,6 +49,7 @@ describe('the capture path’s signature check', () => {
       ['signature not checked', e.id],
       ['signature not checked', e.id],
     ]);
+    expect(lines[1]?.err).toMatchObject({ message: 'INBOX_SECRETS_KEY is not set' });
     expect(JSON.stringify(lines)).not.toContain('"s"');
   });
 });

@@ -49,7 +49,13 @@ describe('GitHub X-Hub-Signature-256', () => {
     expect(check(github, 'gh-secret', ['X-Hub-Signature', 'sha1=abc'])).toMatchObject({
       message: 'no X-Hub-Signature-256 header',
     });
-    expect(check(github, 'gh-secret', ['X-Hub-Signature-256', sig.slice(7)])).toEqual(failed('bad_format'));
+    expect(check(github, 'gh-secret', ['X-Hub-Signature-256', sig.slice(7)])).toMatchObject({
+      reason: 'bad_format',
+      message: 'X-Hub-Signature-256: expected sha256=<64 hex digits>',
+    });
+    expect(check(github, 'gh-secret', ['X-Hub-Signature-256', `sha512=${sig.slice(7)}`])).toEqual(
+      failed('bad_format'),
+    );
     expect(check(github, 'gh-secret', ['X-Hub-Signature-256', `${sig.slice(0, -1)}z`])).toEqual(
       failed('bad_format'),
     );
@@ -71,6 +77,13 @@ describe('Stripe-Signature', () => {
     expect(check(stripe, secret, ['Stripe-Signature', rolled]).status).toBe('verified');
   });
 
+  it('reads the items in any order and spacing, skipping those without =', () => {
+    const sig = sign(NOW_S);
+    expect(check(stripe, secret, ['Stripe-Signature', `v1=${sig},t=${NOW_S}`]).status).toBe('verified');
+    expect(check(stripe, secret, ['Stripe-Signature', `t = ${NOW_S} , v1 = ${sig}`]).status).toBe('verified');
+    expect(check(stripe, secret, ['Stripe-Signature', `ts,t=${NOW_S},v1=${sig}`]).status).toBe('verified');
+  });
+
   it('refuses a mismatch, a bad format, a missing header', () => {
     expect(check(stripe, secret, ['Stripe-Signature', `t=${NOW_S},v1=${sign(NOW_S, 'other')}`])).toEqual(
       failed('mismatch'),
@@ -78,12 +91,22 @@ describe('Stripe-Signature', () => {
     expect(check(stripe, secret, ['Stripe-Signature', `t=${NOW_S + 1},v1=${sign(NOW_S)}`])).toEqual(
       failed('mismatch'),
     );
-    expect(check(stripe, secret, ['Stripe-Signature', `v1=${sign(NOW_S)}`])).toEqual(failed('bad_format'));
+    expect(check(stripe, secret, ['Stripe-Signature', `v1=${sign(NOW_S)}`])).toMatchObject({
+      reason: 'bad_format',
+      message: 'Stripe-Signature: expected t=<timestamp>,v1=<64 hex digits>',
+    });
     expect(check(stripe, secret, ['Stripe-Signature', `t=${NOW_S},v0=${sign(NOW_S)}`])).toEqual(
       failed('bad_format'),
     );
     expect(check(stripe, secret, ['Stripe-Signature', 'garbage'])).toEqual(failed('bad_format'));
     expect(check(stripe, secret, [])).toEqual(failed('missing_header'));
+  });
+
+  it('refuses a signature that does not match as such, whatever its timestamp', () => {
+    const old = NOW_S - 301;
+    expect(check(stripe, secret, ['Stripe-Signature', `t=${old},v1=${sign(old, 'other')}`])).toEqual(
+      failed('mismatch'),
+    );
   });
 
   it('refuses a timestamp outside the tolerance, either way', () => {
@@ -144,13 +167,26 @@ describe('Slack X-Slack-Signature v0', () => {
     expect(check(slack, 'slack-secret', headers(NOW_S)).status).toBe('verified');
     expect(check(slack, 'other', headers(NOW_S))).toEqual(failed('mismatch'));
     expect(check(slack, 'slack-secret', headers(NOW_S - 301))).toEqual(failed('timestamp_outside_tolerance'));
-    expect(check(slack, 'slack-secret', headers(NOW_S, sign(NOW_S).slice(3)))).toEqual(failed('bad_format'));
+    expect(check(slack, 'slack-secret', headers(NOW_S, sign(NOW_S).slice(3)))).toMatchObject({
+      reason: 'bad_format',
+      message: 'X-Slack-Signature: expected v0=<64 hex digits>',
+    });
+    expect(check(slack, 'slack-secret', headers(NOW_S, `v1=${sign(NOW_S).slice(3)}`))).toEqual(
+      failed('bad_format'),
+    );
+    expect(check(slack, 'slack-secret', ['X-Slack-Request-Timestamp', String(NOW_S)])).toMatchObject({
+      reason: 'missing_header',
+      message: 'no X-Slack-Signature header',
+    });
     expect(check(slack, 'slack-secret', ['X-Slack-Signature', sign(NOW_S)])).toMatchObject({
       message: 'no X-Slack-Request-Timestamp header',
     });
     expect(
       check(slack, 'slack-secret', ['X-Slack-Request-Timestamp', 'soon', 'X-Slack-Signature', sign(NOW_S)]),
-    ).toEqual(failed('bad_format'));
+    ).toMatchObject({
+      reason: 'bad_format',
+      message: 'X-Slack-Request-Timestamp: expected a Unix time in seconds',
+    });
   });
 });
 
@@ -162,9 +198,11 @@ describe('Shopify X-Shopify-Hmac-Sha256', () => {
     const sig = hmac('sha256', 'shpss_secret', body).toString('base64');
     expect(check(shopify, 'shpss_secret', ['X-Shopify-Hmac-Sha256', sig]).status).toBe('verified');
     expect(check(shopify, 'other', ['X-Shopify-Hmac-Sha256', sig])).toEqual(failed('mismatch'));
-    expect(check(shopify, 'shpss_secret', ['X-Shopify-Hmac-Sha256', 'not base64!'])).toEqual(
-      failed('bad_format'),
-    );
+    expect(check(shopify, 'shpss_secret', ['X-Shopify-Hmac-Sha256', 'not base64!'])).toMatchObject({
+      reason: 'bad_format',
+      message: 'X-Shopify-Hmac-Sha256: expected base64',
+    });
+    expect(check(shopify, 'shpss_secret', ['X-Shopify-Hmac-Sha256', ''])).toEqual(failed('bad_format'));
     expect(check(shopify, 'shpss_secret', [])).toEqual(failed('missing_header'));
   });
 });
@@ -214,7 +252,31 @@ describe('Standard Webhooks / Svix', () => {
     expect(check(sw, secret, headers('webhook', NOW_S - 301, sign('msg_1', NOW_S - 301)))).toEqual(
       failed('timestamp_outside_tolerance'),
     );
-    expect(check(sw, secret, headers('webhook', NOW_S, 'v2,abc'))).toEqual(failed('bad_format'));
+    expect(check(sw, secret, headers('webhook', NOW_S, 'v2,abc'))).toMatchObject({
+      reason: 'bad_format',
+      message: 'webhook-signature: expected v1,<base64> entries',
+    });
+    // the right digest, but under another version
+    expect(check(sw, secret, headers('webhook', NOW_S, `v2,${sign('msg_1', NOW_S).slice(3)}`))).toEqual(
+      failed('bad_format'),
+    );
+    expect(check(sw, secret, headers('webhook', NOW_S, 'v1,'))).toEqual(failed('bad_format'));
+    const soon = headers('webhook', NOW_S, sign('msg_1', NOW_S)).map((h) =>
+      h === String(NOW_S) ? 'soon' : h,
+    );
+    expect(check(sw, secret, soon)).toMatchObject({
+      reason: 'bad_format',
+      message: 'webhook-timestamp: expected a Unix time in seconds',
+    });
+    expect(
+      check(sw, secret, ['webhook-signature', sign('msg_1', NOW_S), 'webhook-id', 'msg_1']),
+    ).toMatchObject({
+      reason: 'missing_header',
+      message: 'no webhook-timestamp header',
+    });
+    // webhook-* names win over svix-* ones
+    const both = [...headers('webhook', NOW_S, sign('msg_1', NOW_S)), ...headers('svix', NOW_S, 'v1,AAAA')];
+    expect(check(sw, secret, both).status).toBe('verified');
     expect(check(sw, secret, ['webhook-signature', sign('msg_1', NOW_S)])).toMatchObject({
       message: 'no webhook-id header',
     });
@@ -253,7 +315,15 @@ describe('generic HMAC', () => {
     expect(check(preset, 'k', ['X-Sig', hmac('sha256', 'k', body).toString('hex')])).toEqual(
       failed('bad_format'),
     );
-    expect(check(preset, 'k', ['X-Sig', 'sha256='])).toEqual(failed('bad_format'));
+    expect(check(preset, 'k', ['X-Sig', 'sha256='])).toMatchObject({
+      reason: 'bad_format',
+      message: 'X-Sig: expected sha256=<hex digest>',
+    });
+    const hex = hmac('sha256', 'k', body).toString('hex');
+    for (const digest of ['z'.repeat(64), `x${hex}`, `${hex}zz`, `${hex}a`]) {
+      expect(check(preset, 'k', ['X-Sig', `sha256=${digest}`])).toEqual(failed('bad_format'));
+    }
+    expect(check({ ...preset, encoding: 'base64' }, 'k', ['X-Sig', 'sha256='])).toEqual(failed('bad_format'));
     expect(check(preset, 'k', [])).toEqual({
       status: 'failed',
       provider: 'hmac',

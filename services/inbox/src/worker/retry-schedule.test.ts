@@ -42,8 +42,9 @@ describe('resumeAttempts', () => {
 
 describe('isDelivered and isRetried', () => {
   it('delivers on 2xx only', () => {
-    expect(isDelivered({ kind: 'answered', status: 204 })).toBe(true);
-    expect(isDelivered({ kind: 'answered', status: 302 })).toBe(false);
+    expect([199, 200, 204, 299, 300, 302].map((status) => isDelivered({ kind: 'answered', status }))).toEqual(
+      [false, true, true, true, false, false],
+    );
     expect(isDelivered({ kind: 'failed', error: 'ECONNREFUSED', retryable: true })).toBe(false);
   });
   it('retries the target’s failures while attempts remain, never an egress refusal', () => {

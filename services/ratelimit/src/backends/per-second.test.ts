@@ -32,10 +32,33 @@ describe('splitPerSecond', () => {
   });
 
   it('skips a store with nothing to count', async () => {
-    const secondKeys: string[] = [];
-    const store = splitPerSecond(createMemoryStore(), recording(createMemoryStore(), secondKeys));
+    const second = createMemoryStore();
+    let secondRuns = 0;
+    const store = splitPerSecond(createMemoryStore(), {
+      ...second,
+      run: (ops) => (secondRuns++, second.run(ops)),
+    });
     await store.run([op('m', 60)]);
-    expect(secondKeys).toEqual([]);
+    expect(secondRuns).toBe(0);
     await store.close();
+  });
+
+  it('takes from token buckets only when both stores do', () => {
+    const memory = createMemoryStore();
+    const noBuckets = { ...memory, supportsTokenBuckets: false };
+    expect(splitPerSecond(memory, memory).supportsTokenBuckets).toBe(true);
+    expect(splitPerSecond(memory, noBuckets).supportsTokenBuckets).toBe(false);
+    expect(splitPerSecond(noBuckets, memory).supportsTokenBuckets).toBe(false);
+  });
+
+  it('is ready when both stores are, and closes both', async () => {
+    const main = createMemoryStore();
+    const perSecond = createMemoryStore();
+    const unreachable = { ...perSecond, ready: () => Promise.reject(new Error('no per-second store')) };
+    await expect(splitPerSecond(main, unreachable).ready()).rejects.toThrow('no per-second store');
+    const store = splitPerSecond(main, perSecond);
+    await store.run([op('m', 60), op('s', 1)]);
+    await store.close();
+    expect([main.size(), perSecond.size()]).toEqual([0, 0]);
   });
 });

@@ -75,4 +75,23 @@ describe('withPipelineWindow', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect((await settled).map((r) => r.status)).toEqual(['rejected', 'rejected']);
   });
+
+  it('flushes what waits when closed, and sends nothing when nothing waits', async () => {
+    const c = counting();
+    const store = withPipelineWindow(c.store, { windowMs: 1000, limit: 0 });
+    const a = store.run([op('a')]);
+    await store.close();
+    expect(c.flushes).toHaveLength(1);
+    expect(await a).toEqual([1]);
+    const idle = counting();
+    await withPipelineWindow(idle.store, { windowMs: 1000, limit: 0 }).close();
+    expect(idle.flushes).toEqual([]);
+  });
+
+  it('is ready when its store is', async () => {
+    const down = { ...createMemoryStore(), ready: () => Promise.reject(new Error('not connected')) };
+    await expect(withPipelineWindow(down, { windowMs: 1, limit: 0 }).ready()).rejects.toThrow(
+      'not connected',
+    );
+  });
 });

@@ -1,4 +1,3 @@
-import { UNIT_SECONDS } from '@portcullis/config';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../backends/memory.js';
 import type { CounterOp } from '../backends/types.js';
@@ -6,23 +5,9 @@ import type { Limit } from '../config/rule-set.js';
 import { Stats } from '../stats/stats.js';
 import { Limiter, type LimitItem } from './limiter.js';
 import { OverLimitCache } from './over-limit-cache.js';
+import { limitOf } from './test-limits.js';
 
 const NOW_MS = 1_795_348_830_000;
-
-export function limitOf(o: Partial<Limit> & Pick<Limit, 'requestsPerUnit'>): Limit {
-  const unit = o.unit ?? 'MINUTE';
-  return {
-    unit,
-    unitSeconds: UNIT_SECONDS[unit],
-    name: undefined,
-    shadowMode: false,
-    stats: undefined,
-    algorithm: 'fixed_window',
-    burst: undefined,
-    keySuffix: '',
-    ...o,
-  };
-}
 
 function harness(ratio = 0.8, overLimitCache?: OverLimitCache, stopIncrementWhenOverLimit = false) {
   const clock = { nowMs: NOW_MS };
@@ -76,7 +61,7 @@ describe('Limiter', () => {
   it('skips the store when nothing has a limit', async () => {
     const h = harness();
     const statuses = await h.limiter.doLimit('d', [undefined, undefined]);
-    expect(h.ops).toEqual([]);
+    expect(h.roundTrips).toEqual([]);
     expect(statuses.map((s) => s.code)).toEqual(['OK', 'OK']);
   });
 
@@ -127,6 +112,21 @@ describe('Limiter', () => {
     expect(h.counts()).toMatchObject({ over_limit: 3, shadow_mode: 3 });
   });
 
+  it('counts the hits within a limit past the near threshold as near it', async () => {
+    const h = harness();
+    await h.limiter.doLimit('d', [h.item(10, 9)]);
+    // near threshold floor(10 × 0.8) = 8: the ninth hit only
+    expect(h.counts()).toMatchObject({ within_limit: 9, near_limit: 1, over_limit: 0 });
+  });
+
+  it('in shadow mode counts the hits past the limit, not all of a request that crosses it', async () => {
+    const h = harness();
+    const [status] = await h.limiter.doLimit('d', [h.item(2, 3, true)]);
+    expect(status?.code).toBe('OK');
+    // near threshold floor(2 × 0.8) = 1: hit 2 is near, hit 3 over
+    expect(h.counts()).toMatchObject({ within_limit: 0, near_limit: 1, over_limit: 1, shadow_mode: 1 });
+  });
+
   it('blocks everything with requests_per_unit 0', async () => {
     const h = harness();
     const [status] = await h.limiter.doLimit('d', [h.item(0)]);
@@ -140,7 +140,12 @@ describe('Limiter', () => {
     const [status] = await h.limiter.doLimit('d', [h.item(2, 4)]);
     expect(h.ops).toHaveLength(3);
     expect(status).toMatchObject({ code: 'OVER_LIMIT', limitRemaining: 0, durationUntilResetSec: 30 });
-    expect(h.counts()).toMatchObject({ total_hits: 7, over_limit: 5, over_limit_with_local_cache: 4 });
+    expect(h.counts()).toMatchObject({
+      total_hits: 7,
+      over_limit: 5,
+      over_limit_with_local_cache: 4,
+      shadow_mode: 0,
+    });
   });
 
   it('answers OK from the local cache in shadow mode, counting shadow_mode', async () => {
@@ -181,6 +186,36 @@ describe('Limiter', () => {
       durationUntilResetSec: 3599,
       currentLimit: { unit: 'HOUR' },
     });
+  });
+
+  it('rate_limits: answers with the limit that has least remaining, or the over one, or the one freeing latest', async () => {
+    const h = harness();
+    const hour = (requestsPerUnit: number, keySuffix = '') =>
+      limitOf({ requestsPerUnit, unit: 'HOUR', keySuffix });
+    const second = (requestsPerUnit: number, keySuffix = '') =>
+      limitOf({ requestsPerUnit, unit: 'SECOND', keySuffix });
+    const decide = async (limits: Limit[], value: string) =>
+      (await h.limiter.doLimit('d', [h.itemOf(limits, 1, value)]))[0];
+    expect(await decide([limitOf({ requestsPerUnit: 10 }), hour(3, ':1')], 'within')).toMatchObject({
+      code: 'OK',
+      limitRemaining: 2,
+      currentLimit: { unit: 'HOUR' },
+    });
+    expect(await decide([hour(10), second(0, ':1')], 'one-over')).toMatchObject({
+      code: 'OVER_LIMIT',
+      durationUntilResetSec: 1,
+      currentLimit: { unit: 'SECOND' },
+    });
+    expect(await decide([hour(0), second(0, ':1')], 'both-over')).toMatchObject({
+      code: 'OVER_LIMIT',
+      durationUntilResetSec: 3570,
+      currentLimit: { unit: 'HOUR' },
+    });
+    const tie = [
+      limitOf({ requestsPerUnit: 0, name: 'first' }),
+      limitOf({ requestsPerUnit: 0, name: 'second', keySuffix: ':1' }),
+    ];
+    expect(await decide(tie, 'tie')).toMatchObject({ code: 'OVER_LIMIT', currentLimit: { name: 'first' } });
   });
 
   it('sliding_window: increments the current window and reads the previous one in the same round trip', async () => {
@@ -269,5 +304,23 @@ describe('Limiter', () => {
     ]);
     // stats see the hits that were not counted as within the limit, never as near it
     expect(h.counts()).toMatchObject({ total_hits: 3, within_limit: 2, over_limit: 1, near_limit: 1 });
+  });
+
+  it('STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: a limit known over from the local cache holds back the others without reading', async () => {
+    const h = harness(0.8, new OverLimitCache(1024), true);
+    const blocked = h.itemOf([limitOf({ requestsPerUnit: 0 })], 1, 'blocked');
+    await h.limiter.doLimit('d', [blocked]);
+    expect(h.roundTrips).toEqual([1, 1]);
+    h.ops.length = 0;
+    const spare = h.itemOf([limitOf({ requestsPerUnit: 5 })], 1, 'spare');
+    const statuses = await h.limiter.doLimit('d', [blocked, spare]);
+    expect(statuses.map((s) => [s.code, s.limitRemaining])).toEqual([
+      ['OVER_LIMIT', 0],
+      ['OK', 5],
+    ]);
+    expect(h.roundTrips).toEqual([1, 1, 1]);
+    expect(h.ops).toEqual([
+      { kind: 'increment', key: 'p:d_k_spare_1795348800', hits: 0, ttlSeconds: 60 + 150, unitSeconds: 60 },
+    ]);
   });
 });

@@ -146,7 +146,7 @@ export class Limiter {
       for (const op of c.algorithm.ops(c.check, c.hits, mode)) ops.push(op);
       ends.push(ops.length);
     }
-    const answers = ops.length > 0 ? await this.o.store.run(ops) : [];
+    const answers = await this.o.store.run(ops);
     const outcomes: Outcome[] = [];
     let start = 0;
     for (let i = 0; i < checks.length; i++) {
