@@ -51,10 +51,14 @@ export async function startParts(parts: readonly Part[], log: Logger): Promise<R
 }
 
 /**
- * Runs `handler` once on the first SIGINT or SIGTERM, then exits with code 0 (or 1 if it throws). A second
- * signal while shutting down exits at once.
+ * Runs `handler` once on the first SIGINT or SIGTERM (at once when `pending` names one that came earlier),
+ * then exits with code 0 (or 1 if it throws). A second signal while shutting down exits at once.
  */
-export function onShutdownSignal(handler: (signal: NodeJS.Signals) => Promise<void>, log: Logger): void {
+export function onShutdownSignal(
+  handler: (signal: NodeJS.Signals) => Promise<void>,
+  log: Logger,
+  pending?: NodeJS.Signals,
+): void {
   let shuttingDown = false;
   const listener = (signal: NodeJS.Signals): void => {
     if (shuttingDown) {
@@ -66,6 +70,31 @@ export function onShutdownSignal(handler: (signal: NodeJS.Signals) => Promise<vo
   };
   process.on('SIGINT', listener);
   process.on('SIGTERM', listener);
+  if (pending) listener(pending);
+}
+
+/**
+ * Holds a SIGINT or SIGTERM that comes while the service starts: its ports may answer (a health check, a
+ * first request) before the start has finished, and the default action would kill it mid-answer with no
+ * drain. `take` ends the hold and names the signal that came, for `onShutdownSignal` to act on once started.
+ * A second signal exits at once, so Ctrl-C twice stops a start that hangs.
+ */
+function holdSignalsDuringStart(log: Logger): { take(): NodeJS.Signals | undefined } {
+  let held: NodeJS.Signals | undefined;
+  const listener = (signal: NodeJS.Signals): void => {
+    if (held) process.exit(1);
+    held = signal;
+    log.warn({ signal }, 'stopping once started (again to stop at once)');
+  };
+  process.on('SIGINT', listener);
+  process.on('SIGTERM', listener);
+  return {
+    take() {
+      process.off('SIGINT', listener);
+      process.off('SIGTERM', listener);
+      return held;
+    },
+  };
 }
 
 /** `handler` run by the first call only, then exit as `onShutdownSignal` does. */
@@ -130,7 +159,14 @@ export async function runMain<S, A extends Running>(o: MainOptions<S, A>): Promi
   try {
     const settings = o.loadSettings();
     const log = createLogger(settings.log).child(o.logBindings ?? {});
-    const app = await o.start(settings, log);
+    const held = o.shutdownOn ? undefined : holdSignalsDuringStart(log);
+    let app: A;
+    try {
+      app = await o.start(settings, log);
+    } catch (err: unknown) {
+      held?.take();
+      throw err;
+    }
     const ready = o.describeReady?.(app, settings);
     if (ready !== undefined) logReady(log, `${o.name}: ${ready}`);
     const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
@@ -138,7 +174,7 @@ export async function runMain<S, A extends Running>(o: MainOptions<S, A>): Promi
       await app.close();
     };
     if (o.shutdownOn) o.shutdownOn(onceShutdown(shutdown, log));
-    else onShutdownSignal(shutdown, log);
+    else onShutdownSignal(shutdown, log, held?.take());
   } catch (err: unknown) {
     const logSettings = o.loadLogSettings();
     process.exitCode = 1;
