@@ -63,6 +63,11 @@ export const MUTATION_GROUPS = {
     testDir: 'services/gateway/src',
     breakAt: 98,
   },
+  'gateway-authenticator': {
+    mutate: ['services/gateway/src/auth/authenticator.ts', 'services/gateway/src/auth/token-verifier.ts'],
+    testDir: 'services/gateway/src',
+    breakAt: 90,
+  },
   'inbox-signatures': {
     mutate: [
       'services/inbox/src/signatures/verify-signature.ts',
