@@ -24,10 +24,14 @@ export function rateLimitHealth(port: number): Promise<number> {
   );
 }
 
+/** Starts after a port taken in the meantime: a free port is free only until another process binds it. */
+const PORT_ATTEMPTS = 3;
+
 /**
  * The service on free loopback ports, the memory backend, one process, `files` (name → YAML) as its configuration, once
  * `/healthcheck` answers 200 (within `startTimeoutMs`); `env` adds or overrides settings. `stop()` ends it and
- * removes the files.
+ * removes the files. A start that fails because another process took one of its ports first is tried again
+ * on other ports.
  */
 export async function startRateLimitProcess(
   files: Record<string, string>,
@@ -35,30 +39,34 @@ export async function startRateLimitProcess(
   startTimeoutMs = 15_000,
 ) {
   const root = await createRuntimeRoot('ratelimit-process-', files);
-  const servers = await loopbackServers();
-  const p = runRateLimit({
-    BACKEND_TYPE: 'memory',
-    RUNTIME_ROOT: root,
-    RUNTIME_WATCH_ROOT: 'false',
-    ...servers.env,
-    LOG_LEVEL: 'info',
-    USE_STATSD: 'false',
-    // one process whatever the machine's CPUs, unless the test asks for worker processes
-    RATELIMIT_WORKERS: '1',
-    ...env,
-  });
-  const stop = async (): Promise<void> => {
-    await p.stop();
-    await rm(root, { recursive: true, force: true });
-  };
-  try {
-    await waitUntil(async () => {
-      if (p.child.exitCode !== null) throw new Error(`the service exited: ${p.output()}`);
-      return (await rateLimitHealth(servers.ports.http)) === 200;
-    }, startTimeoutMs);
-  } catch (err: unknown) {
-    await stop();
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    const servers = await loopbackServers();
+    const p = runRateLimit({
+      BACKEND_TYPE: 'memory',
+      RUNTIME_ROOT: root,
+      RUNTIME_WATCH_ROOT: 'false',
+      ...servers.env,
+      LOG_LEVEL: 'info',
+      USE_STATSD: 'false',
+      // one process whatever the machine's CPUs, unless the test asks for worker processes
+      RATELIMIT_WORKERS: '1',
+      ...env,
+    });
+    const stop = async (): Promise<void> => {
+      await p.stop();
+      await rm(root, { recursive: true, force: true });
+    };
+    try {
+      await waitUntil(async () => {
+        if (p.child.exitCode !== null) throw new Error(`the service exited: ${p.output()}`);
+        return (await rateLimitHealth(servers.ports.http)) === 200;
+      }, startTimeoutMs);
+      return { ...p, ports: servers.ports, root, stop };
+    } catch (err: unknown) {
+      await p.stop();
+      if (attempt < PORT_ATTEMPTS && / is in use; /.test(p.output())) continue;
+      await rm(root, { recursive: true, force: true });
+      throw err;
+    }
   }
-  return { ...p, ports: servers.ports, root, stop };
 }
