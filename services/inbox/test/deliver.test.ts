@@ -2,6 +2,19 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeepAlive, deliver } from '../src/delivery/deliver.js';
 
+/** A two-byte POST to 127.0.0.1:`port` over `keepAlive`'s connections. */
+const sendHi = (port: number, keepAlive: ReturnType<typeof createKeepAlive>) =>
+  deliver(
+    {
+      url: new URL(`http://127.0.0.1:${port}/hook`),
+      method: 'POST',
+      path: '/hook',
+      rawHeaders: ['Host', `127.0.0.1:${port}`, 'Content-Length', '2'],
+      body: Buffer.from('hi'),
+    },
+    { pinned: { address: '127.0.0.1', family: 4 }, timeoutMs: 2000, keepAlive },
+  );
+
 // A kept connection the target drops just as it is reused: nothing reached the target, so the delivery
 // goes again on a new connection instead of failing (and waiting for a retry).
 
@@ -37,22 +50,7 @@ describe('deliver with kept connections', () => {
 
   it('reuses the connection, and sends again on a new one when the reused one is reset', async () => {
     const keepAlive = createKeepAlive({ maxIdle: 16 });
-    const send = () =>
-      deliver(
-        {
-          url: new URL(`http://127.0.0.1:${port}/hook`),
-          method: 'POST',
-          path: '/hook',
-          rawHeaders: ['Host', `127.0.0.1:${port}`, 'Content-Length', '2'],
-          body: Buffer.from('hi'),
-        },
-        {
-          pinned: { address: '127.0.0.1', family: 4 },
-          timeoutMs: 2000,
-          signal: new AbortController().signal,
-          keepAlive,
-        },
-      );
+    const send = () => sendHi(port, keepAlive);
     try {
       expect(await send()).toEqual({ kind: 'answered', status: 204 });
       expect(await send()).toEqual({ kind: 'answered', status: 204 });
@@ -91,17 +89,7 @@ describe('deliver in bursts over kept connections', () => {
   it('keeps every connection of a burst for the next one, up to maxIdle', async () => {
     const burst = 24;
     const keepAlive = createKeepAlive({ maxIdle: burst });
-    const send = () =>
-      deliver(
-        {
-          url: new URL(`http://127.0.0.1:${port}/hook`),
-          method: 'POST',
-          path: '/hook',
-          rawHeaders: ['Host', `127.0.0.1:${port}`, 'Content-Length', '2'],
-          body: Buffer.from('hi'),
-        },
-        { pinned: { address: '127.0.0.1', family: 4 }, timeoutMs: 2000, keepAlive },
-      );
+    const send = () => sendHi(port, keepAlive);
     try {
       for (let round = 0; round < 3; round++) {
         const results = await Promise.all(Array.from({ length: burst }, send));

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { createScryptHasher } from '@portcullis/accounts';
 import type { ForwardTarget } from '@portcullis/config';
 import { quietLog, startRedis, waitUntil, type RedisServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { startInbox, type InboxApp, type InboxDeps } from '../src/app.js';
+import type { CaptureInput } from '../src/contract/capture-records.js';
 import { loadSettings } from '../src/settings.js';
 
 export { quietLog, waitUntil };
@@ -22,6 +24,22 @@ export const forwardTarget = (url: string, o: Partial<ForwardTarget> = {}): Forw
   maxConcurrent: 32,
   ...o,
 });
+
+/** A JSON POST to `url` carrying `{"n": n}`, as the store takes a capture straight (no server in between). */
+export function jsonCapture(n: number, url: string): CaptureInput {
+  const body = Buffer.from(JSON.stringify({ n }));
+  return {
+    receivedAt: Date.now(),
+    method: 'POST',
+    url,
+    nestedPath: '',
+    httpVersion: '1.1',
+    rawHeaders: ['Content-Type', 'application/json'],
+    remoteAddress: '127.0.0.1',
+    body,
+    bodySha256: createHash('sha256').update(body).digest('hex'),
+  };
+}
 
 export interface RawResponse {
   status: number;

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -13,6 +12,7 @@ import {
 } from '@portcullis/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonCapture } from './harness.js';
 import { startNumberedTarget, type NumberedTarget } from './numbered-target.js';
 import { toSingleConnection } from '@portcullis/redis';
 import { createRedisStore, type RedisInboxStore } from '../src/store/redis.js';
@@ -56,20 +56,7 @@ async function startWorker(name: string, redisPort: number) {
   };
 }
 
-const captureOf = (n: number) => {
-  const body = Buffer.from(JSON.stringify({ n }));
-  return {
-    receivedAt: Date.now(),
-    method: 'POST',
-    url: `/api/hook/${ENDPOINT_ID}`,
-    nestedPath: '',
-    httpVersion: '1.1',
-    rawHeaders: ['Content-Type', 'application/json'],
-    remoteAddress: '127.0.0.1',
-    body,
-    bodySha256: createHash('sha256').update(body).digest('hex'),
-  };
-};
+const captureOf = (n: number) => jsonCapture(n, `/api/hook/${ENDPOINT_ID}`);
 
 /**
  * Issue 34 item 8: the worker died (`results[i] is not iterable` from ioredis' auto-pipelining) when its

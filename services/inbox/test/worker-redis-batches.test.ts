@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UnavailableError } from '@portcullis/kit';
@@ -10,10 +9,10 @@ import {
   type RedisForwardQueue,
 } from '../src/forwarding-store/redis-forward-queue.js';
 import type { ForwardAttempt, ForwardingEvent } from '../src/contract/capture-records.js';
-import { loadSettings } from '../src/settings.js';
+import { loadSettings, type Settings } from '../src/settings.js';
 import { createRedisStore, type RedisInboxStore } from '../src/store/redis.js';
 import { startWorker } from '../src/worker/worker-app.js';
-import { forwardTarget } from './harness.js';
+import { forwardTarget, jsonCapture } from './harness.js';
 
 // What the worker sends Redis for the captures of one turn goes together: the forward queue's acks (one XACK
 // per endpoint) and the store's attempt records (one script call per endpoint, each attempt published). Each
@@ -22,20 +21,30 @@ import { forwardTarget } from './harness.js';
 const ENDPOINTS = ['acks-one-0123456789ab', 'acks-two-0123456789ab'];
 const PER_ENDPOINT = 5;
 
-const captureOf = (n: number) => {
-  const body = Buffer.from(JSON.stringify({ n }));
-  return {
-    receivedAt: Date.now(),
-    method: 'POST',
-    url: '/api/hook/x',
-    nestedPath: '',
-    httpVersion: '1.1',
-    rawHeaders: ['Content-Type', 'application/json'],
-    remoteAddress: '127.0.0.1',
-    body,
-    bodySha256: createHash('sha256').update(body).digest('hex'),
-  };
-};
+const captureOf = (n: number) => jsonCapture(n, '/api/hook/x');
+
+/** The store with the managed ENDPOINTS, and a forward queue reading them, on `connection`. */
+async function openStoreAndQueue(
+  connection: Settings['redis'],
+): Promise<{ store: RedisInboxStore; queue: RedisForwardQueue }> {
+  const store = createRedisStore({ connection, prefix: 'inbox:', log: quietLog });
+  await store.syncManagedEndpoints(
+    ENDPOINTS.map((id) => ({
+      id,
+      name: id,
+      resource: `default/${id}`,
+      retention: { maxRequests: 1000, maxAgeMs: 3_600_000 },
+      forward: [forwardTarget('http://127.0.0.1:9/')],
+    })),
+  );
+  const queue = createRedisForwardQueue({
+    connection,
+    prefix: 'inbox:',
+    consumerName: 'acks',
+    log: quietLog,
+  });
+  return { store, queue };
+}
 
 const TOPOLOGIES = [
   {
@@ -55,22 +64,7 @@ describe.each(TOPOLOGIES)('forward queue acks on Redis $type', ({ type, start })
   beforeAll(async () => {
     deployment = await start();
     const settings = loadSettings({ INBOX_REDIS_TYPE: type, INBOX_REDIS_URL: deployment.url });
-    store = createRedisStore({ connection: settings.redis, prefix: 'inbox:', log: quietLog });
-    await store.syncManagedEndpoints(
-      ENDPOINTS.map((id) => ({
-        id,
-        name: id,
-        resource: `default/${id}`,
-        retention: { maxRequests: 1000, maxAgeMs: 3_600_000 },
-        forward: [forwardTarget('http://127.0.0.1:9/')],
-      })),
-    );
-    queue = createRedisForwardQueue({
-      connection: settings.redis,
-      prefix: 'inbox:',
-      consumerName: 'acks',
-      log: quietLog,
-    });
+    ({ store, queue } = await openStoreAndQueue(settings.redis));
   }, 60_000);
   afterAll(async () => {
     queue.close();
@@ -99,22 +93,7 @@ describe('worker batches on one Redis: commands and failures', () => {
     redis = await startRedis();
     client = new Redis(`redis://${redis.address}`);
     const settings = loadSettings({ REDIS_URL: `redis://${redis.address}` });
-    store = createRedisStore({ connection: settings.redis, prefix: 'inbox:', log: quietLog });
-    await store.syncManagedEndpoints(
-      ENDPOINTS.map((id) => ({
-        id,
-        name: id,
-        resource: `default/${id}`,
-        retention: { maxRequests: 1000, maxAgeMs: 3_600_000 },
-        forward: [forwardTarget('http://127.0.0.1:9/')],
-      })),
-    );
-    queue = createRedisForwardQueue({
-      connection: settings.redis,
-      prefix: 'inbox:',
-      consumerName: 'acks',
-      log: quietLog,
-    });
+    ({ store, queue } = await openStoreAndQueue(settings.redis));
   }, 60_000);
   afterAll(async () => {
     queue.close();
