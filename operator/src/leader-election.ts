@@ -26,6 +26,7 @@ export interface LeaderElectionOptions {
  */
 export class LeaderElector {
   private timer: NodeJS.Timeout | undefined;
+  private attempt: Promise<void> | undefined;
   private leading = false;
   private stopped = false;
   private observed: { record: string; atMs: number } | undefined;
@@ -46,16 +47,22 @@ export class LeaderElector {
 
   start(): void {
     const loop = async (): Promise<void> => {
-      await this.tryOnce();
+      this.attempt = this.tryOnce();
+      await this.attempt;
       if (!this.stopped) this.timer = setTimeout(() => void loop(), this.o.retryPeriodMs);
     };
     void loop();
   }
 
-  /** Stops trying and, if leading, releases the lease so another replica can take over at once. */
+  /**
+   * Stops trying and, if leading, releases the lease so another replica can take over at once. A renewal
+   * still in flight is waited for first: released beside it, the release could read the lease before the
+   * renewal's write and then lose to it (409), leaving the others to wait out the lease duration.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.attempt;
     if (!this.leading) return;
     this.leading = false;
     try {
@@ -80,6 +87,8 @@ export class LeaderElector {
         this.lastRenewMs = this.now();
         if (!this.leading) {
           this.leading = true;
+          // taken by an attempt that was in flight when stop() came: stop() releases it, nothing starts
+          if (this.stopped) return;
           this.log.info({ identity: this.o.identity }, 'started leading');
           this.o.onStartedLeading();
         }
