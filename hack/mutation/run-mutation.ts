@@ -5,7 +5,7 @@
 // A group that scores below its `breakAt` sets exit code 1.
 import { Stryker } from '@stryker-mutator/core';
 import type { MutantResult, PartialStrykerOptions } from '@stryker-mutator/api/core';
-import { MUTATION_GROUPS, type MutationGroup, type MutationGroupName } from './mutation-groups.js';
+import { MUTATION_GROUPS, MUTATION_TESTS_ENV, type MutationGroup, type MutationGroupName } from './mutation-groups.js';
 
 function isGroupName(name: string): name is MutationGroupName {
   return Object.hasOwn(MUTATION_GROUPS, name);
@@ -55,7 +55,10 @@ if (unknown.length > 0) {
 const names = (named.length > 0 ? named : Object.keys(MUTATION_GROUPS)).filter(isGroupName);
 const scores: string[] = [];
 for (const name of names) {
-  const results = await new Stryker(strykerOptions(name, MUTATION_GROUPS[name], force)).runMutationTest();
+  const group: MutationGroup = MUTATION_GROUPS[name];
+  // read by hack/mutation/vitest.config.ts in the test runner processes Stryker starts
+  process.env[MUTATION_TESTS_ENV] = JSON.stringify(group.tests ?? ['**/*.test.ts']);
+  const results = await new Stryker(strykerOptions(name, group, force)).runMutationTest();
   scores.push(`${name}: ${describeScore(results)}`);
 }
 process.stdout.write(`${scores.join('\n')}\n`);
