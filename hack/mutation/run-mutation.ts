@@ -5,7 +5,12 @@
 // A group that scores below its `breakAt` sets exit code 1.
 import { Stryker } from '@stryker-mutator/core';
 import type { MutantResult, PartialStrykerOptions } from '@stryker-mutator/api/core';
-import { MUTATION_GROUPS, MUTATION_TESTS_ENV, type MutationGroup, type MutationGroupName } from './mutation-groups.js';
+import {
+  MUTATION_GROUPS,
+  MUTATION_TESTS_ENV,
+  type MutationGroup,
+  type MutationGroupName,
+} from './mutation-groups.js';
 
 function isGroupName(name: string): name is MutationGroupName {
   return Object.hasOwn(MUTATION_GROUPS, name);
