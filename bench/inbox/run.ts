@@ -111,10 +111,13 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     serviceBundle('inbox'),
     serviceBundle('inbox-worker'),
   ]);
+  // node:cluster forks the workers with the primary's flags, so each writes a profile of its own
+  const profileFlags = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
   const spawnInbox = (name: string, inboxPort: number, fallbackCapturePerMinute: string): Child => {
     const child = spawnNode({
       name,
       script: inboxBundle.script,
+      nodeFlags: profileFlags,
       env: {
         ...inboxBundle.env,
         INBOX_PORT: String(inboxPort),
@@ -160,7 +163,7 @@ async function main(onCleanup: OnCleanup): Promise<void> {
     const worker = spawnNode({
       name: 'forwarding worker',
       script: workerBundle.script,
-      nodeFlags: settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [],
+      nodeFlags: profileFlags,
       env: {
         ...workerBundle.env,
         REDIS_URL: redisUrl,
