@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { beforeAll, expect, it } from 'vitest';
-import { describeEachStore, sessionCookie, type InboxHarness, type RawResponse } from './harness.js';
+import { describeEachStore, sessionCookie, type InboxUnderTest, type RawResponse } from './harness.js';
 
 // Accounts over real HTTP: sign-up/in/out with the session cookie, account-owned endpoints (404 to other
 // accounts), claiming an anonymous endpoint, the CSRF check on cookie writes, and the request actions the
@@ -13,7 +13,7 @@ const JSON_WRITE = { 'content-type': 'application/json', 'x-inbox-csrf': '1' };
 describeEachStore(
   'accounts and account endpoints',
   (get) => {
-    let h: InboxHarness;
+    let h: InboxUnderTest;
     beforeAll(() => {
       h = get();
     });

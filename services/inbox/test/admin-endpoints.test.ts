@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStreamId } from '../src/contract/stream-id.js';
-import { ADMIN_TOKEN, describeEachStore, startInboxHarness, type InboxHarness } from './harness.js';
+import {
+  ADMIN_TOKEN,
+  describeEachStore,
+  startInboxHarness,
+  type InboxHarness,
+  type InboxUnderTest,
+} from './harness.js';
 
 const TARGET = {
   url: 'http://127.0.0.1:9/hooks',
@@ -14,10 +20,10 @@ const TARGET = {
 };
 
 describeEachStore('admin API: the managed endpoints', (get) => {
-  let h: InboxHarness;
+  let h: InboxUnderTest;
   beforeAll(async () => {
     h = get();
-    await h.app.store.syncManagedEndpoints([
+    await h.store.syncManagedEndpoints([
       {
         id: 'admin-view-endpoint-quiet-01',
         name: 'quiet',

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, expect, it } from 'vitest';
 import type { CaptureDetail } from '../src/contract/capture-json.js';
-import { describeEachStore, type InboxHarness } from './harness.js';
+import { describeEachStore, type InboxUnderTest } from './harness.js';
 
 const MAX = 1_048_576;
 
 describeEachStore('capture', (get) => {
-  let h: InboxHarness;
+  let h: InboxUnderTest;
   let ep: { id: string; token: string };
   beforeAll(async () => {
     h = get();

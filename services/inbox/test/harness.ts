@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { startInbox, type InboxApp, type InboxDeps } from '../src/app.js';
 import type { CaptureInput } from '../src/contract/capture-records.js';
 import { loadSettings } from '../src/settings.js';
+import { createInboxStore } from '../src/store/factory.js';
+import type { InboxStore } from '../src/store/types.js';
+import { startWorkersInbox, WORKERS_START_TIMEOUT_MS } from './workers-inbox.js';
 
 export { quietLog, waitUntil };
 
@@ -58,8 +61,15 @@ export interface SendOptions {
   token?: string;
 }
 
-export interface InboxHarness {
-  app: InboxApp;
+/** An inbox under test, reached over HTTP: in this process or not. */
+export interface InboxUnderTest {
+  /**
+   * The store the inbox keeps its state in: the app's own, or one of this process on the same Redis with
+   * the same settings when the inbox runs as processes of its own.
+   */
+  store: InboxStore;
+  /** The app object, when the inbox runs in this process. */
+  app?: InboxApp;
   url: string;
   port: number;
   send(method: string, path: string, o?: SendOptions): Promise<RawResponse>;
@@ -72,7 +82,11 @@ export interface InboxHarness {
   close(): Promise<void>;
 }
 
-/** An inbox app on 127.0.0.1 with a free port and the given environment. */
+/** An inbox app in this process. */
+export interface InboxHarness extends InboxUnderTest {
+  app: InboxApp;
+}
+
 /**
  * The in-process fallback limits off: tests create endpoints, accounts and captures far faster than they
  * allow; test/issue-15-caps.test.ts turns them on.
@@ -86,26 +100,51 @@ export const NO_FALLBACK_LIMITS = {
   INBOX_FALLBACK_SIGN_IN_PER_USERNAME_PER_MINUTE: '0',
 } as const;
 
+/** What every inbox under test runs with, before the test's own environment. */
+const HARNESS_ENV = { INBOX_HOST: '127.0.0.1', INBOX_ADMIN_TOKEN: ADMIN_TOKEN, ...NO_FALLBACK_LIMITS };
+
+/** An inbox app in this process on 127.0.0.1 with a free port and the given environment. */
 export async function startInboxHarness(
   env: Record<string, string> = {},
   deps: Partial<InboxDeps> = {},
 ): Promise<InboxHarness> {
   const app = await startInbox(
-    loadSettings({
-      INBOX_HOST: '127.0.0.1',
-      INBOX_PORT: '0',
-      INBOX_ADMIN_TOKEN: ADMIN_TOKEN,
-      ...NO_FALLBACK_LIMITS,
-      ...env,
-    }),
+    loadSettings({ ...HARNESS_ENV, INBOX_PORT: '0', ...env }),
     // cheap scrypt parameters: sign-ups and sign-ins are many here
     { log: quietLog, liveBlockMs: 200, passwordHasher: createScryptHasher({ ln: 10 }), ...deps },
   );
-  const port = app.port;
+  return { ...inboxClient(app.port), app, store: app.store, close: () => app.close() };
+}
+
+/**
+ * How long another process may take to end a live stream: a worker started from the entry point, which has no
+ * deps to take, checks that a stream's endpoint and share still exist every 5 s (the app here: 200 ms).
+ */
+export const LIVE_RECHECK_WAIT_MS = 15_000;
+
+/**
+ * The inbox's entry point with INBOX_WORKERS=2 on the Redis of `env`; with no deps to take, it re-checks live
+ * streams as slowly as in production (`LIVE_RECHECK_WAIT_MS`) and hashes passwords at the production scrypt
+ * cost.
+ */
+async function startWorkersHarness(env: Record<string, string>): Promise<InboxUnderTest> {
+  const { inbox, port } = await startWorkersInbox({ ...HARNESS_ENV, ...env });
+  const store = createInboxStore(loadSettings({ ...HARNESS_ENV, ...env }), { log: quietLog });
+  return {
+    ...inboxClient(port),
+    store,
+    close: async () => {
+      await store.close();
+      await inbox.stop(5000);
+    },
+  };
+}
+
+/** Requests to the inbox on `port`, each on a connection of its own. */
+function inboxClient(port: number): Omit<InboxUnderTest, 'store' | 'app' | 'close'> {
   const send = (method: string, path: string, o: SendOptions = {}): Promise<RawResponse> =>
     sendRaw(port, method, path, o);
   return {
-    app,
     port,
     url: `http://127.0.0.1:${port}`,
     send,
@@ -133,7 +172,6 @@ export async function startInboxHarness(
       if (r.status !== 201) throw new Error(`create endpoint: ${r.status} ${r.body.toString()}`);
       return r.json as { id: string; token: string; receiveUrl: string; name: string };
     },
-    close: () => app.close(),
   };
 }
 
@@ -198,31 +236,47 @@ export function sendRaw(
 export const STORE_KINDS = ['memory', 'redis'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
 
+/** Where `describeEachStore` runs a suite: the app in this process, or the entry point with two workers. */
+const INBOX_VARIANTS = [
+  { title: 'memory store', redis: false, workers: false },
+  { title: 'redis store', redis: true, workers: false },
+  { title: 'redis, 2 workers', redis: true, workers: true },
+] as const;
+export type InboxVariant = (typeof INBOX_VARIANTS)[number];
+
 /**
- * Runs one behaviour suite against each store: an app on the memory store, and one on a fresh
- * redis-server. Redis runs with one entry per stream node so that its approximate trimming (`MAXLEN ~`,
- * `MINID ~`, which drops whole nodes only) is exact, like the memory store's, and retention is testable.
+ * Runs one behaviour suite against each store: an app on the memory store, one on a fresh redis-server,
+ * and the inbox's entry point with two worker processes sharing its port on a fresh redis-server (each
+ * request on a connection of its own, so they go to the workers in turn). Redis runs with one entry per
+ * stream node so that its approximate trimming (`MAXLEN ~`, `MINID ~`, which drops whole nodes only) is
+ * exact, like the memory store's, and retention is testable.
  */
 export function describeEachStore(
   name: string,
-  body: (get: () => InboxHarness, kind: StoreKind) => void,
+  body: (get: () => InboxUnderTest, variant: InboxVariant) => void,
   env: Record<string, string> | (() => Record<string, string>) = {},
 ): void {
-  describe.each(STORE_KINDS)(`${name} (%s store)`, (kind) => {
-    let redis: RedisServer | undefined;
-    let h: InboxHarness | undefined;
-    beforeAll(async () => {
-      if (kind === 'redis') redis = await startRedis({ args: ['--stream-node-max-entries', '1'] });
-      const base = typeof env === 'function' ? env() : env;
-      h = await startInboxHarness({ ...base, ...(redis ? { REDIS_URL: `redis://${redis.address}` } : {}) });
+  for (const variant of INBOX_VARIANTS) {
+    describe(`${name} (${variant.title})`, () => {
+      let redis: RedisServer | undefined;
+      let h: InboxUnderTest | undefined;
+      beforeAll(
+        async () => {
+          if (variant.redis) redis = await startRedis({ args: ['--stream-node-max-entries', '1'] });
+          const base = typeof env === 'function' ? env() : env;
+          const full = { ...base, ...(redis ? { REDIS_URL: `redis://${redis.address}` } : {}) };
+          h = variant.workers ? await startWorkersHarness(full) : await startInboxHarness(full);
+        },
+        variant.workers ? WORKERS_START_TIMEOUT_MS : undefined,
+      );
+      afterAll(async () => {
+        await h?.close();
+        await redis?.stop();
+      });
+      body(() => {
+        if (!h) throw new Error('harness not started');
+        return h;
+      }, variant);
     });
-    afterAll(async () => {
-      await h?.close();
-      await redis?.stop();
-    });
-    body(() => {
-      if (!h) throw new Error('harness not started');
-      return h;
-    }, kind);
-  });
+  }
 }

@@ -1,10 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  freePort,
   quietLog,
-  startEntryPoint,
   startRedis,
   startRedisCluster,
   startRedisSentinelSet,
@@ -19,54 +15,16 @@ import { createRedisStore } from '../src/store/redis.js';
 import { forwardTarget, NO_FALLBACK_LIMITS, sendRaw, sessionCookie } from './harness.js';
 import { spawnForwardingWorker, startNumberedTarget, type NumberedTarget } from './numbered-target.js';
 import { openSse } from './sse-client.js';
+import { startWorkersInbox, WORKERS_START_TIMEOUT_MS, workerPids } from './workers-inbox.js';
 
-const MAIN = join(import.meta.dirname, '../src/main.ts');
 const ENDPOINT_ID = 'issue-37-workers-0123456789';
 const CAPTURES = 200;
 const MAX_IN_FLIGHT = 8;
-
-/** The pids of the primary `pid`'s workers (its other child is tsx's esbuild). */
-function childPids(pid: number): number[] {
-  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)]).toString();
-  return out.split('\n').flatMap((l) => (l.includes(MAIN) ? [Number(l.trim().split(' ')[0])] : []));
-}
 
 /** `name{labels} value` of a Prometheus text, the value of the first sample whose line starts so. */
 function sample(text: string, start: string): number {
   const line = text.split('\n').find((l) => l.startsWith(start));
   return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
-
-/**
- * `main.ts` with INBOX_WORKERS=2 on Redis `env`, as its own process tree (a primary and two node:cluster
- * workers sharing the port; every request below comes on a connection of its own, so the connections go to
- * the workers in turn); resolves once both workers run.
- */
-async function startWorkersInbox(
-  env: Record<string, string>,
-): Promise<{ inbox: LoggedProcess; port: number }> {
-  const port = await freePort();
-  const inbox = await startEntryPoint(MAIN, {
-    env: {
-      ...NO_FALLBACK_LIMITS,
-      INBOX_HOST: '127.0.0.1',
-      INBOX_PORT: String(port),
-      INBOX_WORKERS: '2',
-      INBOX_SHUTDOWN_DELAY: '0s',
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    healthUrl: `http://127.0.0.1:${port}/readyz`,
-    timeoutMs: 90_000,
-  });
-  // the port answers once one worker does
-  await waitUntil(() => childPids(inbox.child.pid ?? 0).length === 2, 60_000).catch(async (err: unknown) => {
-    await inbox.stop(2000);
-    throw new Error(`workers: ${childPids(inbox.child.pid ?? 0).join(', ')}\n${inbox.output()}`, {
-      cause: err,
-    });
-  });
-  return { inbox, port };
 }
 
 const capture = (port: number, path: string, n: number) =>
@@ -93,8 +51,12 @@ describe.each(TOPOLOGIES)('INBOX_WORKERS=2 on Redis $type', ({ type, start }) =>
   let port: number;
   beforeAll(async () => {
     deployment = await start();
-    ({ inbox, port } = await startWorkersInbox({ INBOX_REDIS_TYPE: type, INBOX_REDIS_URL: deployment.url }));
-  }, 150_000);
+    ({ inbox, port } = await startWorkersInbox({
+      ...NO_FALLBACK_LIMITS,
+      INBOX_REDIS_TYPE: type,
+      INBOX_REDIS_URL: deployment.url,
+    }));
+  }, WORKERS_START_TIMEOUT_MS);
   afterAll(async () => {
     await inbox.stop(5000);
     await deployment.stop();
@@ -174,8 +136,11 @@ describe('INBOX_WORKERS=2 on Redis: workers killed and stopped', () => {
       },
     ]);
     await store.close();
-    ({ inbox, port } = await startWorkersInbox({ REDIS_URL: `redis://${redis.address}` }));
-  }, 150_000);
+    ({ inbox, port } = await startWorkersInbox({
+      ...NO_FALLBACK_LIMITS,
+      REDIS_URL: `redis://${redis.address}`,
+    }));
+  }, WORKERS_START_TIMEOUT_MS);
   afterAll(async () => {
     for (const f of forwarders) await f.stop(2000);
     await inbox.stop(5000);
@@ -202,15 +167,15 @@ describe('INBOX_WORKERS=2 on Redis: workers killed and stopped', () => {
         }
       })();
       await waitUntil(() => target.received.size >= CAPTURES / 5, 30_000);
-      const [victim] = childPids(inbox.child.pid ?? 0);
+      const [victim] = workerPids(inbox.child.pid ?? 0);
       process.kill(victim ?? 0, 'SIGKILL');
       firstForwarder.child.kill('SIGKILL');
       expect(await firstForwarder.exited).toBeNull();
       const killedAt = Date.now() + 500;
       await sending;
       // the primary started another worker in the dead one's place
-      await waitUntil(() => childPids(inbox.child.pid ?? 0).length === 2, 30_000);
-      expect(childPids(inbox.child.pid ?? 0)).not.toContain(victim);
+      await waitUntil(() => workerPids(inbox.child.pid ?? 0).length === 2, 30_000);
+      expect(workerPids(inbox.child.pid ?? 0)).not.toContain(victim);
       expect(acknowledged.size).toBeGreaterThan(CAPTURES / 2);
 
       const key = `inbox:ep:{${ENDPOINT_ID}}:req`;
@@ -234,7 +199,7 @@ describe('INBOX_WORKERS=2 on Redis: workers killed and stopped', () => {
   );
 
   it('drains and exits on SIGTERM, every worker with it', { timeout: 60_000 }, async () => {
-    const pids = childPids(inbox.child.pid ?? 0);
+    const pids = workerPids(inbox.child.pid ?? 0);
     inbox.child.kill('SIGTERM');
     expect(await inbox.exited).toBe(0);
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();

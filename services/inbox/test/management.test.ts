@@ -1,6 +1,6 @@
 import { ENDPOINT_ID } from '@portcullis/config';
 import { beforeAll, expect, it } from 'vitest';
-import { ADMIN_TOKEN, describeEachStore, type InboxHarness } from './harness.js';
+import { ADMIN_TOKEN, describeEachStore, type InboxUnderTest } from './harness.js';
 
 interface Summary {
   id: string;
@@ -11,7 +11,7 @@ interface Summary {
 describeEachStore(
   'management API',
   (get) => {
-    let h: InboxHarness;
+    let h: InboxUnderTest;
     beforeAll(() => {
       h = get();
     });
@@ -219,7 +219,7 @@ describeEachStore(
       expect((await h.api('GET', `/api/endpoints/${ep.id}`, { token: ep.token })).status).toBe(401);
       expect((await h.api('GET', `/api/endpoints/${ep.id}`, { token: ADMIN_TOKEN })).status).toBe(404);
       expect((await h.send('POST', `/api/hook/${ep.id}`, { body: 'late' })).status).toBe(404);
-      expect(await h.app.store.countCaptures(ep.id)).toBe(0);
+      expect(await h.store.countCaptures(ep.id)).toBe(0);
     });
   },
   { INBOX_PUBLIC_URL: 'https://inbox.example/base/' },

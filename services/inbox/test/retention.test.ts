@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { describeEachStore, waitUntil, type InboxHarness } from './harness.js';
+import { describeEachStore, waitUntil, type InboxUnderTest } from './harness.js';
 
 interface Page {
   requests: Array<{ id: string }>;
@@ -32,7 +32,7 @@ describeEachStore(
       const h = get();
       const ep = await h.createEndpoint();
       for (let i = 0; i < 3; i++) expect((await h.send('POST', `/api/hook/${ep.id}`)).status).toBe(200);
-      await waitUntil(async () => (await h.app.store.countCaptures(ep.id)) === 0);
+      await waitUntil(async () => (await h.store.countCaptures(ep.id)) === 0);
       const page = (await h.api('GET', `/api/endpoints/${ep.id}/requests`, { token: ep.token })).json as Page;
       expect(page.requests).toEqual([]);
     });
@@ -40,7 +40,7 @@ describeEachStore(
   { INBOX_RETENTION_MAX_AGE: '200ms', INBOX_RETENTION_TRIM_INTERVAL: '50ms' },
 );
 
-const trimmedTotal = async (h: InboxHarness, reason: string): Promise<number> => {
+const trimmedTotal = async (h: InboxUnderTest, reason: string): Promise<number> => {
   const text = (await h.send('GET', '/metrics')).body.toString();
   const line = text
     .split('\n')
@@ -70,7 +70,7 @@ describeEachStore(
       // the capture path remembers an endpoint for up to a second: wait until it trims at 2
       await waitUntil(async () => {
         await h.send('POST', `/api/hook/${ep.id}`, { body: 'x' });
-        return (await h.app.store.countCaptures(ep.id)) === 2;
+        return (await h.store.countCaptures(ep.id)) === 2;
       });
       const before = await trimmedTotal(h, 'count');
       const sent = [];
@@ -117,9 +117,9 @@ describeEachStore(
       });
       for (let i = 0; i < 3; i++) await h.send('POST', `/api/hook/${ep.id}`);
       await h.send('POST', `/api/hook/${keeper.id}`);
-      await waitUntil(async () => (await h.app.store.countCaptures(ep.id)) === 0, 10_000);
+      await waitUntil(async () => (await h.store.countCaptures(ep.id)) === 0, 10_000);
       expect(await trimmedTotal(h, 'age')).toBe(3);
-      expect(await h.app.store.countCaptures(keeper.id)).toBe(1);
+      expect(await h.store.countCaptures(keeper.id)).toBe(1);
     });
   },
   { INBOX_RETENTION_TRIM_INTERVAL: '50ms' },

@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { Ajv } from 'ajv';
 import { beforeAll, expect, it } from 'vitest';
 import type { CaptureDetail, CaptureSummary } from '../src/contract/capture-json.js';
-import { ADMIN_TOKEN, describeEachStore, type InboxHarness } from './harness.js';
+import { ADMIN_TOKEN, describeEachStore, type InboxUnderTest } from './harness.js';
 
 // Search and filter of an endpoint's captures, HAR and NDJSON export and HAR import, on the memory store
 // and on a real Redis: the same answers from both.
@@ -58,7 +58,7 @@ const BINARY = gzipSync('hidden treasure');
 describeEachStore(
   'search, export and import',
   (get) => {
-    let h: InboxHarness;
+    let h: InboxUnderTest;
     let ep: { id: string; token: string };
     const ids: Record<string, string> = {};
     const list = async (query: string, token = ep.token): Promise<Page> => {
@@ -71,7 +71,7 @@ describeEachStore(
       name: string,
       method: string,
       path: string,
-      o: Parameters<InboxHarness['send']>[2] = {},
+      o: Parameters<InboxUnderTest['send']>[2] = {},
     ) => {
       const r = await h.send(method, `/api/hook/${ep.id}${path}`, o);
       expect(r.status).toBe(200);
@@ -134,7 +134,7 @@ describeEachStore(
     it('filters by forwarding outcome: the latest attempt per target', async () => {
       const at = new Date().toISOString();
       const record = (id: string | undefined, target: string, outcome: 'delivered' | 'retrying' | 'dead') =>
-        h.app.store.recordForwardAttempt(ep.id, id ?? '', { target, attempt: 1, at, outcome, status: 500 });
+        h.store.recordForwardAttempt(ep.id, id ?? '', { target, attempt: 1, at, outcome, status: 500 });
       await record(ids.order, 'http://a.test/', 'retrying');
       await record(ids.order, 'http://a.test/', 'delivered');
       await record(ids.ping, 'http://a.test/', 'dead');

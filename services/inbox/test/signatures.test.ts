@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { redisCli, startRedis, type RedisServer } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, describeEachStore, startInboxHarness, type InboxHarness } from './harness.js';
+import { ADMIN_TOKEN, describeEachStore, startInboxHarness, type InboxUnderTest } from './harness.js';
 import { openSse } from './sse-client.js';
 
 const SECRETS_KEY = 'c0ffee'.repeat(10) + 'c0ff';
@@ -16,7 +16,7 @@ const github = (body: string, secret = GH_SECRET): string[] => [
 describeEachStore(
   'signature presets',
   (get) => {
-    let h: InboxHarness;
+    let h: InboxUnderTest;
     beforeAll(() => {
       h = get();
     });
@@ -219,7 +219,7 @@ describeEachStore(
       ).toBe(401);
       expect((await h.api('DELETE', `/api/endpoints/${ep.id}/signature`)).status).toBe(401);
       const managedId = 'TWFuYWdlZC1zaWduYXR1cmUtMQ';
-      await h.app.store.syncManagedEndpoints([
+      await h.store.syncManagedEndpoints([
         {
           id: managedId,
           name: 'm',
@@ -234,7 +234,7 @@ describeEachStore(
       });
       expect(managed.status).toBe(409);
       expect(managed.json).toMatchObject({ code: 'ENDPOINT_MANAGED' });
-      await h.app.store.syncManagedEndpoints([]);
+      await h.store.syncManagedEndpoints([]);
     });
   },
   { INBOX_SECRETS_KEY: SECRETS_KEY },

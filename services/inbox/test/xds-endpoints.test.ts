@@ -12,6 +12,7 @@ import {
   startInboxHarness,
   waitUntil,
   type InboxHarness,
+  type InboxUnderTest,
 } from './harness.js';
 
 const PAYMENTS = 'payments-hooks-4f9c2a7d1e8b';
@@ -58,7 +59,7 @@ afterAll(() => xds.close());
 describeEachStore(
   'InboxEndpoint resources over xDS',
   (get) => {
-    let h: InboxHarness;
+    let h: InboxUnderTest;
     const admin = (id: string) => h.api('GET', `/api/endpoints/${id}`, { token: ADMIN_TOKEN });
     beforeAll(async () => {
       h = get();
@@ -104,11 +105,11 @@ describeEachStore(
       });
       expect([rename.status, (rename.json as { code: string }).code]).toEqual([409, 'ENDPOINT_MANAGED']);
       expect((await h.api('DELETE', `/api/endpoints/${PAYMENTS}`, { token: ADMIN_TOKEN })).status).toBe(409);
-      expect(await h.app.store.listManagedEndpoints()).toHaveLength(2);
+      expect(await h.store.listManagedEndpoints()).toHaveLength(2);
     });
 
     it('follows updates; a removed endpoint stops capturing and gets its captures back when it returns', async () => {
-      const captured = await h.app.store.countCaptures(GITHUB);
+      const captured = await h.store.countCaptures(GITHUB);
       expect((await h.send('POST', `/api/hook/${GITHUB}`, { body: 'push' })).status).toBe(200);
       xds.setResources(INBOX_ENDPOINT_TYPE, [resource('default/payments', PAYMENTS, 'Payments (renamed)')]);
       await waitUntil(async () => (await admin(GITHUB)).status === 404);
@@ -190,7 +191,7 @@ describeEachStore(
         expect((await admin(SIGNED)).json).toMatchObject({
           signature: { provider: 'github', secretSet: true },
         });
-        const record = await h.app.store.getEndpoint(SIGNED);
+        const record = await h.store.getEndpoint(SIGNED);
         expect(record?.signature?.sealedSecret).toMatch(/^v1\./);
         expect(JSON.stringify(record)).not.toContain(SECRET);
         const body = '{"action":"opened"}';
@@ -257,7 +258,7 @@ describeEachStore(
       ]);
       // ACKed once applied: the store has been asked by then
       await waitUntil(() => xds.clients().some((c) => c.types.some((t) => t.ackedVersion === version)));
-      expect((await h.app.store.listManagedEndpoints()).map((e) => e.id).sort()).toEqual([GITHUB, PAYMENTS]);
+      expect((await h.store.listManagedEndpoints()).map((e) => e.id).sort()).toEqual([GITHUB, PAYMENTS]);
       const read = await h.api('GET', `/api/endpoints/${anon.id}`, { token: anon.token });
       expect(read.json).toMatchObject({ kind: 'anonymous', name: 'mine' });
     });
