@@ -130,6 +130,8 @@ async function main(onCleanup: OnCleanup): Promise<void> {
         // the fan-out's 1,000 subscribers come from one address
         INBOX_SSE_MAX_STREAMS_PER_ADDRESS: '2000',
         INBOX_WORKERS: String(workers),
+        // the bench stops it with a grace period: no readiness delay before the drain (profiles are written at exit)
+        INBOX_SHUTDOWN_DELAY: '0s',
         INBOX_XDS_SERVER_URL: `127.0.0.1:${xdsPort}`,
         LOG_LEVEL: 'warn',
       },

@@ -55,15 +55,15 @@ export class LeaderElector {
   }
 
   /**
-   * Stops trying and, if leading, releases the lease so another replica can take over at once. A renewal
-   * still in flight is waited for first: released beside it, the release could read the lease before the
-   * renewal's write and then lose to it (409), leaving the others to wait out the lease duration.
+   * Stops trying and, if the lease names this replica (leading, or stepped down with the API server out of
+   * reach), releases it so another replica can take over at once. A renewal still in flight is waited for
+   * first: released beside it, the release could read the lease before the renewal's write and then lose to
+   * it (409), leaving the others to wait out the lease duration.
    */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.attempt;
-    if (!this.leading) return;
     this.leading = false;
     try {
       const lease = await this.read();

@@ -1,5 +1,19 @@
-import { CoordinationV1Api, V1MicroTime, type V1Lease, type V1LeaseSpec } from '@kubernetes/client-node';
-import { quietLog as log, startControlPlane, waitUntil, type ControlPlane } from '@portcullis/testing';
+import {
+  CoordinationV1Api,
+  KubeConfig,
+  V1MicroTime,
+  type V1Lease,
+  type V1LeaseSpec,
+} from '@kubernetes/client-node';
+import {
+  createCollectingLog,
+  quietLog as log,
+  startControlPlane,
+  startTcpProxy,
+  waitUntil,
+  type ControlPlane,
+  type TcpProxy,
+} from '@portcullis/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LeaderElector, type LeaderElectionOptions } from '../src/leader-election.js';
 
@@ -7,19 +21,65 @@ import { LeaderElector, type LeaderElectionOptions } from '../src/leader-electio
 // elector's own clock (`now`), which these tests hold still and move by hand, so no test waits out a lease.
 
 let cp: ControlPlane;
+/** Between the electors given `proxied()` and the API server, for a test to cut or hold. */
+let proxy: TcpProxy;
 const running: LeaderElector[] = [];
 
 beforeAll(async () => {
   cp = await startControlPlane();
+  proxy = await startTcpProxy(Number(new URL(cp.url).port));
 }, 180_000);
 
 afterEach(async () => {
+  proxy.release();
+  proxy.heal();
   for (const e of running.splice(0)) await e.stop();
 });
 
 afterAll(async () => {
+  await proxy.close();
   await cp.close();
 }, 60_000);
+
+/** `kc` (the admin's unless given) reaching the API server through `proxy` (TLS passes through it). */
+function proxied(kc: KubeConfig = cp.kubeConfig()): KubeConfig {
+  const through = new KubeConfig();
+  through.loadFromOptions({
+    clusters: [{ ...kc.getCurrentCluster(), name: 'c', server: `https://127.0.0.1:${proxy.port}` }],
+    users: [{ ...kc.getCurrentUser(), name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return through;
+}
+
+/** A ServiceAccount allowed only `verbs` on leases. */
+async function allowedOnly(name: string, verbs: string): Promise<KubeConfig> {
+  const ns = ['--namespace', namespace];
+  await cp.kubectl(['create', 'serviceaccount', name, ...ns]);
+  await cp.kubectl([
+    'create',
+    'role',
+    name,
+    `--verb=${verbs}`,
+    '--resource=leases.coordination.k8s.io',
+    ...ns,
+  ]);
+  await cp.kubectl([
+    'create',
+    'rolebinding',
+    name,
+    `--role=${name}`,
+    `--serviceaccount=${namespace}:${name}`,
+    ...ns,
+  ]);
+  return (await cp.serviceAccountKubeconfig(namespace, name)).kubeConfig;
+}
+
+type LogLines = ReadonlyArray<Record<string, unknown>>;
+/** The lines at `level`, as `[message, fields…]` with the given fields picked. */
+const linesAt = (lines: LogLines, level: string, ...fields: string[]) =>
+  lines.filter((l) => l.level === level).map((l) => [l['@message'], ...fields.map((f) => l[f])]);
 
 const namespace = 'default';
 let leaseCount = 0;
@@ -77,9 +137,11 @@ const freshLease = (): string => `lease-${++leaseCount}`;
 const micro = (t: number): V1MicroTime => new V1MicroTime(t);
 
 describe('LeaderElector', () => {
-  it('creates a missing lease and renews it, keeping the acquire time and the transitions', async () => {
+  it('creates a missing lease and renews it each retry period, keeping the acquire time and the transitions', async () => {
     const name = freshLease();
-    const a = startElector(name, 'a', { leaseDurationMs: 1_500 });
+    const clock = stillClock();
+    const { log: collecting, lines } = createCollectingLog();
+    const a = startElector(name, 'a', { leaseDurationMs: 1_500, now: clock.now, log: collecting });
     await waitUntil(() => a.elector.isLeader(), 10_000);
     const first = await specOf(name);
     expect([first.holderIdentity, first.leaseDurationSeconds, first.leaseTransitions, a.started()]).toEqual([
@@ -88,8 +150,16 @@ describe('LeaderElector', () => {
       0,
       1,
     ]);
-    expect(String(first.renewTime)).toBe(String(first.acquireTime));
-    await waitUntil(async () => String((await specOf(name)).renewTime) !== String(first.renewTime), 10_000);
+    expect([String(first.renewTime), new Date(String(first.acquireTime)).getTime()]).toEqual([
+      String(first.acquireTime),
+      clock.t,
+    ]);
+    // well within the lease's 2 s on the elector's clock: a renewal, not a lease taken again as expired
+    clock.t += 100;
+    await waitUntil(
+      async () => new Date(String((await specOf(name)).renewTime)).getTime() === clock.t,
+      10_000,
+    );
     const renewed = await specOf(name);
     expect([
       renewed.holderIdentity,
@@ -97,6 +167,15 @@ describe('LeaderElector', () => {
       renewed.leaseTransitions,
       a.started(),
     ]).toEqual(['a', String(first.acquireTime), 0, 1]);
+    expect(linesAt(lines, 'info', 'component', 'lease', 'identity')).toEqual([
+      ['started leading', 'leader-election', `${namespace}/${name}`, 'a'],
+    ]);
+  });
+
+  it('leads from the attempt that created the lease, not the next one', async () => {
+    // the next attempt is a retry period away, far beyond the wait
+    const a = startElector(freshLease(), 'a', { retryPeriodMs: 600_000 });
+    await waitUntil(() => a.elector.isLeader(), 10_000);
   });
 
   it("waits a lease duration on its own clock, by the lease's duration, before taking a silent holder's lease", async () => {
@@ -146,18 +225,20 @@ describe('LeaderElector', () => {
     expect((await specOf(name)).leaseTransitions).toBe(1);
   });
 
-  it('takes a released lease at once, without counting a transition', async () => {
-    const name = freshLease();
-    await writeLease(name, {
-      holderIdentity: '',
-      leaseDurationSeconds: 10,
-      renewTime: micro(Date.now()),
-      leaseTransitions: 3,
-    });
-    const clock = stillClock();
-    const a = startElector(name, 'a', { now: clock.now });
-    await waitUntil(() => a.elector.isLeader(), 10_000);
-    expect([(await specOf(name)).holderIdentity, (await specOf(name)).leaseTransitions]).toEqual(['a', 3]);
+  it('takes a released lease, or one that never named a holder, at once and without counting a transition', async () => {
+    for (const holderIdentity of ['', undefined]) {
+      const name = freshLease();
+      await writeLease(name, {
+        ...(holderIdentity === undefined ? {} : { holderIdentity }),
+        leaseDurationSeconds: 10,
+        renewTime: micro(Date.now()),
+        leaseTransitions: 3,
+      });
+      const a = startElector(name, 'a', { now: stillClock().now });
+      await waitUntil(() => a.elector.isLeader(), 10_000);
+      const spec = await specOf(name);
+      expect([spec.holderIdentity, spec.leaseTransitions]).toEqual(['a', 3]);
+    }
   });
 
   it('lets exactly one of two electors lead a new lease', async () => {
@@ -175,10 +256,85 @@ describe('LeaderElector', () => {
     ]).toEqual([1, true, leader]);
   });
 
+  it('loses quietly to a replica whose write came first (409), and does not lead', async () => {
+    const name = freshLease();
+    await writeLease(name, {
+      holderIdentity: '',
+      leaseDurationSeconds: 15,
+      renewTime: micro(1),
+      leaseTransitions: 0,
+    });
+    const { log: collecting, lines } = createCollectingLog();
+    const clock = { reads: 0, held: false };
+    // between its read of the released lease and its write, the elector's bytes are held while another
+    // replica takes the lease: its write then carries a stale resourceVersion
+    const a = startElector(name, 'a', {
+      kubeConfig: proxied(),
+      log: collecting,
+      now: () => {
+        clock.reads++;
+        if (!clock.held && new Error().stack?.includes('acquireOrRenew')) {
+          clock.held = true;
+          proxy.hold();
+        }
+        return Date.now();
+      },
+    });
+    await waitUntil(() => clock.held, 10_000);
+    await writeLease(name, {
+      holderIdentity: 'b',
+      leaseDurationSeconds: 15,
+      renewTime: micro(Date.now()),
+      leaseTransitions: 0,
+    });
+    proxy.release();
+    // attempts run one after the other: later ones mean the losing write has had its answer
+    await attempts(clock, 6);
+    expect([a.elector.isLeader(), a.started(), (await specOf(name)).holderIdentity]).toEqual([false, 0, 'b']);
+    expect(linesAt(lines, 'warn')).toEqual([]);
+  });
+
+  it('logs and keeps trying when the API server refuses it, whichever request is refused', async () => {
+    const name = freshLease();
+    await writeLease(name, {
+      holderIdentity: '',
+      leaseDurationSeconds: 15,
+      renewTime: micro(1),
+      leaseTransitions: 0,
+    });
+    for (const [account, verbs, refused] of [
+      ['no-get', 'create,update', 'read'],
+      ['no-update', 'get,create', 'write'],
+    ] as const) {
+      const { log: collecting, lines } = createCollectingLog();
+      const clock = stillClock();
+      const a = startElector(name, account, {
+        kubeConfig: await allowedOnly(account, verbs),
+        log: collecting,
+        now: clock.now,
+      });
+      await waitUntil(() => linesAt(lines, 'warn').length >= 2, 10_000);
+      const warned = lines
+        .filter((l) => l.level === 'warn')
+        .map((l) => JSON.stringify([l['@message'], (l.err as { code?: unknown } | undefined)?.code]));
+      expect({ refused, warned: [...new Set(warned)] }).toEqual({
+        refused,
+        warned: [JSON.stringify(['lease not acquired or renewed', 403])],
+      });
+      await a.elector.stop();
+      expect([a.elector.isLeader(), a.started(), (await specOf(name)).holderIdentity]).toEqual([
+        false,
+        0,
+        '',
+      ]);
+    }
+  });
+
   it('steps down once renewing has failed for longer than the renew deadline, and not before', async () => {
     const name = freshLease();
     const clock = stillClock();
-    const a = startElector(name, 'a', { now: clock.now });
+    const { log: collecting, lines } = createCollectingLog();
+    const a = startElector(name, 'a', { now: clock.now, log: collecting });
     await waitUntil(() => a.elector.isLeader(), 10_000);
     // another replica overwrote the lease: every renewal now finds a live holder that is not this one
     await writeLease(name, {
@@ -195,8 +351,13 @@ describe('LeaderElector', () => {
     await waitUntil(() => !a.elector.isLeader(), 10_000);
     await attempts(clock, 6);
     expect([a.stopped(), (await specOf(name)).holderIdentity]).toEqual([1, 'b']);
+    expect(linesAt(lines, 'error', 'component', 'identity')).toEqual([
+      ['stopped leading: renew deadline passed', 'leader-election', 'a'],
+    ]);
   });
+});
 
+describe('LeaderElector.stop', () => {
   it('leaves the lease alone when it stops without leading, or after another replica took the lease', async () => {
     const name = freshLease();
     await writeLease(name, {
@@ -226,17 +387,54 @@ describe('LeaderElector', () => {
     await a.elector.stop();
     expect([a.elector.isLeader(), (await specOf(leaseB)).holderIdentity]).toEqual([false, 'c']);
   });
-});
 
-describe('LeaderElector.stop', () => {
+  it('releases a lease that still names it after it stepped down', async () => {
+    const name = freshLease();
+    const clock = stillClock();
+    const a = startElector(name, 'a', { kubeConfig: proxied(), now: clock.now });
+    await waitUntil(() => a.elector.isLeader(), 10_000);
+    // the API server out of reach past the renew deadline: the lease still names this replica
+    proxy.cut();
+    clock.t += 10_001;
+    await waitUntil(() => !a.elector.isLeader(), 10_000);
+    proxy.heal();
+    await a.elector.stop();
+    expect((await specOf(name)).holderIdentity).toBe('');
+  });
+
+  it('resolves and says so when the lease cannot be released; says nothing when the lease is gone', async () => {
+    const name = freshLease();
+    const { log: collecting, lines } = createCollectingLog();
+    const a = startElector(name, 'a', { kubeConfig: proxied(), log: collecting });
+    await waitUntil(() => a.elector.isLeader(), 10_000);
+    proxy.cut();
+    await a.elector.stop();
+    // (the attempt the cut broke may have said so too)
+    expect(linesAt(lines, 'warn', 'err').find(([message]) => message === 'lease not released')).toMatchObject(
+      ['lease not released', { message: expect.any(String) }],
+    );
+    expect((await specOf(name)).holderIdentity).toBe('a');
+    proxy.heal();
+
+    const gone = freshLease();
+    const quiet = createCollectingLog();
+    const b = startElector(gone, 'b', { log: quiet.log });
+    await waitUntil(() => b.elector.isLeader(), 10_000);
+    await api().deleteNamespacedLease({ namespace, name: gone });
+    await b.elector.stop();
+    expect(linesAt(quiet.lines, 'warn')).toEqual([]);
+  });
+
   it('releases the lease when it comes while a renewal is between its read and its write', async () => {
     // `acquireOrRenew` reads the clock after its read of the lease and before its write: stopping there
     // puts the release's own read beside a renewal that is about to change the lease
     const name = freshLease();
     let stopping: Promise<void> | undefined;
     let armed = false;
+    let clockReads = 0;
     const a: Started = startElector(name, 'a', {
       now: () => {
+        clockReads++;
         if (armed && !stopping && new Error().stack?.includes('acquireOrRenew')) stopping = a.elector.stop();
         return Date.now();
       },
@@ -246,6 +444,12 @@ describe('LeaderElector.stop', () => {
     await waitUntil(() => stopping !== undefined, 10_000);
     await stopping;
     expect([a.elector.isLeader(), (await specOf(name)).holderIdentity]).toEqual([false, '']);
+    // and no attempt after the one in flight: in the time a running elector makes several, none
+    const reads = clockReads;
+    const witness = stillClock();
+    startElector(freshLease(), 'w', { now: witness.now });
+    await attempts(witness, 12);
+    expect(clockReads).toBe(reads);
   });
 
   it('does not start leading when the lease is taken by an attempt that was in flight at the stop', async () => {

@@ -8,6 +8,12 @@ export interface TcpProxy {
   /** A network partition: resets every open connection and every new one until `heal()`. */
   cut(): void;
   heal(): void;
+  /**
+   * Holds what clients send (on open connections and new ones) until `release()`: a request stalled on its
+   * way to the target, its connection still open, while the test acts first.
+   */
+  hold(): void;
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -28,7 +34,9 @@ export async function startTcpProxy(targetPort: number, o: TcpProxyOptions = {})
   const replyDelayMs = o.replyDelayMs ?? 0;
   const open = new Set<Socket>();
   let isCut = false;
+  let isHeld = false;
   let accepted = 0;
+  const sending = new Map<Socket, Socket>();
   const server = createServer((client) => {
     accepted++;
     if (isCut) {
@@ -36,6 +44,8 @@ export async function startTcpProxy(targetPort: number, o: TcpProxyOptions = {})
       return;
     }
     const upstream = connect(targetPort, '127.0.0.1');
+    sending.set(client, upstream);
+    client.on('close', () => sending.delete(client));
     for (const [a, b] of [
       [client, upstream],
       [upstream, client],
@@ -47,7 +57,7 @@ export async function startTcpProxy(targetPort: number, o: TcpProxyOptions = {})
         b.destroy();
       });
       if (a === upstream && replyDelayMs > 0) delayInto(a, b, replyDelayMs);
-      else a.pipe(b);
+      else if (a === upstream || !isHeld) a.pipe(b);
     }
   });
   await new Promise<void>((resolve, reject) => {
@@ -65,6 +75,15 @@ export async function startTcpProxy(targetPort: number, o: TcpProxyOptions = {})
     connections: () => accepted,
     cut,
     heal: () => void (isCut = false),
+    hold: () => {
+      isHeld = true;
+      // unpiped, a socket keeps what arrives in its buffer until it is piped again
+      for (const [client, upstream] of sending) client.unpipe(upstream);
+    },
+    release: () => {
+      isHeld = false;
+      for (const [client, upstream] of sending) client.pipe(upstream);
+    },
     close: async () => {
       cut();
       await new Promise<void>((resolve) => server.close(() => resolve()));

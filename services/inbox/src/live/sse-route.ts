@@ -3,12 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import { type HttpApp, InvalidArgumentError, withSpan } from '@portcullis/kit';
 import type { Authorize } from '../accounts/access.js';
 import { toCaptureDetail, toCaptureSummary } from '../contract/capture-json.js';
+import type { Capture } from '../contract/capture-records.js';
 import type { InboxContext } from '../context.js';
 import { isStreamId } from '../contract/stream-id.js';
 import type { FeedSubscription } from './feed-hub.js';
 import { formatSseEvent, formatSseRetry } from './sse-format.js';
 import type { ShareStreams } from './share-streams.js';
-import { SseSubscriber, type SseSink } from './sse-subscriber.js';
+import { formatOnce, SseSubscriber, type SseSink } from './sse-subscriber.js';
 import { createStreamSlots } from './stream-slots.js';
 
 /** What a client waits before reconnecting, sent first on every stream. */
@@ -29,6 +30,12 @@ export function registerSseRoute(
   guards: { authorize: Authorize; shareStreams: ShareStreams },
 ): () => void {
   const open = new Set<SseSubscriber>();
+  const requestEvent = (c: Capture, data: unknown) => formatSseEvent({ id: c.id, event: 'request', data });
+  const formatSummary = formatOnce((c: Capture) => requestEvent(c, toCaptureSummary(c)));
+  // a capture object reaches only the streams of its own endpoint: one endpoint id per capture
+  const formatDetail = formatOnce((c: Capture, endpointId: string) =>
+    requestEvent(c, toCaptureDetail(endpointId, c, { maxBodyDepth: ctx.settings.maxBodyDepth })),
+  );
   const slots = createStreamSlots({
     maxStreams: ctx.settings.sse.maxStreams,
     maxStreamsPerAddress: ctx.settings.sse.maxStreamsPerAddress,
@@ -52,10 +59,7 @@ export function registerSseRoute(
       endpointId: endpoint.id,
       maxPendingEvents: ctx.settings.sse.maxPendingEvents,
       heartbeatMs: ctx.settings.sse.heartbeatMs,
-      toEventData: (c) =>
-        full
-          ? toCaptureDetail(endpoint.id, c, { maxBodyDepth: ctx.settings.maxBodyDepth })
-          : toCaptureSummary(c),
+      formatRequest: full ? (c) => formatDetail(c, endpoint.id) : formatSummary,
       readAfter: (afterId) =>
         ctx.store.listCapturesAfter(endpoint.id, { after: afterId, limit: REPLAY_PAGE_SIZE }),
       onClose: () => {

@@ -19,13 +19,36 @@ export interface SseSubscriberOptions {
   /** Live captures waiting to be written beyond this end the stream: the client resumes from the store. */
   maxPendingEvents: number;
   heartbeatMs: number;
-  /** The `data` of a capture's `request` event. */
-  toEventData(capture: Capture): unknown;
+  /** A capture's `request` event, formatted (`formatSseEvent`): the same text for every subscriber that sends it. */
+  formatRequest(capture: Capture): string;
   /** One page of stored captures after `afterId`, oldest first; `[]` when there are no more. */
   readAfter(afterId: string): Promise<Capture[]>;
   /** Called once, when the stream has ended for any reason. */
   onClose(): void;
 }
+
+/**
+ * Formats `value` once for all the callers that pass the same object (and so must pass the same `args`
+ * with it): every listener of a feed is handed the same capture or forwarding event, and with hundreds of
+ * subscribers on one endpoint formatting it for each was a large share of the fan-out's CPU.
+ */
+export function formatOnce<T extends object, A extends unknown[]>(
+  format: (value: T, ...args: A) => string,
+): (value: T, ...args: A) => string {
+  const formatted = new WeakMap<T, string>();
+  return (value, ...args) => {
+    let text = formatted.get(value);
+    if (text === undefined) {
+      text = format(value, ...args);
+      formatted.set(value, text);
+    }
+    return text;
+  };
+}
+
+const formatForwarding = formatOnce((event: ForwardingEvent) =>
+  formatSseEvent({ event: 'forwarding', data: event }),
+);
 
 /**
  * One SSE client. It receives live captures from the endpoint's loop into a bounded queue, first replays
@@ -145,12 +168,11 @@ export class SseSubscriber implements FeedListener {
   private async send(capture: Capture): Promise<void> {
     if (compareStreamIds(capture.id, this.lastSentId) <= 0) return;
     this.lastSentId = capture.id;
-    const chunk = formatSseEvent({ id: capture.id, event: 'request', data: this.o.toEventData(capture) });
-    if (!this.write(chunk)) await this.o.sink.drained();
+    if (!this.write(this.o.formatRequest(capture))) await this.o.sink.drained();
   }
 
   private async sendForwarding(event: ForwardingEvent): Promise<void> {
-    if (!this.write(formatSseEvent({ event: 'forwarding', data: event }))) await this.o.sink.drained();
+    if (!this.write(formatForwarding(event))) await this.o.sink.drained();
   }
 
   private write(chunk: string): boolean {
