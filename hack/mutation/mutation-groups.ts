@@ -105,7 +105,7 @@ export const MUTATION_GROUPS = {
     mutate: ['operator/src/leader-election.ts'],
     testDir: 'operator/test',
     tests: ['leader-election.test.ts'],
-    breakAt: null,
+    breakAt: 99,
   },
 } as const satisfies Record<string, MutationGroup>;
 
