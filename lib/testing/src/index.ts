@@ -10,6 +10,12 @@ export { rateLimitHealth, runRateLimit, startRateLimitProcess } from './ratelimi
 export { createCollectingLog, quietLog } from './logs.js';
 export { startRedisSentinelSet, type RedisSentinelSet } from './redis-sentinel.js';
 export { startRedisCluster, type RedisCluster } from './redis-cluster.js';
+export {
+  REDIS_TOPOLOGIES,
+  startRedisDeployment,
+  type RedisDeployment,
+  type RedisTopology,
+} from './redis-topology.js';
 export { redisCli } from './redis-cli.js';
 export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
 export { startTcpProxy, type TcpProxy, type TcpProxyOptions } from './tcp-proxy.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
-import { startRedis, type RedisServer } from './redis.js';
+import { startRedis, type RedisOptions, type RedisServer } from './redis.js';
 import { redisCli } from './redis-cli.js';
 import { waitUntil } from './wait.js';
 
@@ -17,9 +17,12 @@ const SETTLE_TIMEOUT_MS = 15_000;
 
 /**
  * A Redis Cluster of `masters` masters (no replicas) on loopback ports, slots spread by
- * `redis-cli --cluster create`; resolves once every node reports `cluster_state:ok`.
+ * `redis-cli --cluster create`, each node also given `args`; resolves once every node reports `cluster_state:ok`.
  */
-export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
+export async function startRedisCluster(
+  masters = 3,
+  opts: Pick<RedisOptions, 'args'> = {},
+): Promise<RedisCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'redis-cluster-'));
   const nodes: RedisServer[] = [];
   const stop = async (): Promise<void> => {
@@ -42,6 +45,7 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
             String(busPort),
             '--cluster-config-file',
             join(dir, `nodes-${port}.conf`),
+            ...(opts.args ?? []),
           ],
         }),
       );

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
-import { startRedis, type RedisServer } from './redis.js';
+import { startRedis, type RedisOptions, type RedisServer } from './redis.js';
 import { redisCli } from './redis-cli.js';
 import { spawnServer, type ServerProcess } from './server-process.js';
 import { waitUntil } from './wait.js';
@@ -42,13 +42,16 @@ const FAILOVER_BOUND_MS = DOWN_AFTER_MS[0] + 3 * FAILOVER_TIMEOUT_MS;
 /**
  * One master, one replica and two sentinels (quorum 1) on loopback ports, with short failure detection
  * (1 s) so a failover takes a few seconds. Resolves once the replica is in sync and each sentinel knows
- * the replica and the other sentinel, so a failover can be authorised.
+ * the replica and the other sentinel, so a failover can be authorised. `args` go to the master and the replica.
  */
-export async function startRedisSentinelSet(): Promise<RedisSentinelSet> {
+export async function startRedisSentinelSet(
+  opts: Pick<RedisOptions, 'args'> = {},
+): Promise<RedisSentinelSet> {
   const dir = await mkdtemp(join(tmpdir(), 'redis-sentinel-'));
   // replication writes an RDB file: keep it out of the working directory
-  const master = await startRedis({ args: ['--dir', dir] });
-  const replica = await startRedis({ args: ['--dir', dir, '--replicaof', '127.0.0.1', String(master.port)] });
+  const args = ['--dir', dir, ...(opts.args ?? [])];
+  const master = await startRedis({ args });
+  const replica = await startRedis({ args: [...args, '--replicaof', '127.0.0.1', String(master.port)] });
   const sentinels: ServerProcess[] = [];
   const stop = async (): Promise<void> => {
     await Promise.all([...sentinels, master, replica].map((s) => s.stop()));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { createScryptHasher } from '@portcullis/accounts';
 import type { ForwardTarget } from '@portcullis/config';
-import { quietLog, startRedis, waitUntil, type RedisServer } from '@portcullis/testing';
+import { quietLog, startRedisDeployment, waitUntil, type RedisDeployment } from '@portcullis/testing';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { startInbox, type InboxApp, type InboxDeps } from '../src/app.js';
 import type { CaptureInput } from '../src/contract/capture-records.js';
@@ -99,6 +99,12 @@ export const NO_FALLBACK_LIMITS = {
   INBOX_FALLBACK_SIGN_IN_PER_ADDRESS_PER_MINUTE: '0',
   INBOX_FALLBACK_SIGN_IN_PER_USERNAME_PER_MINUTE: '0',
 } as const;
+
+/** The inbox's settings for a Redis deployment. */
+export const inboxRedisEnv = (redis: RedisDeployment): Record<string, string> => ({
+  INBOX_REDIS_TYPE: redis.type,
+  INBOX_REDIS_URL: redis.url,
+});
 
 /** What every inbox under test runs with, before the test's own environment. */
 const HARNESS_ENV = { INBOX_HOST: '127.0.0.1', INBOX_ADMIN_TOKEN: ADMIN_TOKEN, ...NO_FALLBACK_LIMITS };
@@ -236,20 +242,25 @@ export function sendRaw(
 export const STORE_KINDS = ['memory', 'redis'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
 
-/** Where `describeEachStore` runs a suite: the app in this process, or the entry point with two workers. */
+/**
+ * Where `describeEachStore` runs a suite: the app in this process, or the entry point with two workers; on the
+ * memory store or on a fresh Redis of the given topology.
+ */
 const INBOX_VARIANTS = [
-  { title: 'memory store', redis: false, workers: false },
-  { title: 'redis store', redis: true, workers: false },
-  { title: 'redis, 2 workers', redis: true, workers: true },
+  { title: 'memory store', redis: undefined, workers: false },
+  { title: 'redis store', redis: 'single', workers: false },
+  { title: 'redis, 2 workers', redis: 'single', workers: true },
+  { title: 'sentinel, 2 workers', redis: 'sentinel', workers: true },
+  { title: 'cluster, 2 workers', redis: 'cluster', workers: true },
 ] as const;
 export type InboxVariant = (typeof INBOX_VARIANTS)[number];
 
 /**
- * Runs one behaviour suite against each store: an app on the memory store, one on a fresh redis-server,
- * and the inbox's entry point with two worker processes sharing its port on a fresh redis-server (each
- * request on a connection of its own, so they go to the workers in turn). Redis runs with one entry per
- * stream node so that its approximate trimming (`MAXLEN ~`, `MINID ~`, which drops whole nodes only) is
- * exact, like the memory store's, and retention is testable.
+ * Runs one behaviour suite in each of `INBOX_VARIANTS`: an app on the memory store, one on a fresh
+ * redis-server, and the inbox's entry point with two worker processes sharing its port on a fresh
+ * redis-server, Sentinel set and Cluster (each request on a connection of its own, so they go to the workers
+ * in turn). Redis runs with one entry per stream node so that its approximate trimming (`MAXLEN ~`, `MINID ~`,
+ * which drops whole nodes only) is exact, like the memory store's, and retention is testable.
  */
 export function describeEachStore(
   name: string,
@@ -258,13 +269,15 @@ export function describeEachStore(
 ): void {
   for (const variant of INBOX_VARIANTS) {
     describe(`${name} (${variant.title})`, () => {
-      let redis: RedisServer | undefined;
+      let redis: RedisDeployment | undefined;
       let h: InboxUnderTest | undefined;
       beforeAll(
         async () => {
-          if (variant.redis) redis = await startRedis({ args: ['--stream-node-max-entries', '1'] });
+          if (variant.redis) {
+            redis = await startRedisDeployment(variant.redis, { args: ['--stream-node-max-entries', '1'] });
+          }
           const base = typeof env === 'function' ? env() : env;
-          const full = { ...base, ...(redis ? { REDIS_URL: `redis://${redis.address}` } : {}) };
+          const full = { ...base, ...(redis ? inboxRedisEnv(redis) : {}) };
           h = variant.workers ? await startWorkersHarness(full) : await startInboxHarness(full);
         },
         variant.workers ? WORKERS_START_TIMEOUT_MS : undefined,

@@ -1,18 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   quietLog,
+  REDIS_TOPOLOGIES,
   startRedis,
-  startRedisCluster,
-  startRedisSentinelSet,
+  startRedisDeployment,
   waitUntil,
   type LoggedProcess,
+  type RedisDeployment,
   type RedisServer,
 } from '@portcullis/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../src/settings.js';
 import { createRedisStore } from '../src/store/redis.js';
-import { forwardTarget, NO_FALLBACK_LIMITS, sendRaw, sessionCookie } from './harness.js';
+import { forwardTarget, inboxRedisEnv, NO_FALLBACK_LIMITS, sendRaw, sessionCookie } from './harness.js';
 import { spawnForwardingWorker, startNumberedTarget, type NumberedTarget } from './numbered-target.js';
 import { openSse } from './sse-client.js';
 import { startWorkersInbox, WORKERS_START_TIMEOUT_MS, workerPids } from './workers-inbox.js';
@@ -33,29 +34,13 @@ const capture = (port: number, path: string, n: number) =>
     body: JSON.stringify({ n }),
   });
 
-const TOPOLOGIES = [
-  {
-    type: 'single',
-    start: async () => {
-      const r = await startRedis();
-      return { url: `redis://${r.address}`, stop: () => r.stop() };
-    },
-  },
-  { type: 'sentinel', start: startRedisSentinelSet },
-  { type: 'cluster', start: () => startRedisCluster(3) },
-] as const;
-
-describe.each(TOPOLOGIES)('INBOX_WORKERS=2 on Redis $type', ({ type, start }) => {
-  let deployment: { url: string; stop(): Promise<void> };
+describe.each(REDIS_TOPOLOGIES)('INBOX_WORKERS=2 on Redis %s', (type) => {
+  let deployment: RedisDeployment;
   let inbox: LoggedProcess;
   let port: number;
   beforeAll(async () => {
-    deployment = await start();
-    ({ inbox, port } = await startWorkersInbox({
-      ...NO_FALLBACK_LIMITS,
-      INBOX_REDIS_TYPE: type,
-      INBOX_REDIS_URL: deployment.url,
-    }));
+    deployment = await startRedisDeployment(type);
+    ({ inbox, port } = await startWorkersInbox({ ...NO_FALLBACK_LIMITS, ...inboxRedisEnv(deployment) }));
   }, WORKERS_START_TIMEOUT_MS);
   afterAll(async () => {
     await inbox.stop(5000);

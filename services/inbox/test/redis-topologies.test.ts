@@ -2,29 +2,31 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ForwardTarget } from '@portcullis/config';
 import type { Running } from '@portcullis/kit';
-import { startRedisCluster, startRedisSentinelSet, waitUntil } from '@portcullis/testing';
+import { startRedisDeployment, waitUntil, type RedisDeployment } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureDetail } from '../src/contract/capture-json.js';
 import { loadSettings } from '../src/settings.js';
 import type { ForwardAttempt } from '../src/contract/capture-records.js';
 import { startWorker } from '../src/worker/worker-app.js';
-import { ADMIN_TOKEN, quietLog, sessionCookie, startInboxHarness, type InboxHarness } from './harness.js';
+import {
+  ADMIN_TOKEN,
+  inboxRedisEnv,
+  quietLog,
+  sessionCookie,
+  startInboxHarness,
+  type InboxHarness,
+} from './harness.js';
 
 // The inbox on Sentinel and on Cluster (INBOX_REDIS_TYPE): captures byte for byte, accounts and a claim (an
 // account's index and the endpoint in one script), and the forwarding worker's consumer group.
 
-const TOPOLOGIES = [
-  { type: 'sentinel', start: startRedisSentinelSet },
-  { type: 'cluster', start: () => startRedisCluster(3) },
-] as const;
-
-describe.each(TOPOLOGIES)('inbox on Redis $type', ({ type, start }) => {
-  let deployment: { url: string; stop(): Promise<void> };
+describe.each(['sentinel', 'cluster'] as const)('inbox on Redis %s', (type) => {
+  let deployment: RedisDeployment;
   let env: Record<string, string>;
   let h: InboxHarness;
   beforeAll(async () => {
-    deployment = await start();
-    env = { INBOX_REDIS_TYPE: type, INBOX_REDIS_URL: deployment.url };
+    deployment = await startRedisDeployment(type);
+    env = inboxRedisEnv(deployment);
     h = await startInboxHarness(env);
   }, 60_000);
   afterAll(async () => {

@@ -1,7 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UnavailableError } from '@portcullis/kit';
-import { quietLog, startRedis, startRedisCluster, waitUntil } from '@portcullis/testing';
+import {
+  quietLog,
+  startRedis,
+  startRedisDeployment,
+  waitUntil,
+  type RedisDeployment,
+} from '@portcullis/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,7 +18,7 @@ import type { ForwardAttempt, ForwardingEvent } from '../src/contract/capture-re
 import { loadSettings, type Settings } from '../src/settings.js';
 import { createRedisStore, type RedisInboxStore } from '../src/store/redis.js';
 import { startWorker } from '../src/worker/worker-app.js';
-import { forwardTarget, jsonCapture } from './harness.js';
+import { forwardTarget, inboxRedisEnv, jsonCapture } from './harness.js';
 
 // What the worker sends Redis for the captures of one turn goes together: the forward queue's acks (one XACK
 // per endpoint) and the store's attempt records (one script call per endpoint, each attempt published). Each
@@ -46,24 +52,13 @@ async function openStoreAndQueue(
   return { store, queue };
 }
 
-const TOPOLOGIES = [
-  {
-    type: 'single',
-    start: async () => {
-      const r = await startRedis();
-      return { url: `redis://${r.address}`, stop: () => r.stop() };
-    },
-  },
-  { type: 'cluster', start: () => startRedisCluster(3) },
-] as const;
-
-describe.each(TOPOLOGIES)('forward queue acks on Redis $type', ({ type, start }) => {
-  let deployment: { url: string; stop(): Promise<void> };
+describe.each(['single', 'cluster'] as const)('forward queue acks on Redis %s', (type) => {
+  let deployment: RedisDeployment;
   let store: RedisInboxStore;
   let queue: RedisForwardQueue;
   beforeAll(async () => {
-    deployment = await start();
-    const settings = loadSettings({ INBOX_REDIS_TYPE: type, INBOX_REDIS_URL: deployment.url });
+    deployment = await startRedisDeployment(type);
+    const settings = loadSettings(inboxRedisEnv(deployment));
     ({ store, queue } = await openStoreAndQueue(settings.redis));
   }, 60_000);
   afterAll(async () => {
