@@ -1,5 +1,11 @@
-import { AuthenticationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { startControlPlane, startTcpProxy, type ControlPlane, type TcpProxy } from '@portcullis/testing';
+import { AuthenticationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import {
+  kubeConfigVia,
+  startControlPlane,
+  startTcpProxy,
+  type ControlPlane,
+  type TcpProxy,
+} from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reuseConnections } from '../src/kube-config.js';
 
@@ -16,17 +22,7 @@ beforeAll(async () => {
   await cp.kubectl(['create', 'serviceaccount', 'tester', '--namespace', 'default']);
   const tester = await cp.serviceAccountKubeconfig('default', 'tester');
   serviceAccountToken = tester.kubeConfig.getCurrentUser()?.token ?? '';
-  const admin = cp.kubeConfig();
-  kubeConfig = () => {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ ...admin.getCurrentCluster(), name: 'c', server: `https://127.0.0.1:${proxy.port}` }],
-      users: [{ ...admin.getCurrentUser(), name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    return kc;
-  };
+  kubeConfig = () => kubeConfigVia(cp.kubeConfig(), proxy.port);
 }, 180_000);
 
 afterAll(async () => {

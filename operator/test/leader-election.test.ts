@@ -1,12 +1,13 @@
 import {
   CoordinationV1Api,
-  KubeConfig,
+  type KubeConfig,
   V1MicroTime,
   type V1Lease,
   type V1LeaseSpec,
 } from '@kubernetes/client-node';
 import {
   createCollectingLog,
+  kubeConfigVia,
   quietLog as log,
   startControlPlane,
   startTcpProxy,
@@ -41,17 +42,8 @@ afterAll(async () => {
   await cp.close();
 }, 60_000);
 
-/** `kc` (the admin's unless given) reaching the API server through `proxy` (TLS passes through it). */
-function proxied(kc: KubeConfig = cp.kubeConfig()): KubeConfig {
-  const through = new KubeConfig();
-  through.loadFromOptions({
-    clusters: [{ ...kc.getCurrentCluster(), name: 'c', server: `https://127.0.0.1:${proxy.port}` }],
-    users: [{ ...kc.getCurrentUser(), name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return through;
-}
+/** The admin reaching the API server through `proxy`. */
+const proxied = (): KubeConfig => kubeConfigVia(cp.kubeConfig(), proxy.port);
 
 /** A ServiceAccount allowed only `verbs` on leases. */
 async function allowedOnly(name: string, verbs: string): Promise<KubeConfig> {
@@ -135,6 +127,17 @@ function startElector(leaseName: string, identity: string, o: Partial<LeaderElec
 
 const freshLease = (): string => `lease-${++leaseCount}`;
 const micro = (t: number): V1MicroTime => new V1MicroTime(t);
+
+/** A lease `holderIdentity` holds (`''`: released) for 15 s, last renewed at `renewTime` (ms). */
+const heldBy = (
+  holderIdentity: string,
+  o: { renewTime?: number; transitions?: number } = {},
+): V1LeaseSpec => ({
+  holderIdentity,
+  leaseDurationSeconds: 15,
+  renewTime: micro(o.renewTime ?? 1),
+  leaseTransitions: o.transitions ?? 0,
+});
 
 describe('LeaderElector', () => {
   it('creates a missing lease and renews it each retry period, keeping the acquire time and the transitions', async () => {
@@ -258,12 +261,7 @@ describe('LeaderElector', () => {
 
   it('loses quietly to a replica whose write came first (409), and does not lead', async () => {
     const name = freshLease();
-    await writeLease(name, {
-      holderIdentity: '',
-      leaseDurationSeconds: 15,
-      renewTime: micro(1),
-      leaseTransitions: 0,
-    });
+    await writeLease(name, heldBy(''));
     const { log: collecting, lines } = createCollectingLog();
     const clock = { reads: 0, held: false };
     // between its read of the released lease and its write, the elector's bytes are held while another
@@ -281,12 +279,7 @@ describe('LeaderElector', () => {
       },
     });
     await waitUntil(() => clock.held, 10_000);
-    await writeLease(name, {
-      holderIdentity: 'b',
-      leaseDurationSeconds: 15,
-      renewTime: micro(Date.now()),
-      leaseTransitions: 0,
-    });
+    await writeLease(name, heldBy('b', { renewTime: Date.now() }));
     proxy.release();
     // attempts run one after the other: later ones mean the losing write has had its answer
     await attempts(clock, 6);
@@ -296,12 +289,7 @@ describe('LeaderElector', () => {
 
   it('logs and keeps trying when the API server refuses it, whichever request is refused', async () => {
     const name = freshLease();
-    await writeLease(name, {
-      holderIdentity: '',
-      leaseDurationSeconds: 15,
-      renewTime: micro(1),
-      leaseTransitions: 0,
-    });
+    await writeLease(name, heldBy(''));
     for (const [account, verbs, refused] of [
       ['no-get', 'create,update', 'read'],
       ['no-update', 'get,create', 'write'],
@@ -337,12 +325,7 @@ describe('LeaderElector', () => {
     const a = startElector(name, 'a', { now: clock.now, log: collecting });
     await waitUntil(() => a.elector.isLeader(), 10_000);
     // another replica overwrote the lease: every renewal now finds a live holder that is not this one
-    await writeLease(name, {
-      holderIdentity: 'b',
-      leaseDurationSeconds: 15,
-      renewTime: micro(clock.t),
-      leaseTransitions: 1,
-    });
+    await writeLease(name, heldBy('b', { renewTime: clock.t, transitions: 1 }));
     await attempts(clock, 6);
     clock.t += 10_000;
     await attempts(clock, 6);
@@ -360,12 +343,7 @@ describe('LeaderElector', () => {
 describe('LeaderElector.stop', () => {
   it('leaves the lease alone when it stops without leading, or after another replica took the lease', async () => {
     const name = freshLease();
-    await writeLease(name, {
-      holderIdentity: 'other',
-      leaseDurationSeconds: 15,
-      renewTime: micro(1),
-      leaseTransitions: 0,
-    });
+    await writeLease(name, heldBy('other'));
     const clock = stillClock();
     const follower = startElector(name, 'f', { now: clock.now });
     await attempts(clock, 6);
@@ -376,12 +354,7 @@ describe('LeaderElector.stop', () => {
     const leaderClock = stillClock();
     const a = startElector(leaseB, 'a', { now: leaderClock.now });
     await waitUntil(() => a.elector.isLeader(), 10_000);
-    await writeLease(leaseB, {
-      holderIdentity: 'c',
-      leaseDurationSeconds: 15,
-      renewTime: micro(1),
-      leaseTransitions: 1,
-    });
+    await writeLease(leaseB, heldBy('c', { transitions: 1 }));
     await attempts(leaderClock, 6);
     expect(a.elector.isLeader()).toBe(true);
     await a.elector.stop();

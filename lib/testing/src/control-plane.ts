@@ -271,3 +271,18 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     close,
   };
 }
+
+/**
+ * `kc`'s cluster and user, reaching the API server on `127.0.0.1:port` instead: through a `TcpProxy` in front
+ * of it (TLS passes through the proxy, so the cluster's CA and name still apply).
+ */
+export function kubeConfigVia(kc: KubeConfig, port: number): KubeConfig {
+  const via = new KubeConfig();
+  via.loadFromOptions({
+    clusters: [{ ...kc.getCurrentCluster(), name: 'c', server: `https://127.0.0.1:${port}` }],
+    users: [{ ...kc.getCurrentUser(), name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return via;
+}

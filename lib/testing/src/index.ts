@@ -17,7 +17,12 @@ export {
   type RedisTopology,
 } from './redis-topology.js';
 export { redisCli } from './redis-cli.js';
-export { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane.js';
+export {
+  kubeConfigVia,
+  startControlPlane,
+  type ControlPlane,
+  type ControlPlaneOptions,
+} from './control-plane.js';
 export { startTcpProxy, type TcpProxy, type TcpProxyOptions } from './tcp-proxy.js';
 export { PEER_NAMES, peerPath, type PeerName } from './peers.js';
 export { spawnLogged, type LoggedProcess } from './logged-process.js';
