@@ -7,9 +7,9 @@ import type { Capture } from '../contract/capture-records.js';
 import type { InboxContext } from '../context.js';
 import { isStreamId } from '../contract/stream-id.js';
 import type { FeedSubscription } from './feed-hub.js';
-import { formatSseEvent, formatSseRetry } from './sse-format.js';
+import { formatOnce, formatSseEvent, formatSseRetry } from './sse-format.js';
 import type { ShareStreams } from './share-streams.js';
-import { formatOnce, SseSubscriber, type SseSink } from './sse-subscriber.js';
+import { SseSubscriber, type SseSink } from './sse-subscriber.js';
 import { createStreamSlots } from './stream-slots.js';
 
 /** What a client waits before reconnecting, sent first on every stream. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Capture } from '../contract/capture-records.js';
 import { formatSseEvent } from './sse-format.js';
-import { formatOnce, SseSubscriber, type SseSink } from './sse-subscriber.js';
+import { SseSubscriber, type SseSink } from './sse-subscriber.js';
 
 const capture = (id: string): Capture => ({
   id,
@@ -141,21 +141,5 @@ describe('SseSubscriber', () => {
     await sub.start({ afterId: '1-0', replay: true });
     expect(s.events()).toEqual(['error']);
     expect(s.sink.ended).toBe(true);
-  });
-});
-
-describe('formatOnce', () => {
-  it('formats an object once however many subscribers send it, and each object for itself', () => {
-    const calls: string[] = [];
-    const format = formatOnce((c: { id: string }, suffix: string) => {
-      calls.push(c.id);
-      return `${c.id}${suffix}`;
-    });
-    const [a, b] = [{ id: 'a' }, { id: 'b' }];
-    const texts = [format(a, '!'), format(a, '!'), format(b, '?'), format(a, '!'), format({ id: 'a' }, '.')];
-    expect([texts, calls]).toEqual([
-      ['a!', 'a!', 'b?', 'a!', 'a.'],
-      ['a', 'b', 'a'],
-    ]);
   });
 });

@@ -2,7 +2,7 @@ import { UnavailableError } from '@portcullis/kit';
 import type { Capture, ForwardingEvent } from '../contract/capture-records.js';
 import { compareStreamIds } from '../contract/stream-id.js';
 import type { FeedListener } from './feed-hub.js';
-import { formatSseEvent, SSE_HEARTBEAT } from './sse-format.js';
+import { formatOnce, formatSseEvent, SSE_HEARTBEAT } from './sse-format.js';
 
 /** Where a subscriber's bytes go: the HTTP response, or a collector in unit tests. */
 export interface SseSink {
@@ -25,25 +25,6 @@ export interface SseSubscriberOptions {
   readAfter(afterId: string): Promise<Capture[]>;
   /** Called once, when the stream has ended for any reason. */
   onClose(): void;
-}
-
-/**
- * Formats `value` once for all the callers that pass the same object (and so must pass the same `args`
- * with it): every listener of a feed is handed the same capture or forwarding event, and with hundreds of
- * subscribers on one endpoint formatting it for each was a large share of the fan-out's CPU.
- */
-export function formatOnce<T extends object, A extends unknown[]>(
-  format: (value: T, ...args: A) => string,
-): (value: T, ...args: A) => string {
-  const formatted = new WeakMap<T, string>();
-  return (value, ...args) => {
-    let text = formatted.get(value);
-    if (text === undefined) {
-      text = format(value, ...args);
-      formatted.set(value, text);
-    }
-    return text;
-  };
 }
 
 const formatForwarding = formatOnce((event: ForwardingEvent) =>
